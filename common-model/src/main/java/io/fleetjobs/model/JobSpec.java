@@ -1,0 +1,44 @@
+package io.fleetjobs.model;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
+import java.util.Map;
+
+/**
+ * What a user asks for. Absent optional parts take their defaults here, so that a stored spec is
+ * always complete and two bodies that mean the same thing are the same spec (idempotency compares
+ * specs, not bytes).
+ */
+public record JobSpec(
+        @NotNull @Pattern(regexp = Names.NAME, message = "must be 1-128 of [A-Za-z0-9._-]") String name,
+        @Pattern(regexp = Names.NAME, message = "must be 1-128 of [A-Za-z0-9._-]") String queue,
+        @Min(0) @Max(1000) Integer priority,
+        @NotNull @Valid Resources resources,
+        @Valid Placement placement,
+        @NotNull @Valid Execution execution,
+        @Valid RetryPolicy retry,
+        @Size(max = 64) Map<@NotNull @Size(min = 1, max = 128) String, @NotNull @Size(max = 1024) String> labels) {
+
+    public static final String DEFAULT_QUEUE = "default";
+    public static final int DEFAULT_PRIORITY = 500;
+
+    public JobSpec {
+        queue = queue == null ? DEFAULT_QUEUE : queue;
+        priority = priority == null ? DEFAULT_PRIORITY : priority;
+        placement = placement == null ? Placement.ANYWHERE : placement;
+        retry = retry == null ? RetryPolicy.DEFAULT : retry;
+        labels = Copies.map(labels);
+    }
+
+    /** The patterns that names in the spec follow. */
+    public static final class Names {
+        public static final String NAME = "[A-Za-z0-9._-]{1,128}";
+
+        private Names() {
+        }
+    }
+}

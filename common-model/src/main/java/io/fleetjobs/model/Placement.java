@@ -1,0 +1,23 @@
+package io.fleetjobs.model;
+
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.Size;
+import java.util.Map;
+
+/**
+ * Where an attempt may run.
+ *
+ * @param region the machine's region, null for any
+ * @param labels pairs that the machine must carry, every one
+ */
+public record Placement(
+        @Pattern(regexp = "[A-Za-z0-9._-]{1,64}", message = "must be 1-64 of [A-Za-z0-9._-]") String region,
+        @Size(max = 32) Map<@NotNull @Size(min = 1, max = 128) String, @NotNull @Size(max = 256) String> labels) {
+
+    public static final Placement ANYWHERE = new Placement(null, Map.of());
+
+    public Placement {
+        labels = Copies.map(labels);
+    }
+}
