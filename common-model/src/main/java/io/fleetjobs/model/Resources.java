@@ -27,6 +27,7 @@ public record Resources(
                 message = "must be a GPU type or alternatives separated by |") String gpuType) {
 
     public Resources {
+        cpu = cpu == null ? null : cpu.stripTrailingZeros();
         gpuCount = gpuCount == null ? 0 : gpuCount;
     }
 

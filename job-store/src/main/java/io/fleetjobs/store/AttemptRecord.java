@@ -1,0 +1,20 @@
+package io.fleetjobs.store;
+
+import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.FailureReason;
+import java.time.Instant;
+import java.util.UUID;
+
+/** One try of a job on a machine. */
+public record AttemptRecord(
+        UUID jobId,
+        int attempt,
+        String machineId,
+        AttemptState state,
+        long leaseEpoch,
+        Instant scheduledAt,
+        Instant startedAt,
+        Instant finishedAt,
+        Integer exitCode,
+        FailureReason failureReason) {
+}

@@ -1,0 +1,330 @@
+package io.fleetjobs.store;
+
+import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.Ids;
+import io.fleetjobs.model.JobEvent;
+import io.fleetjobs.model.JobEventType;
+import io.fleetjobs.model.JobSpec;
+import io.fleetjobs.model.JobState;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The only door through which job rows change. Each change is a guarded update (the state and
+ * version the caller read must still be there) plus a history row plus an outbox row, in one
+ * transaction: the caller's when there is one, else a transaction of its own.
+ *
+ * <p>A guarded update that finds nothing means another writer won. That is a normal outcome:
+ * {@link #transition} returns empty, and the caller re-reads and decides again.
+ */
+public final class JobStore {
+    private static final String COLUMNS = """
+            id, tenant_id, spec, state, state_reason, version, attempt, user_failures, infra_failures,
+            machine_id, exit_code, failure_reason, cancel_requested, not_before, created_at, updated_at, finished_at""";
+
+    private final JdbcClient jdbc;
+    private final TransactionTemplate tx;
+    private final InstantSource clock;
+    private final Outbox outbox;
+    private final MeterRegistry meters;
+
+    public JobStore(JdbcClient jdbc, PlatformTransactionManager transactions, InstantSource clock, MeterRegistry meters) {
+        this.jdbc = jdbc;
+        this.tx = new TransactionTemplate(transactions);
+        this.clock = clock;
+        this.outbox = new Outbox(jdbc, clock);
+        this.meters = meters == null ? new SimpleMeterRegistry() : meters;
+    }
+
+    public InstantSource clock() {
+        return clock;
+    }
+
+    /** Runs {@code work} in a transaction (joining the caller's, if any). */
+    public <T> T inTransaction(Supplier<T> work) {
+        return tx.execute(status -> work.get());
+    }
+
+    // ---- submit ---------------------------------------------------------------------------------
+
+    /**
+     * Writes a new job SUBMITTED with its first history row and event. With an idempotency key, a
+     * second submit with the same key returns the first job (same spec) or a conflict (another spec),
+     * also when both race: the unique key makes the loser wait for the winner's commit.
+     */
+    public Submission submit(UUID tenantId, JobSpec spec, String idempotencyKey) {
+        return inTransaction(() -> {
+            Instant now = clock.instant();
+            UUID id = Ids.newId(clock);
+            byte[] hash = Json.specHash(spec);
+            List<UUID> inserted = jdbc.sql("""
+                            insert into jobs (id, tenant_id, name, queue, priority, spec, state, state_reason, version,
+                                              not_before, cpu_millis, memory_mb, gpu_count, gpu_type, region,
+                                              idempotency_key, request_hash, created_at, updated_at)
+                            values (:id, :tenant, :name, :queue, :priority, cast(:spec as jsonb), 'SUBMITTED',
+                                    'awaiting admission', 1, :now, :cpu, :mem, :gpus, :gpuType, :region,
+                                    :key, :hash, :now, :now)
+                            on conflict (tenant_id, idempotency_key) do nothing
+                            returning id""")
+                    .param("id", id)
+                    .param("tenant", tenantId)
+                    .param("name", spec.name())
+                    .param("queue", spec.queue())
+                    .param("priority", spec.priority())
+                    .param("spec", Json.write(spec))
+                    .param("now", ts(now))
+                    .param("cpu", spec.resources().cpuMillis())
+                    .param("mem", spec.resources().memoryMb())
+                    .param("gpus", spec.resources().gpuCount())
+                    .param("gpuType", spec.resources().gpuType())
+                    .param("region", spec.placement().region())
+                    .param("key", idempotencyKey)
+                    .param("hash", hash)
+                    .query(UUID.class).list();
+            if (inserted.isEmpty()) {
+                var existing = jdbc.sql("select " + COLUMNS + ", request_hash from jobs where tenant_id = :t and idempotency_key = :k")
+                        .param("t", tenantId).param("k", idempotencyKey)
+                        .query((rs, n) -> Map.entry(JOB.mapRow(rs, n), rs.getBytes("request_hash"))).single();
+                return Arrays.equals(existing.getValue(), hash)
+                        ? new Submission.Accepted(existing.getKey(), false)
+                        : new Submission.KeyConflict(existing.getKey());
+            }
+            JobRecord job = get(id).orElseThrow();
+            record(job, null, JobEventType.STATE_CHANGED, Map.of());
+            afterCommit(() -> meters.counter("jobs.submitted").increment());
+            return new Submission.Accepted(job, true);
+        });
+    }
+
+    // ---- reads ----------------------------------------------------------------------------------
+
+    public Optional<JobRecord> get(UUID id) {
+        return jdbc.sql("select " + COLUMNS + " from jobs where id = :id").param("id", id).query(JOB).optional();
+    }
+
+    /** A job as its tenant sees it: another tenant's job does not exist. */
+    public Optional<JobRecord> find(UUID tenantId, UUID id) {
+        return jdbc.sql("select " + COLUMNS + " from jobs where id = :id and tenant_id = :t")
+                .param("id", id).param("t", tenantId).query(JOB).optional();
+    }
+
+    /** A tenant's jobs, newest first, after {@code after} (exclusive; null for the first page). */
+    public List<JobRecord> list(UUID tenantId, JobState state, UUID after, int limit) {
+        StringBuilder sql = new StringBuilder("select " + COLUMNS + " from jobs where tenant_id = :t");
+        if (state != null) {
+            sql.append(" and state = :state");
+        }
+        if (after != null) {
+            sql.append(" and id < :after");
+        }
+        sql.append(" order by id desc limit :limit");
+        JdbcClient.StatementSpec q = jdbc.sql(sql.toString()).param("t", tenantId).param("limit", limit);
+        if (state != null) {
+            q = q.param("state", state.name());
+        }
+        if (after != null) {
+            q = q.param("after", after);
+        }
+        return q.query(JOB).list();
+    }
+
+    public List<HistoryEntry> history(UUID jobId) {
+        return jdbc.sql("select version, at, from_state, to_state, reason from job_history where job_id = :id order by version")
+                .param("id", jobId)
+                .query((rs, n) -> new HistoryEntry(rs.getLong(1), instant(rs, 2), state(rs.getString(3)),
+                        state(rs.getString(4)), rs.getString(5)))
+                .list();
+    }
+
+    public List<AttemptRecord> attempts(UUID jobId) {
+        return jdbc.sql("""
+                        select job_id, attempt, machine_id, state, lease_epoch, scheduled_at, started_at, finished_at,
+                               exit_code, failure_reason
+                        from attempts where job_id = :id order by attempt""")
+                .param("id", jobId)
+                .query((rs, n) -> new AttemptRecord(rs.getObject(1, UUID.class), rs.getInt(2), rs.getString(3),
+                        AttemptState.valueOf(rs.getString(4)), rs.getLong(5), instant(rs, 6), instant(rs, 7),
+                        instant(rs, 8), (Integer) rs.getObject(9), failure(rs.getString(10))))
+                .list();
+    }
+
+    /** Jobs left in SUBMITTED since before {@code before}: admission's safety net. */
+    public List<JobRecord> stuckSubmitted(Instant before, int limit) {
+        return jdbc.sql("select " + COLUMNS + " from jobs where state = 'SUBMITTED' and updated_at < :before order by updated_at limit :limit")
+                .param("before", ts(before)).param("limit", limit).query(JOB).list();
+    }
+
+    // ---- changes --------------------------------------------------------------------------------
+
+    /**
+     * Moves {@code current} along {@code change} if nobody changed it since it was read.
+     *
+     * @return the job after the change, or empty when another writer changed it first
+     * @throws io.fleetjobs.model.IllegalTransitionException when the move is not in the table (a bug)
+     */
+    public Optional<JobRecord> transition(JobRecord current, Transition change) {
+        current.state().checkMoveTo(change.to);
+        return inTransaction(() -> {
+            Instant now = clock.instant();
+            Optional<JobRecord> after = jdbc.sql("""
+                            update jobs set
+                                state = :to, state_reason = :reason, version = version + 1, updated_at = :now,
+                                finished_at = case when :terminal then :now else finished_at end,
+                                attempt = coalesce(:attempt, attempt),
+                                machine_id = case when :setMachine then cast(:machine as text) else machine_id end,
+                                exit_code = case when :setOutcome then cast(:exitCode as integer) else exit_code end,
+                                failure_reason = case when :setOutcome then cast(:failure as text) else failure_reason end,
+                                not_before = coalesce(cast(:notBefore as timestamptz), not_before),
+                                user_failures = user_failures + :userFailures,
+                                infra_failures = infra_failures + :infraFailures
+                            where id = :id and state = :from and version = :version
+                            returning """ + " " + COLUMNS)
+                    .param("to", change.to.name())
+                    .param("reason", change.reason)
+                    .param("now", ts(now))
+                    .param("terminal", change.to.isTerminal())
+                    .param("attempt", change.attempt)
+                    .param("setMachine", change.setMachine)
+                    .param("machine", change.machineId)
+                    .param("setOutcome", change.setOutcome)
+                    .param("exitCode", change.exitCode)
+                    .param("failure", change.failureReason == null ? null : change.failureReason.name())
+                    .param("notBefore", change.notBefore == null ? null : ts(change.notBefore))
+                    .param("userFailures", change.userFailures)
+                    .param("infraFailures", change.infraFailures)
+                    .param("id", current.id())
+                    .param("from", current.state().name())
+                    .param("version", current.version())
+                    .query(JOB).optional();
+            after.ifPresent(job -> {
+                record(job, current.state(), JobEventType.STATE_CHANGED, change.data);
+                String from = current.state().name();
+                String to = change.to.name();
+                afterCommit(() -> Counter.builder("jobs.transitions").tag("from", from).tag("to", to)
+                        .register(meters).increment());
+            });
+            return after;
+        });
+    }
+
+    /**
+     * Marks a job on a machine as to be canceled; its state stays until the agent confirms. The
+     * mark is a change of its own (version, history row with the same state, event).
+     *
+     * @return the job after the change, or empty when another writer changed it first
+     */
+    public Optional<JobRecord> requestCancel(JobRecord current) {
+        if (!current.state().isOnMachine()) {
+            throw new IllegalStateException("cancel requests are for jobs on machines, not " + current.state());
+        }
+        return inTransaction(() -> {
+            Optional<JobRecord> after = jdbc.sql("""
+                            update jobs set cancel_requested = true, version = version + 1, updated_at = :now,
+                                state_reason = 'cancel requested; waiting for the agent to stop the attempt'
+                            where id = :id and state = :from and version = :version
+                            returning """ + " " + COLUMNS)
+                    .param("now", ts(clock.instant()))
+                    .param("id", current.id())
+                    .param("from", current.state().name())
+                    .param("version", current.version())
+                    .query(JOB).optional();
+            after.ifPresent(job -> record(job, current.state(), JobEventType.CANCEL_REQUESTED, Map.of()));
+            return after;
+        });
+    }
+
+    /** The history row and the event of a change just written; {@code from} is null for the first. */
+    private void record(JobRecord job, JobState from, JobEventType type, Map<String, String> data) {
+        jdbc.sql("""
+                        insert into job_history (job_id, version, from_state, to_state, reason, at)
+                        values (:id, :version, :from, :to, :reason, :at)""")
+                .param("id", job.id())
+                .param("version", job.version())
+                .param("from", from == null ? null : from.name())
+                .param("to", job.state().name())
+                .param("reason", job.stateReason())
+                .param("at", ts(job.updatedAt()))
+                .update();
+        UUID eventId = Ids.newId(clock);
+        JobEvent event = new JobEvent(eventId, JobEvent.SCHEMA_VERSION, type, job.id(), job.tenantId(),
+                job.version(), job.updatedAt(), from, job.state(), job.stateReason(), data);
+        outbox.append(JobEvent.TOPIC, job.id().toString(), eventId, event);
+    }
+
+    private static void afterCommit(Runnable action) {
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    action.run();
+                }
+            });
+        } else {
+            action.run();
+        }
+    }
+
+    // ---- mapping --------------------------------------------------------------------------------
+
+    static final RowMapper<JobRecord> JOB = (rs, n) -> new JobRecord(
+            rs.getObject("id", UUID.class),
+            rs.getObject("tenant_id", UUID.class),
+            Json.read(rs.getString("spec"), JobSpec.class),
+            JobState.valueOf(rs.getString("state")),
+            rs.getString("state_reason"),
+            rs.getLong("version"),
+            rs.getInt("attempt"),
+            rs.getInt("user_failures"),
+            rs.getInt("infra_failures"),
+            rs.getString("machine_id"),
+            (Integer) rs.getObject("exit_code"),
+            failure(rs.getString("failure_reason")),
+            rs.getBoolean("cancel_requested"),
+            instant(rs, "not_before"),
+            instant(rs, "created_at"),
+            instant(rs, "updated_at"),
+            instant(rs, "finished_at"));
+
+    static OffsetDateTime ts(Instant instant) {
+        return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+
+    static Instant instant(ResultSet rs, String column) throws SQLException {
+        Timestamp t = rs.getTimestamp(column);
+        return t == null ? null : t.toInstant();
+    }
+
+    static Instant instant(ResultSet rs, int column) throws SQLException {
+        Timestamp t = rs.getTimestamp(column);
+        return t == null ? null : t.toInstant();
+    }
+
+    private static JobState state(String s) {
+        return s == null ? null : JobState.valueOf(s);
+    }
+
+    private static FailureReason failure(String s) {
+        return s == null ? null : FailureReason.valueOf(s);
+    }
+}

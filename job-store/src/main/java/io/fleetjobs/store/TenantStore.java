@@ -1,0 +1,99 @@
+package io.fleetjobs.store;
+
+import io.fleetjobs.model.Ids;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.InstantSource;
+import java.util.Base64;
+import java.util.Optional;
+import java.util.UUID;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Tenants and their API keys. A key is 32 random bytes, shown once; only its SHA-256 is stored
+ * (a fast hash is right here: the key has 256 bits of entropy, there is nothing to brute-force).
+ */
+public final class TenantStore {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final RowMapper<Tenant> TENANT = (rs, n) -> new Tenant(rs.getObject("id", UUID.class),
+            rs.getString("name"), rs.getInt("weight"), (Long) rs.getObject("quota_cpu_millis"),
+            (Long) rs.getObject("quota_memory_mb"), (Integer) rs.getObject("quota_gpu_count"));
+
+    private final JdbcClient jdbc;
+    private final InstantSource clock;
+
+    public TenantStore(JdbcClient jdbc, InstantSource clock) {
+        this.jdbc = jdbc;
+        this.clock = clock;
+    }
+
+    /** Creates a tenant, or returns empty when the name is taken. */
+    public Optional<Tenant> create(String name, int weight, Long quotaCpuMillis, Long quotaMemoryMb, Integer quotaGpuCount) {
+        UUID id = Ids.newId(clock);
+        int rows = jdbc.sql("""
+                        insert into tenants (id, name, weight, quota_cpu_millis, quota_memory_mb, quota_gpu_count, created_at)
+                        values (:id, :name, :weight, :cpu, :mem, :gpu, :now) on conflict (name) do nothing""")
+                .param("id", id).param("name", name).param("weight", weight)
+                .param("cpu", quotaCpuMillis).param("mem", quotaMemoryMb).param("gpu", quotaGpuCount)
+                .param("now", JobStore.ts(clock.instant()))
+                .update();
+        return rows == 1 ? byName(name) : Optional.empty();
+    }
+
+    public Optional<Tenant> byName(String name) {
+        return jdbc.sql("select * from tenants where name = :name").param("name", name).query(TENANT).optional();
+    }
+
+    /** A new key for a tenant; the returned key is the only time it exists in clear. */
+    public IssuedKey issueKey(UUID tenantId, Principal.Role role) {
+        byte[] secret = new byte[32];
+        RANDOM.nextBytes(secret);
+        String key = "fj_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+        UUID id = Ids.newId(clock);
+        storeKey(id, tenantId, role, key);
+        return new IssuedKey(id, key);
+    }
+
+    /** Makes {@code key} an admin key of tenant {@code tenantName} (created if missing). Idempotent. */
+    public Principal bootstrapAdmin(String tenantName, String key) {
+        Tenant tenant = create(tenantName, 1, null, null, null).or(() -> byName(tenantName)).orElseThrow();
+        jdbc.sql("""
+                        insert into api_keys (id, tenant_id, key_hash, role, created_at)
+                        values (:id, :tenant, :hash, 'ADMIN', :now) on conflict (key_hash) do nothing""")
+                .param("id", Ids.newId(clock)).param("tenant", tenant.id()).param("hash", hash(key))
+                .param("now", JobStore.ts(clock.instant()))
+                .update();
+        return new Principal(tenant.id(), tenant.name(), Principal.Role.ADMIN);
+    }
+
+    public Optional<Principal> authenticate(String key) {
+        return jdbc.sql("""
+                        select t.id, t.name, k.role from api_keys k join tenants t on t.id = k.tenant_id
+                        where k.key_hash = :hash and k.revoked_at is null""")
+                .param("hash", hash(key))
+                .query((rs, n) -> new Principal(rs.getObject(1, UUID.class), rs.getString(2),
+                        Principal.Role.valueOf(rs.getString(3))))
+                .optional();
+    }
+
+    private void storeKey(UUID id, UUID tenantId, Principal.Role role, String key) {
+        jdbc.sql("insert into api_keys (id, tenant_id, key_hash, role, created_at) values (:id, :tenant, :hash, :role, :now)")
+                .param("id", id).param("tenant", tenantId).param("hash", hash(key)).param("role", role.name())
+                .param("now", JobStore.ts(clock.instant()))
+                .update();
+    }
+
+    static byte[] hash(String key) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public record IssuedKey(UUID id, String key) {
+    }
+}

@@ -1,0 +1,45 @@
+package io.fleetjobs.store;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.fleetjobs.model.Execution;
+import io.fleetjobs.model.JobSpec;
+import io.fleetjobs.model.Resources;
+import io.fleetjobs.testsupport.TestDatabases;
+import java.time.InstantSource;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/** A fresh migrated database and the store over it. */
+final class StoreFixture implements AutoCloseable {
+    final HikariDataSource dataSource;
+    final JdbcClient jdbc;
+    final JobStore jobs;
+    final TenantStore tenants;
+    final UUID tenant;
+
+    StoreFixture(int poolSize) {
+        dataSource = TestDatabases.create().dataSource(poolSize);
+        jdbc = JdbcClient.create(dataSource);
+        jobs = new JobStore(jdbc, new DataSourceTransactionManager(dataSource), InstantSource.system(), null);
+        tenants = new TenantStore(jdbc, InstantSource.system());
+        tenant = tenants.create("acme", 1, null, null, null).orElseThrow().id();
+    }
+
+    static JobSpec aJob(String name) {
+        return new JobSpec(name, null, null, Resources.of(1, 256), null, Execution.of("true"), null, null);
+    }
+
+    JobRecord submitted(String name) {
+        return ((Submission.Accepted) jobs.submit(tenant, aJob(name), null)).job();
+    }
+
+    long count(String sql) {
+        return jdbc.sql(sql).query(Long.class).single();
+    }
+
+    @Override
+    public void close() {
+        dataSource.close();
+    }
+}
