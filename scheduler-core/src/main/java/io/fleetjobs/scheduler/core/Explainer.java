@@ -1,0 +1,55 @@
+package io.fleetjobs.scheduler.core;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/**
+ * Says why no machine fits a job: asks every machine of the snapshot (healthy or not) the filter chain
+ * and counts each under the first filter that rejects it, giving e.g.
+ * {@code "0 of 12 machines fit: 9 lack GPU type H100, 3 have fewer than 4 free GPUs"}, listed in
+ * filter order. A full scan, unlike placement: unplaced jobs are rare, and the caller does not decide
+ * them again every cycle.
+ *
+ * <p>The job can never fit ({@link Unplaced.Kind#CAN_NEVER_FIT}) when every machine is rejected by a
+ * permanent filter, or there is no machine at all; otherwise it does not fit now.
+ */
+final class Explainer {
+    private final List<MachineState> machines;
+    private final FilterChain filters;
+
+    Explainer(List<MachineState> machines, FilterChain filters) {
+        this.machines = machines;
+        this.filters = filters;
+    }
+
+    Unplaced explain(PendingJob job) {
+        if (machines.isEmpty()) {
+            return new Unplaced(Unplaced.Kind.CAN_NEVER_FIT, "no machines are registered", null);
+        }
+        int[] rejected = new int[filters.size()];
+        for (MachineState machine : machines) {
+            int filter = filters.firstRejecting(job, machine);
+            if (filter < 0) {
+                throw new IllegalStateException("machine " + machine + " fits job " + job.jobId()
+                        + ", but the index did not offer it");
+            }
+            rejected[filter]++;
+        }
+        boolean permanent = true;
+        Map<String, Integer> rejectedBy = new LinkedHashMap<>();
+        StringJoiner reasons = new StringJoiner(", ");
+        for (int i = 0; i < rejected.length; i++) {
+            if (rejected[i] > 0) {
+                MachineFilter filter = filters.get(i);
+                permanent &= filter.permanent();
+                rejectedBy.put(filter.name(), rejected[i]);
+                reasons.add(filter.explain(job, rejected[i]));
+            }
+        }
+        String header = machines.size() == 1 ? "0 of 1 machine fits: " : "0 of " + machines.size() + " machines fit: ";
+        Unplaced.Kind kind = permanent ? Unplaced.Kind.CAN_NEVER_FIT : Unplaced.Kind.DOES_NOT_FIT_NOW;
+        return new Unplaced(kind, header + reasons, rejectedBy);
+    }
+}

@@ -1,0 +1,43 @@
+package io.fleetjobs.scheduler.core;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/** The machine carries every label the job requires, with the required value. */
+final class LabelFilter implements MachineFilter {
+
+    @Override
+    public String name() {
+        return "labels";
+    }
+
+    @Override
+    public boolean permanent() {
+        return true;
+    }
+
+    @Override
+    public boolean accepts(PendingJob job, MachineState machine) {
+        Map<String, String> required = job.labels();
+        if (required.isEmpty()) {
+            return true;
+        }
+        Map<String, String> carried = machine.view.labels();
+        for (Map.Entry<String, String> label : required.entrySet()) {
+            if (!label.getValue().equals(carried.get(label.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public String explain(PendingJob job, int machines) {
+        String labels = new TreeMap<>(job.labels()).entrySet().stream()
+                .map(label -> label.getKey() + "=" + label.getValue())
+                .collect(Collectors.joining(", "));
+        String what = job.labels().size() == 1 ? " label " : " one of the labels ";
+        return MachineFilter.counted(machines, "lacks", "lack") + what + labels;
+    }
+}

@@ -1,0 +1,35 @@
+package io.fleetjobs.scheduler.core;
+
+/**
+ * One yes-or-no question about one machine for one job ("is it in the job's region?").
+ *
+ * <p>Contract:
+ * <ul>
+ *   <li>{@link #accepts} is pure: it reads the job and the machine's current state and changes neither,
+ *       so it may be asked any number of times, in any order with other filters.</li>
+ *   <li>It is cheap (no allocation on the hot path): the engine asks it for every candidate it looks at.</li>
+ *   <li>{@link #permanent()} is true only if a rejection can't change while the machine stays as the
+ *       snapshot described it, whatever its load and health; the engine calls a job that only such
+ *       filters reject {@link Unplaced.Kind#CAN_NEVER_FIT}.</li>
+ *   <li>{@link #explain} words a count of machines this filter rejected first, as in
+ *       "9 lack GPU type H100"; it is called only when a job is left unplaced.</li>
+ * </ul>
+ * The order in which filters are asked matters only for the explanation; {@link FilterChain} sets it.
+ */
+interface MachineFilter {
+
+    /** A stable key for this filter, used in {@link Unplaced#rejectedBy()}. */
+    String name();
+
+    boolean permanent();
+
+    boolean accepts(PendingJob job, MachineState machine);
+
+    /** "{count} {verb} {what}", agreeing in number with {@code machines}, which is at least 1. */
+    String explain(PendingJob job, int machines);
+
+    /** "1 has" or "3 have". */
+    static String counted(int machines, String singular, String plural) {
+        return machines + " " + (machines == 1 ? singular : plural);
+    }
+}

@@ -1,0 +1,25 @@
+package io.fleetjobs.scheduler.core;
+
+/** The machine is in the job's region, when the job names one. */
+final class RegionFilter implements MachineFilter {
+
+    @Override
+    public String name() {
+        return "region";
+    }
+
+    @Override
+    public boolean permanent() {
+        return true;
+    }
+
+    @Override
+    public boolean accepts(PendingJob job, MachineState machine) {
+        return job.region() == null || job.region().equals(machine.view.region());
+    }
+
+    @Override
+    public String explain(PendingJob job, int machines) {
+        return MachineFilter.counted(machines, "is", "are") + " outside region " + job.region();
+    }
+}

@@ -1,0 +1,38 @@
+/**
+ * The placement engine: which machine each claimed job runs on, and, for a job that runs nowhere, why.
+ * Plain Java with no Spring and no I/O; the scheduler service reads the snapshot, calls
+ * {@link io.fleetjobs.scheduler.core.PlacementEngine#plan} and commits the plan with guarded SQL.
+ *
+ * <h2>API</h2>
+ * Records in: {@link io.fleetjobs.scheduler.core.Snapshot} ({@link io.fleetjobs.scheduler.core.MachineView},
+ * {@link io.fleetjobs.scheduler.core.TenantView}, {@link io.fleetjobs.scheduler.core.Quota}) and
+ * {@link io.fleetjobs.scheduler.core.PendingJob}. Records out: {@link io.fleetjobs.scheduler.core.Plan}
+ * ({@link io.fleetjobs.scheduler.core.Assignment}, {@link io.fleetjobs.scheduler.core.Unplaced}). Everything
+ * else is package-private.
+ *
+ * <h2>Pipeline</h2>
+ * <pre>
+ *   order jobs ──► quota ──► candidate search ──────────────► assignment (take capacity, charge tenant)
+ *   (priority,                (index: pools by region and            │
+ *    fair share,               GPU type, sorted by free              └─ none ──► explain (full scan,
+ *    age)                      capacity; filters; scorers)                       count per filter)
+ * </pre>
+ * Steps, one small class each:
+ * <ul>
+ *   <li>Order: {@link io.fleetjobs.scheduler.core.FairShareQueue} over a
+ *       {@link io.fleetjobs.scheduler.core.TenantLedger} (Dominant Resource Fairness, weighted).</li>
+ *   <li>Quota: {@link io.fleetjobs.scheduler.core.QuotaCheck}.</li>
+ *   <li>Filters ({@link io.fleetjobs.scheduler.core.MachineFilter}), in the order of
+ *       {@link io.fleetjobs.scheduler.core.FilterChain}, which documents why: region, GPU type, labels,
+ *       total capacity per dimension, READY, fresh heartbeat, free capacity per dimension.</li>
+ *   <li>Scorers ({@link io.fleetjobs.scheduler.core.Scorer}, 0 to 100):
+ *       {@link io.fleetjobs.scheduler.core.BinPackScorer} by default,
+ *       {@link io.fleetjobs.scheduler.core.SpreadScorer} on request, each mixed with
+ *       {@link io.fleetjobs.scheduler.core.GpuAvoidanceScorer} by
+ *       {@link io.fleetjobs.scheduler.core.WeightedScorer}.</li>
+ *   <li>Search: {@link io.fleetjobs.scheduler.core.MachineIndex} and
+ *       {@link io.fleetjobs.scheduler.core.CandidateSearch}; explanation:
+ *       {@link io.fleetjobs.scheduler.core.Explainer}.</li>
+ * </ul>
+ */
+package io.fleetjobs.scheduler.core;
