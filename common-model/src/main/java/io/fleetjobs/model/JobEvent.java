@@ -29,6 +29,6 @@ public record JobEvent(
     public static final String TOPIC = "jobs.events";
 
     public JobEvent {
-        data = data == null ? Map.of() : Map.copyOf(data);
+        data = Copies.map(data);
     }
 }

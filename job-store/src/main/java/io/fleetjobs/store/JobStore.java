@@ -48,13 +48,24 @@ public final class JobStore {
     private final InstantSource clock;
     private final Outbox outbox;
     private final MeterRegistry meters;
+    private final Runnable eventsCommitted;
 
     public JobStore(JdbcClient jdbc, PlatformTransactionManager transactions, InstantSource clock, MeterRegistry meters) {
+        this(jdbc, transactions, clock, meters, () -> { });
+    }
+
+    /**
+     * @param eventsCommitted called after each commit that wrote outbox rows (e.g. to wake the relay
+     *     at once instead of at its next poll)
+     */
+    public JobStore(JdbcClient jdbc, PlatformTransactionManager transactions, InstantSource clock, MeterRegistry meters,
+            Runnable eventsCommitted) {
         this.jdbc = jdbc;
         this.tx = new TransactionTemplate(transactions);
         this.clock = clock;
         this.outbox = new Outbox(jdbc, clock);
         this.meters = meters == null ? new SimpleMeterRegistry() : meters;
+        this.eventsCommitted = eventsCommitted;
     }
 
     public InstantSource clock() {
@@ -270,6 +281,7 @@ public final class JobStore {
         JobEvent event = new JobEvent(eventId, JobEvent.SCHEMA_VERSION, type, job.id(), job.tenantId(),
                 job.version(), job.updatedAt(), from, job.state(), job.stateReason(), data);
         outbox.append(JobEvent.TOPIC, job.id().toString(), eventId, event);
+        afterCommit(eventsCommitted);
     }
 
     private static void afterCommit(Runnable action) {

@@ -57,7 +57,7 @@ final class MachineIndex {
                 continue;
             }
             if (!key.gpuTypes().isEmpty()) {
-                if (key.gpuTypes().contains(poolKey.gpuType())) {
+                if (poolKey.gpuType() != null && key.gpuTypes().contains(poolKey.gpuType())) {
                     first.add(pool);
                 }
             } else if (key.needsGpus()) {

@@ -1,0 +1,91 @@
+package io.fleetjobs.jobservice.api;
+
+import io.fleetjobs.store.Principal;
+import io.fleetjobs.store.Tenant;
+import io.fleetjobs.store.TenantStore;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import jakarta.validation.constraints.PositiveOrZero;
+import jakarta.validation.Validator;
+import java.math.BigDecimal;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** Tenants and their API keys; admins only. */
+@RestController
+@RequestMapping("/api/v1/admin")
+class AdminController {
+    private final TenantStore tenants;
+    private final Validator validator;
+
+    AdminController(TenantStore tenants, Validator validator) {
+        this.tenants = tenants;
+        this.validator = validator;
+    }
+
+    record Quota(@PositiveOrZero BigDecimal cpu, @PositiveOrZero Long memoryMb, @PositiveOrZero Integer gpuCount) {
+    }
+
+    record NewTenant(@NotNull @Pattern(regexp = "[A-Za-z0-9._-]{1,64}", message = "must be 1-64 of [A-Za-z0-9._-]") String name,
+            @Min(1) @Max(1000) Integer weight, @Valid Quota quota) {
+    }
+
+    record TenantView(UUID id, String name, int weight, Quota quota) {
+        static TenantView of(Tenant t) {
+            Quota q = t.quotaCpuMillis() == null && t.quotaMemoryMb() == null && t.quotaGpuCount() == null ? null
+                    : new Quota(t.quotaCpuMillis() == null ? null : BigDecimal.valueOf(t.quotaCpuMillis(), 3).stripTrailingZeros(),
+                            t.quotaMemoryMb(), t.quotaGpuCount());
+            return new TenantView(t.id(), t.name(), t.weight(), q);
+        }
+    }
+
+    record KeyView(UUID id, String key) {
+    }
+
+    @PostMapping("/tenants")
+    ResponseEntity<TenantView> createTenant(@RequestAttribute(Authentication.PRINCIPAL) Principal caller,
+            @RequestBody(required = false) NewTenant body) {
+        requireAdmin(caller);
+        if (body == null) {
+            throw ApiException.badRequest("body", "a tenant is required");
+        }
+        var violations = validator.validate(body);
+        if (!violations.isEmpty()) {
+            throw ApiException.invalid(violations.stream()
+                    .map(v -> new ApiException.FieldError(FieldPaths.of(v), v.getMessage()))
+                    .sorted(Comparator.comparing(ApiException.FieldError::field)).toList());
+        }
+        Quota q = body.quota();
+        Long cpuMillis = q == null || q.cpu() == null ? null : q.cpu().movePointRight(3).longValue();
+        Tenant t = tenants.create(body.name(), body.weight() == null ? 1 : body.weight(), cpuMillis,
+                        q == null ? null : q.memoryMb(), q == null ? null : q.gpuCount())
+                .orElseThrow(() -> ApiException.conflict("tenant " + body.name() + " exists"));
+        return ResponseEntity.status(HttpStatus.CREATED).body(TenantView.of(t));
+    }
+
+    @PostMapping("/tenants/{name}/api-keys")
+    ResponseEntity<KeyView> issueKey(@RequestAttribute(Authentication.PRINCIPAL) Principal caller, @PathVariable String name) {
+        requireAdmin(caller);
+        Tenant t = tenants.byName(name).orElseThrow(() -> ApiException.notFound("tenant " + name));
+        var key = tenants.issueKey(t.id(), Principal.Role.USER);
+        return ResponseEntity.status(HttpStatus.CREATED).body(new KeyView(key.id(), key.key()));
+    }
+
+    private static void requireAdmin(Principal caller) {
+        if (!caller.isAdmin()) {
+            throw new ApiException(HttpStatus.FORBIDDEN, "admin role required", List.of());
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.fleetjobs.jobservice.api;
+
+import java.util.List;
+import org.springframework.http.HttpStatus;
+
+/** An answer other than success, rendered as problem+json by {@link ProblemHandler}. */
+public class ApiException extends RuntimeException {
+    private final HttpStatus status;
+    private final List<FieldError> errors;
+
+    public ApiException(HttpStatus status, String detail, List<FieldError> errors) {
+        super(detail);
+        this.status = status;
+        this.errors = errors;
+    }
+
+    public static ApiException badRequest(String field, String message) {
+        return new ApiException(HttpStatus.BAD_REQUEST, "the request is not valid", List.of(new FieldError(field, message)));
+    }
+
+    public static ApiException invalid(List<FieldError> errors) {
+        return new ApiException(HttpStatus.BAD_REQUEST, "the request is not valid", errors);
+    }
+
+    public static ApiException notFound(String what) {
+        return new ApiException(HttpStatus.NOT_FOUND, what + " not found", List.of());
+    }
+
+    public static ApiException conflict(String detail) {
+        return new ApiException(HttpStatus.CONFLICT, detail, List.of());
+    }
+
+    public HttpStatus status() {
+        return status;
+    }
+
+    public List<FieldError> errors() {
+        return errors;
+    }
+
+    /** One field at fault: a JSON path into the request ({@code resources.cpu}, {@code execution.command[0]}). */
+    public record FieldError(String field, String message) {
+    }
+}

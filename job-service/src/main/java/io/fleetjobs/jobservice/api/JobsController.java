@@ -1,0 +1,141 @@
+package io.fleetjobs.jobservice.api;
+
+import io.fleetjobs.jobservice.JobCommands;
+import io.fleetjobs.model.JobSpec;
+import io.fleetjobs.model.JobState;
+import io.fleetjobs.store.JobRecord;
+import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.Principal;
+import io.fleetjobs.store.Submission;
+import jakarta.validation.Validator;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** The jobs half of API.md, scoped to the caller's tenant: another tenant's job does not exist. */
+@RestController
+@RequestMapping("/api/v1/jobs")
+class JobsController {
+    static final int MAX_PAGE = 500;
+
+    private final JobStore store;
+    private final JobCommands commands;
+    private final Validator validator;
+
+    JobsController(JobStore store, JobCommands commands, Validator validator) {
+        this.store = store;
+        this.commands = commands;
+        this.validator = validator;
+    }
+
+    @PostMapping
+    ResponseEntity<JobView> submit(@RequestAttribute(Authentication.PRINCIPAL) Principal caller,
+            @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
+            @RequestBody(required = false) JobSpec spec) {
+        if (idempotencyKey != null && (idempotencyKey.isEmpty() || idempotencyKey.length() > 128)) {
+            throw ApiException.badRequest("Idempotency-Key", "must be 1-128 characters");
+        }
+        if (spec == null) {
+            throw ApiException.badRequest("body", "a job spec is required");
+        }
+        var violations = validator.validate(spec);
+        if (!violations.isEmpty()) {
+            throw ApiException.invalid(violations.stream()
+                    .map(v -> new ApiException.FieldError(FieldPaths.of(v), v.getMessage()))
+                    .sorted(Comparator.comparing(ApiException.FieldError::field))
+                    .toList());
+        }
+        return switch (store.submit(caller.tenantId(), spec, idempotencyKey)) {
+            case Submission.Accepted(JobRecord job, boolean created) -> ResponseEntity
+                    .status(created ? HttpStatus.CREATED : HttpStatus.OK)
+                    .location(URI.create("/api/v1/jobs/" + job.id()))
+                    .body(JobView.of(job, caller.tenantName()));
+            case Submission.KeyConflict conflict -> throw ApiException.conflict(
+                    "Idempotency-Key was used for job " + conflict.existing().id() + " with another spec");
+        };
+    }
+
+    @GetMapping("/{id}")
+    JobView get(@RequestAttribute(Authentication.PRINCIPAL) Principal caller, @PathVariable String id) {
+        return JobView.of(find(caller, id), caller.tenantName());
+    }
+
+    @GetMapping
+    JobView.Page list(@RequestAttribute(Authentication.PRINCIPAL) Principal caller,
+            @RequestParam(required = false) String state,
+            @RequestParam(required = false) Integer limit,
+            @RequestParam(required = false) String pageToken) {
+        JobState wanted = null;
+        if (state != null) {
+            try {
+                wanted = JobState.valueOf(state);
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badRequest("state", "must be one of " + List.of(JobState.values()));
+            }
+        }
+        int size = limit == null ? 50 : limit;
+        if (size < 1 || size > MAX_PAGE) {
+            throw ApiException.badRequest("limit", "must be between 1 and " + MAX_PAGE);
+        }
+        UUID after = pageToken == null ? null : decodeToken(pageToken);
+        List<JobRecord> rows = store.list(caller.tenantId(), wanted, after, size + 1);
+        boolean more = rows.size() > size;
+        List<JobRecord> page = more ? rows.subList(0, size) : rows;
+        String next = more ? encodeToken(page.getLast().id()) : null;
+        return new JobView.Page(page.stream().map(j -> JobView.of(j, caller.tenantName())).toList(), next);
+    }
+
+    @PostMapping("/{id}/cancel")
+    ResponseEntity<JobView> cancel(@RequestAttribute(Authentication.PRINCIPAL) Principal caller, @PathVariable String id) {
+        JobRecord job = commands.cancel(find(caller, id));
+        return ResponseEntity.accepted().body(JobView.of(job, caller.tenantName()));
+    }
+
+    @GetMapping("/{id}/attempts")
+    JobView.Items<JobView.AttemptView> attempts(@RequestAttribute(Authentication.PRINCIPAL) Principal caller,
+            @PathVariable String id) {
+        return new JobView.Items<>(store.attempts(find(caller, id).id()).stream().map(JobView.AttemptView::of).toList());
+    }
+
+    @GetMapping("/{id}/events")
+    JobView.Items<JobView.EventView> events(@RequestAttribute(Authentication.PRINCIPAL) Principal caller,
+            @PathVariable String id) {
+        return new JobView.Items<>(store.history(find(caller, id).id()).stream().map(JobView.EventView::of).toList());
+    }
+
+    private JobRecord find(Principal caller, String id) {
+        UUID jobId;
+        try {
+            jobId = UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.notFound("job " + id);
+        }
+        return store.find(caller.tenantId(), jobId).orElseThrow(() -> ApiException.notFound("job " + id));
+    }
+
+    private static String encodeToken(UUID id) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(id.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static UUID decodeToken(String token) {
+        try {
+            return UUID.fromString(new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest("pageToken", "is not a token this API issued");
+        }
+    }
+}

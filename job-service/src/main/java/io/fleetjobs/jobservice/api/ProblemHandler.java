@@ -1,0 +1,64 @@
+package io.fleetjobs.jobservice.api;
+
+import java.util.List;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.databind.exc.UnrecognizedPropertyException;
+
+/** Every error as RFC 9457 problem+json; validation errors list each field at fault. */
+@RestControllerAdvice
+class ProblemHandler extends ResponseEntityExceptionHandler {
+
+    @ExceptionHandler(ApiException.class)
+    ResponseEntity<ProblemDetail> api(ApiException e) {
+        return problem(e.status(), e.getMessage(), e.errors());
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e,
+            HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        Throwable cause = e.getCause();
+        ApiException.FieldError error;
+        if (cause instanceof UnrecognizedPropertyException u) {
+            error = new ApiException.FieldError(FieldPaths.of(u.getPath()), "unknown field");
+        } else if (cause instanceof MismatchedInputException m && !m.getPath().isEmpty()) {
+            error = new ApiException.FieldError(FieldPaths.of(m.getPath()), "has the wrong type or format");
+        } else if (cause instanceof StreamReadException) {
+            error = new ApiException.FieldError("body", "is not well-formed JSON: " + firstLine(cause.getMessage()));
+        } else if (cause instanceof JacksonException j) {
+            error = new ApiException.FieldError(FieldPaths.of(j.getPath()), "cannot be read: " + firstLine(j.getOriginalMessage()));
+        } else {
+            error = new ApiException.FieldError("body", "is missing or unreadable");
+        }
+        return ResponseEntity.badRequest().contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON)
+                .body(problem(HttpStatus.BAD_REQUEST, "the request is not valid", List.of(error)).getBody());
+    }
+
+    static ResponseEntity<ProblemDetail> problem(HttpStatus status, String detail, List<ApiException.FieldError> errors) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        if (!errors.isEmpty()) {
+            problem.setProperty("errors", errors);
+        }
+        return ResponseEntity.status(status).contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON)
+                .body(problem);
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "";
+        }
+        int nl = message.indexOf('\n');
+        return nl < 0 ? message : message.substring(0, nl);
+    }
+}

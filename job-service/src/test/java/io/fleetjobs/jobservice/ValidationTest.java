@@ -1,0 +1,116 @@
+package io.fleetjobs.jobservice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import tools.jackson.databind.JsonNode;
+
+/** Each bad input: 400 problem+json naming the field at fault, and nothing written. */
+class ValidationTest extends JobServiceTestBase {
+    private static final String RES = "\"resources\": {\"cpu\": 1, \"memoryMb\": 128}";
+    private static final String EXE = "\"execution\": {\"command\": [\"true\"]}";
+
+    @Autowired
+    JdbcClient jdbc;
+    private Api user;
+
+    @BeforeEach
+    void tenant() {
+        user = tenantOnce();
+    }
+
+    private static Api cached;
+
+    private Api tenantOnce() {
+        if (cached == null) {
+            cached = newTenant("validation");
+        }
+        return cached;
+    }
+
+    static List<Arguments> badSpecs() {
+        return List.of(
+                Arguments.of("missing resources", "{\"name\": \"n\", " + EXE + "}", "resources"),
+                Arguments.of("negative cpu", "{\"name\": \"n\", \"resources\": {\"cpu\": -1, \"memoryMb\": 1}, " + EXE + "}", "resources.cpu"),
+                Arguments.of("zero cpu", "{\"name\": \"n\", \"resources\": {\"cpu\": 0, \"memoryMb\": 1}, " + EXE + "}", "resources.cpu"),
+                Arguments.of("missing memory", "{\"name\": \"n\", \"resources\": {\"cpu\": 1}, " + EXE + "}", "resources.memoryMb"),
+                Arguments.of("negative memory", "{\"name\": \"n\", \"resources\": {\"cpu\": 1, \"memoryMb\": -5}, " + EXE + "}", "resources.memoryMb"),
+                Arguments.of("negative gpus", "{\"name\": \"n\", \"resources\": {\"cpu\": 1, \"memoryMb\": 1, \"gpuCount\": -1}, " + EXE + "}", "resources.gpuCount"),
+                Arguments.of("empty command", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": []}}", "execution.command"),
+                Arguments.of("missing command", "{\"name\": \"n\", " + RES + ", \"execution\": {}}", "execution.command"),
+                Arguments.of("missing execution", "{\"name\": \"n\", " + RES + "}", "execution"),
+                Arguments.of("bad name", "{\"name\": \"no spaces\", " + RES + ", " + EXE + "}", "name"),
+                Arguments.of("missing name", "{" + RES + ", " + EXE + "}", "name"),
+                Arguments.of("priority too high", "{\"name\": \"n\", \"priority\": 1001, " + RES + ", " + EXE + "}", "priority"),
+                Arguments.of("priority negative", "{\"name\": \"n\", \"priority\": -1, " + RES + ", " + EXE + "}", "priority"),
+                Arguments.of("attempts zero", "{\"name\": \"n\", \"retry\": {\"maxAttempts\": 0}, " + RES + ", " + EXE + "}", "retry.maxAttempts"),
+                Arguments.of("attempts too many", "{\"name\": \"n\", \"retry\": {\"maxAttempts\": 21}, " + RES + ", " + EXE + "}", "retry.maxAttempts"),
+                Arguments.of("bad exit code", "{\"name\": \"n\", \"retry\": {\"retryOnExitCodes\": [75, 0]}, " + RES + ", " + EXE + "}", "retry.retryOnExitCodes[1]"),
+                Arguments.of("unknown field", "{\"name\": \"n\", \"colour\": \"red\", " + RES + ", " + EXE + "}", "colour"),
+                Arguments.of("unknown nested field", "{\"name\": \"n\", \"resources\": {\"cpu\": 1, \"memoryMb\": 1, \"cpus\": 2}, " + EXE + "}", "resources.cpus"),
+                Arguments.of("wrong type", "{\"name\": \"n\", \"resources\": {\"cpu\": \"lots\", \"memoryMb\": 1}, " + EXE + "}", "resources.cpu"),
+                Arguments.of("fractional priority", "{\"name\": \"n\", \"priority\": 1.5, " + RES + ", " + EXE + "}", "priority"),
+                Arguments.of("command not a list", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": \"echo hi\"}}", "execution.command"),
+                Arguments.of("bad env name", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"true\"], \"env\": {\"1X\": \"v\"}}}", "execution.env[1X]"),
+                Arguments.of("bad gpu type", "{\"name\": \"n\", \"resources\": {\"cpu\": 1, \"memoryMb\": 1, \"gpuType\": \"A100||\"}, " + EXE + "}", "resources.gpuType"),
+                Arguments.of("malformed JSON", "{\"name\": \"n\", ", "body"),
+                Arguments.of("not an object", "[1, 2]", "body"),
+                Arguments.of("empty body", null, "body"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badSpecs")
+    void aBadSpecIsRefusedNamingTheFieldAndWritesNothing(String what, String body, String field) {
+        long before = rows();
+        var response = user.post("/api/v1/jobs", body);
+        assertThat(response.status()).as(response.body()).isEqualTo(400);
+        assertThat(response.contentType()).startsWith("application/problem+json");
+        assertThat(fields(response.json())).as(response.body()).contains(field);
+        assertThat(rows()).isEqualTo(before);
+    }
+
+    @Test
+    void eachFieldAtFaultIsListed() {
+        var response = user.post("/api/v1/jobs", """
+                {"name": "", "priority": 5000, "resources": {"cpu": -1, "memoryMb": 0}, "execution": {"command": []}}""");
+        assertThat(response.status()).isEqualTo(400);
+        assertThat(fields(response.json())).containsExactlyInAnyOrder(
+                "name", "priority", "resources.cpu", "resources.memoryMb", "execution.command");
+    }
+
+    @Test
+    void badHeadersAndQueryParametersAreNamedToo() {
+        long before = rows();
+        var longKey = user.post("/api/v1/jobs", spec("k"), Map.of("Idempotency-Key", "x".repeat(129)));
+        assertThat(longKey.status()).isEqualTo(400);
+        assertThat(fields(longKey.json())).containsExactly("Idempotency-Key");
+        assertThat(rows()).isEqualTo(before);
+        assertThat(fields(user.get("/api/v1/jobs?limit=0").json())).containsExactly("limit");
+        assertThat(fields(user.get("/api/v1/jobs?limit=501").json())).containsExactly("limit");
+        assertThat(fields(user.get("/api/v1/jobs?state=DONE").json())).containsExactly("state");
+        assertThat(fields(user.get("/api/v1/jobs?pageToken=%21%21").json())).containsExactly("pageToken");
+    }
+
+    private long rows() {
+        return jdbc.sql("select (select count(*) from jobs) + (select count(*) from outbox) + (select count(*) from job_history)")
+                .query(Long.class).single();
+    }
+
+    private static List<String> fields(JsonNode problem) {
+        List<String> fields = new ArrayList<>();
+        JsonNode errors = problem.get("errors");
+        if (errors != null) {
+            errors.forEach(e -> fields.add(e.get("field").asString()));
+        }
+        return fields;
+    }
+}
