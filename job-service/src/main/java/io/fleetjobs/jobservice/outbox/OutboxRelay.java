@@ -111,7 +111,11 @@ public class OutboxRelay implements SmartLifecycle {
     private void send(List<Row> rows) {
         List<CompletableFuture<?>> acks = new ArrayList<>(rows.size());
         for (Row row : rows) {
-            acks.add(kafka.send(row.topic(), row.key(), row.payload()));
+            CompletableFuture<?> ack = kafka.send(row.topic(), row.key(), row.payload());
+            acks.add(ack);
+            if (ack.isCompletedExceptionally()) {
+                break; // the broker is unreachable (metadata timed out): the rest would wait as long each
+            }
         }
         try {
             CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new))
