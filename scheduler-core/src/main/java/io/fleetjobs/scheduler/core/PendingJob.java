@@ -51,6 +51,11 @@ public record PendingJob(
                 spec.placement().region(), spec.placement().labels(), spec.placement().strategy(), order);
     }
 
+    /** The same job, chosen for by another strategy. */
+    public PendingJob withStrategy(PlacementStrategy other) {
+        return new PendingJob(jobId, tenantId, priority, cpuMillis, memoryMb, gpuCount, gpuTypes, region, labels, other, order);
+    }
+
     public boolean needsGpus() {
         return gpuCount > 0;
     }

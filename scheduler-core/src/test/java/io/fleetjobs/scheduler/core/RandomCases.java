@@ -87,9 +87,9 @@ final class RandomCases {
     static List<TenantView> tenants(Random random, int count) {
         List<TenantView> tenants = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            Quota quota = random.nextInt(4) > 0 ? Quota.UNLIMITED : new Quota(
-                    random.nextBoolean() ? null : 1000L * random.nextInt(64),
-                    random.nextBoolean() ? null : 1024L * random.nextInt(64),
+            Quota quota = random.nextInt(5) > 0 ? Quota.UNLIMITED : new Quota(
+                    random.nextBoolean() ? null : 16_000L + 1000L * random.nextInt(64),
+                    random.nextBoolean() ? null : 32_768L + 1024L * random.nextInt(64),
                     random.nextBoolean() ? null : random.nextInt(9));
             tenants.add(new TenantView(Jobs.tenant(i + 1), 1 + random.nextInt(3), random.nextInt(16_000),
                     random.nextInt(32_768), random.nextInt(4), quota));
