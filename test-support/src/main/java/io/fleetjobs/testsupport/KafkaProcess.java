@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.AdminClient;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -39,6 +38,9 @@ public final class KafkaProcess implements AutoCloseable {
             return this;
         }
         try {
+            if (!formatted) {
+                deleteRecursively(dir); // left by an earlier run: other ports, another cluster id
+            }
             Files.createDirectories(dir);
             Path config = dir.resolve("server.properties");
             Files.writeString(config, String.join("\n",
@@ -60,7 +62,7 @@ public final class KafkaProcess implements AutoCloseable {
                     "auto.create.topics.enable=true",
                     ""));
             if (!formatted) {
-                int rc = java("kafka.tools.StorageTool", "format", "-t", UUID.randomUUID().toString().substring(0, 22),
+                int rc = java("kafka.tools.StorageTool", "format", "-t", org.apache.kafka.common.Uuid.randomUuid().toString(),
                         "-c", config.toString(), "--ignore-formatted").waitFor();
                 if (rc != 0) {
                     throw new IllegalStateException("kafka storage format failed (" + rc + "); see " + dir.resolve("kafka.log"));
@@ -140,6 +142,17 @@ public final class KafkaProcess implements AutoCloseable {
     @Override
     public void close() {
         kill();
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (var walk = Files.walk(path)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     static int freePort() {
