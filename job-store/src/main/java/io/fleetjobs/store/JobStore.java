@@ -39,7 +39,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@link #transition} returns empty, and the caller re-reads and decides again.
  */
 public final class JobStore {
-    private static final String COLUMNS = """
+    static final String COLUMNS = """
             id, tenant_id, spec, state, state_reason, version, attempt, user_failures, infra_failures,
             machine_id, exit_code, failure_reason, cancel_requested, not_before, created_at, updated_at, finished_at""";
 
@@ -281,6 +281,67 @@ public final class JobStore {
         JobEvent event = new JobEvent(eventId, JobEvent.SCHEMA_VERSION, type, job.id(), job.tenantId(),
                 job.version(), job.updatedAt(), from, job.state(), job.stateReason(), data);
         outbox.append(JobEvent.TOPIC, job.id().toString(), eventId, event);
+        afterCommit(eventsCommitted);
+    }
+
+    /** A change already written to a job row, whose history row and event are still to be written. */
+    record Written(JobRecord after, JobState from, Map<String, String> data) {
+    }
+
+    /**
+     * The history rows and events of many changes at once, in the given order (one statement each
+     * for history and outbox). Call in the transaction that wrote the rows.
+     */
+    void recordAll(List<Written> changes) {
+        if (changes.isEmpty()) {
+            return;
+        }
+        int n = changes.size();
+        String[] ids = new String[n];
+        Long[] versions = new Long[n];
+        String[] froms = new String[n];
+        String[] tos = new String[n];
+        String[] reasons = new String[n];
+        String[] eventIds = new String[n];
+        Integer[] shards = new Integer[n];
+        String[] payloads = new String[n];
+        for (int i = 0; i < n; i++) {
+            Written w = changes.get(i);
+            JobRecord job = w.after();
+            UUID eventId = Ids.newId(clock);
+            ids[i] = job.id().toString();
+            versions[i] = job.version();
+            froms[i] = w.from() == null ? null : w.from().name();
+            tos[i] = job.state().name();
+            reasons[i] = job.stateReason();
+            eventIds[i] = eventId.toString();
+            shards[i] = Outbox.shardOf(ids[i]);
+            payloads[i] = Json.write(new JobEvent(eventId, JobEvent.SCHEMA_VERSION, JobEventType.STATE_CHANGED,
+                    job.id(), job.tenantId(), job.version(), job.updatedAt(), w.from(), job.state(), job.stateReason(),
+                    w.data()));
+        }
+        var now = ts(clock.instant());
+        jdbc.sql("""
+                        insert into job_history (job_id, version, from_state, to_state, reason, at)
+                        select cast(d.id as uuid), d.version, d.f, d.t, d.r, :now
+                        from unnest(cast(:ids as text[]), cast(:versions as bigint[]), cast(:froms as text[]),
+                                    cast(:tos as text[]), cast(:reasons as text[])) as d(id, version, f, t, r)""")
+                .param("ids", ids).param("versions", versions).param("froms", froms).param("tos", tos)
+                .param("reasons", reasons).param("now", now)
+                .update();
+        jdbc.sql("""
+                        insert into outbox (event_id, topic, key, shard, payload, created_at)
+                        select cast(d.e as uuid), :topic, d.k, d.s, cast(d.p as jsonb), :now
+                        from unnest(cast(:e as text[]), cast(:k as text[]), cast(:s as int[]), cast(:p as text[]))
+                             with ordinality as d(e, k, s, p, i)
+                        order by d.i""")
+                .param("e", eventIds).param("k", ids).param("s", shards).param("p", payloads)
+                .param("topic", JobEvent.TOPIC).param("now", now)
+                .update();
+        Map<List<String>, Long> counts = new java.util.HashMap<>();
+        changes.forEach(w -> counts.merge(List.of(String.valueOf(w.from()), w.after().state().name()), 1L, Long::sum));
+        afterCommit(() -> counts.forEach((fromTo, count) -> Counter.builder("jobs.transitions")
+                .tag("from", fromTo.get(0)).tag("to", fromTo.get(1)).register(meters).increment(count)));
         afterCommit(eventsCommitted);
     }
 

@@ -1,0 +1,72 @@
+package io.fleetjobs.store;
+
+import io.fleetjobs.model.MachineStatus;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/** Machines: their capacity, what is allocated on them, their status. */
+public final class MachineStore {
+    static final String COLUMNS = """
+            id, region, labels::text as labels, gpu_type, cpu_millis, memory_mb, gpu_count, alloc_cpu_millis,
+            alloc_memory_mb, alloc_gpu_count, status, status_reason, last_heartbeat_at""";
+
+    @SuppressWarnings("unchecked")
+    static final RowMapper<MachineRow> MACHINE = (rs, n) -> new MachineRow(
+            rs.getString("id"), rs.getString("region"), Json.read(rs.getString("labels"), Map.class),
+            rs.getString("gpu_type"), rs.getLong("cpu_millis"), rs.getLong("memory_mb"), rs.getInt("gpu_count"),
+            rs.getLong("alloc_cpu_millis"), rs.getLong("alloc_memory_mb"), rs.getInt("alloc_gpu_count"),
+            MachineStatus.valueOf(rs.getString("status")), rs.getString("status_reason"),
+            JobStore.instant(rs, "last_heartbeat_at"));
+
+    private final JdbcClient jdbc;
+    private final InstantSource clock;
+
+    public MachineStore(JdbcClient jdbc, InstantSource clock) {
+        this.jdbc = jdbc;
+        this.clock = clock;
+    }
+
+    /**
+     * Adds a machine READY with a fresh heartbeat, or updates its description and capacity (not what
+     * is allocated on it) when it exists. Bumps its capacity version, which wakes jobs waiting for room.
+     */
+    public void register(String id, String region, Map<String, String> labels, String gpuType, long cpuMillis,
+            long memoryMb, int gpuCount) {
+        var now = JobStore.ts(clock.instant());
+        jdbc.sql("""
+                        insert into machines (id, region, labels, gpu_type, cpu_millis, memory_mb, gpu_count, status,
+                                              last_heartbeat_at, joined_at, capacity_version)
+                        values (:id, :region, cast(:labels as jsonb), :gpuType, :cpu, :mem, :gpu, 'READY', :now, :now, 1)
+                        on conflict (id) do update set region = excluded.region, labels = excluded.labels,
+                            gpu_type = excluded.gpu_type, cpu_millis = excluded.cpu_millis, memory_mb = excluded.memory_mb,
+                            gpu_count = excluded.gpu_count, status = 'READY', status_reason = null,
+                            last_heartbeat_at = excluded.last_heartbeat_at,
+                            capacity_version = machines.capacity_version + 1""")
+                .param("id", id).param("region", region).param("labels", Json.write(labels == null ? Map.of() : labels))
+                .param("gpuType", gpuType).param("cpu", cpuMillis).param("mem", memoryMb).param("gpu", gpuCount)
+                .param("now", now)
+                .update();
+    }
+
+    public List<MachineRow> all() {
+        return jdbc.sql("select " + COLUMNS + " from machines order by id").query(MACHINE).list();
+    }
+
+    public Optional<MachineRow> get(String id) {
+        return jdbc.sql("select " + COLUMNS + " from machines where id = :id").param("id", id).query(MACHINE).optional();
+    }
+
+    /** Changes a machine's status, with a reason a person can read. */
+    public boolean setStatus(String id, MachineStatus status, String reason) {
+        return jdbc.sql("""
+                        update machines set status = :status, status_reason = :reason,
+                            capacity_version = capacity_version + case when :status = 'READY' then 1 else 0 end
+                        where id = :id""")
+                .param("id", id).param("status", status.name()).param("reason", reason)
+                .update() == 1;
+    }
+}

@@ -1,0 +1,228 @@
+package io.fleetjobs.store;
+
+import io.fleetjobs.model.JobState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * The scheduler's reads and writes, batched: claim a batch of placeable queued jobs with
+ * {@code FOR UPDATE SKIP LOCKED}, read the machines and tenants, and commit a plan (attempts,
+ * allocations, machine usage, SCHEDULED transitions, history, events) with a handful of statements.
+ * Claim, plan and commit belong in one transaction: the claimed rows stay locked until the plan is
+ * committed, so no other replica can place them.
+ */
+public final class PlacementStore {
+    private final JdbcClient jdbc;
+    private final JobStore jobs;
+
+    public PlacementStore(JdbcClient jdbc, JobStore jobs) {
+        this.jdbc = jdbc;
+        this.jobs = jobs;
+    }
+
+    /** Locks up to {@code limit} QUEUED jobs whose time has come, by priority then age; skips rows other replicas hold. */
+    public List<JobRecord> claim(int limit) {
+        return jdbc.sql("""
+                        select %s from jobs
+                        where state = 'QUEUED' and not_before <= :now
+                        order by priority desc, id
+                        limit :limit
+                        for update skip locked""".formatted(JobStore.COLUMNS))
+                .param("now", JobStore.ts(jobs.clock().instant())).param("limit", limit)
+                .query(JobStore.JOB).list();
+    }
+
+    /** Machines that are not lost (the engine counts the others under the filter that rejects them), as of now (not locked: the commit re-checks under lock). */
+    public List<MachineRow> schedulableMachines() {
+        return jdbc.sql("select " + MachineStore.COLUMNS + " from machines where status <> 'LOST'")
+                .query(MachineStore.MACHINE).list();
+    }
+
+    /** What each tenant holds now (live allocations), with its weight and quota. */
+    public List<TenantUsage> tenantUsage() {
+        return jdbc.sql("""
+                        select t.id, t.weight, t.quota_cpu_millis, t.quota_memory_mb, t.quota_gpu_count,
+                               coalesce(u.cpu, 0) as cpu, coalesce(u.mem, 0) as mem, coalesce(u.gpu, 0) as gpu
+                        from tenants t left join (
+                            select j.tenant_id, sum(a.cpu_millis) as cpu, sum(a.memory_mb) as mem, sum(a.gpu_count) as gpu
+                            from allocations a join jobs j on j.id = a.job_id
+                            where a.released_at is null group by j.tenant_id) u on u.tenant_id = t.id""")
+                .query((rs, n) -> new TenantUsage(rs.getObject("id", UUID.class), rs.getInt("weight"),
+                        (Long) rs.getObject("quota_cpu_millis"), (Long) rs.getObject("quota_memory_mb"),
+                        (Integer) rs.getObject("quota_gpu_count"), rs.getLong("cpu"), rs.getLong("mem"), rs.getInt("gpu")))
+                .list();
+    }
+
+    /**
+     * Commits a plan. Machines are locked in id order (no deadlock between replicas), and each new
+     * attempt is checked again against the machine's free capacity and status under that lock: one
+     * that no longer fits (another replica took the room, the machine left) is not placed and its job
+     * stays QUEUED for the next cycle. The database's check constraints refuse over-commit whatever
+     * this code does.
+     *
+     * @param attempts new attempts, in plan order, of jobs this transaction claimed
+     * @param deferrals jobs left QUEUED: why, and not to be looked at again before when
+     */
+    public CommitResult commit(List<NewAttempt> attempts, List<Deferral> deferrals, Duration leaseTtl) {
+        Instant now = jobs.clock().instant();
+        List<NewAttempt> accepted = new ArrayList<>();
+        List<UUID> conflicts = new ArrayList<>();
+        if (!attempts.isEmpty()) {
+            String[] machineIds = attempts.stream().map(NewAttempt::machineId).distinct().sorted().toArray(String[]::new);
+            Map<String, long[]> free = new HashMap<>();
+            jdbc.sql("""
+                            select id, cpu_millis - alloc_cpu_millis, memory_mb - alloc_memory_mb, gpu_count - alloc_gpu_count
+                            from machines where id = any(:ids) and status = 'READY' order by id for update""")
+                    .param("ids", machineIds)
+                    .query(rs -> {
+                        free.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3), rs.getLong(4)});
+                    });
+            for (NewAttempt a : attempts) {
+                long[] f = free.get(a.machineId());
+                if (f != null && a.cpuMillis() <= f[0] && a.memoryMb() <= f[1] && a.gpuCount() <= f[2]) {
+                    f[0] -= a.cpuMillis();
+                    f[1] -= a.memoryMb();
+                    f[2] -= a.gpuCount();
+                    accepted.add(a);
+                } else {
+                    conflicts.add(a.job().id());
+                }
+            }
+        }
+        List<JobRecord> scheduled = accepted.isEmpty() ? List.of() : write(accepted, now, leaseTtl);
+        defer(deferrals);
+        return new CommitResult(scheduled, conflicts);
+    }
+
+    private List<JobRecord> write(List<NewAttempt> accepted, Instant now, Duration leaseTtl) {
+        int n = accepted.size();
+        String[] jobIds = new String[n];
+        Long[] versions = new Long[n];
+        String[] machines = new String[n];
+        Long[] cpu = new Long[n];
+        Long[] mem = new Long[n];
+        Integer[] gpu = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            NewAttempt a = accepted.get(i);
+            jobIds[i] = a.job().id().toString();
+            versions[i] = a.job().version();
+            machines[i] = a.machineId();
+            cpu[i] = a.cpuMillis();
+            mem[i] = a.memoryMb();
+            gpu[i] = a.gpuCount();
+        }
+        var ts = JobStore.ts(now);
+        jdbc.sql("""
+                        update machines m set alloc_cpu_millis = m.alloc_cpu_millis + d.cpu,
+                            alloc_memory_mb = m.alloc_memory_mb + d.mem, alloc_gpu_count = m.alloc_gpu_count + d.gpu
+                        from (select u.m as id, sum(u.c) as cpu, sum(u.r) as mem, sum(u.g) as gpu
+                              from unnest(cast(:m as text[]), cast(:c as bigint[]), cast(:r as bigint[]), cast(:g as int[]))
+                                   as u(m, c, r, g) group by u.m) d
+                        where m.id = d.id""")
+                .param("m", machines).param("c", cpu).param("r", mem).param("g", gpu)
+                .update();
+        List<JobRecord> after = jdbc.sql("""
+                        update jobs j set state = 'SCHEDULED', version = j.version + 1, attempt = j.attempt + 1,
+                            machine_id = d.machine, state_reason = 'placed on ' || d.machine || '; waiting for its agent to start it',
+                            updated_at = :now
+                        from unnest(cast(:ids as uuid[]), cast(:versions as bigint[]), cast(:machines as text[]))
+                             as d(id, version, machine)
+                        where j.id = d.id and j.state = 'QUEUED' and j.version = d.version
+                        returning %s""".formatted(prefixed("j")))
+                .param("ids", jobIds).param("versions", versions).param("machines", machines).param("now", ts)
+                .query(JobStore.JOB).list();
+        if (after.size() != n) {
+            // the rows were claimed FOR UPDATE by this transaction: nobody can have changed them
+            throw new IllegalStateException("placed " + n + " claimed jobs but " + after.size() + " were still as read");
+        }
+        Map<UUID, JobRecord> byId = new HashMap<>();
+        after.forEach(j -> byId.put(j.id(), j));
+        Integer[] attemptNos = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            attemptNos[i] = byId.get(accepted.get(i).job().id()).attempt();
+        }
+        jdbc.sql("""
+                        insert into attempts (job_id, attempt, machine_id, state, lease_epoch, lease_expires_at, scheduled_at)
+                        select d.id, d.n, d.m, 'SCHEDULED', 1, :expires, :now
+                        from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:m as text[])) as d(id, n, m)""")
+                .param("ids", jobIds).param("n", attemptNos).param("m", machines)
+                .param("expires", JobStore.ts(now.plus(leaseTtl))).param("now", ts)
+                .update();
+        jdbc.sql("""
+                        insert into allocations (job_id, attempt, machine_id, cpu_millis, memory_mb, gpu_count, allocated_at)
+                        select d.id, d.n, d.m, d.c, d.r, d.g, :now
+                        from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:m as text[]), cast(:c as bigint[]),
+                                    cast(:r as bigint[]), cast(:g as int[])) as d(id, n, m, c, r, g)""")
+                .param("ids", jobIds).param("n", attemptNos).param("m", machines).param("c", cpu).param("r", mem)
+                .param("g", gpu).param("now", ts)
+                .update();
+        List<JobStore.Written> written = new ArrayList<>(n);
+        List<JobRecord> ordered = new ArrayList<>(n);
+        for (NewAttempt a : accepted) {
+            JobRecord j = byId.get(a.job().id());
+            ordered.add(j);
+            written.add(new JobStore.Written(j, JobState.QUEUED,
+                    Map.of("attempt", Integer.toString(j.attempt()), "machineId", a.machineId())));
+        }
+        jobs.recordAll(written);
+        return ordered;
+    }
+
+    private void defer(List<Deferral> deferrals) {
+        if (deferrals.isEmpty()) {
+            return;
+        }
+        String[] ids = deferrals.stream().map(d -> d.jobId().toString()).toArray(String[]::new);
+        String[] reasons = deferrals.stream().map(Deferral::reason).toArray(String[]::new);
+        String[] notBefore = deferrals.stream().map(d -> d.notBefore().toString()).toArray(String[]::new);
+        // the reason and the backoff of a job that stays QUEUED: not a state change (no version, history or event)
+        jdbc.sql("""
+                        update jobs j set state_reason = d.reason, not_before = d.nb
+                        from unnest(cast(:ids as uuid[]), cast(:reasons as text[]), cast(cast(:nb as text[]) as timestamptz[]))
+                             as d(id, reason, nb)
+                        where j.id = d.id and j.state = 'QUEUED'""")
+                .param("ids", ids).param("reasons", reasons).param("nb", notBefore)
+                .update();
+    }
+
+    /**
+     * Lets the {@code limit} highest-priority jobs waiting out a backoff be claimed at once: call it
+     * when room appeared (a machine joined, capacity was released).
+     */
+    public int wakeWaiting(int limit) {
+        return jdbc.sql("""
+                        update jobs set not_before = :now where id in (
+                            select id from jobs where state = 'QUEUED' and not_before > :now
+                            order by priority desc, id limit :limit)""")
+                .param("now", JobStore.ts(jobs.clock().instant())).param("limit", limit)
+                .update();
+    }
+
+    private static String prefixed(String alias) {
+        return String.join(", ", java.util.Arrays.stream(JobStore.COLUMNS.split(","))
+                .map(c -> alias + "." + c.strip()).toList());
+    }
+
+    /** A job placed on a machine, holding this much there. */
+    public record NewAttempt(JobRecord job, String machineId, long cpuMillis, long memoryMb, int gpuCount) {
+    }
+
+    /** A job left QUEUED, why, and the earliest time to look at it again. */
+    public record Deferral(UUID jobId, String reason, Instant notBefore) {
+    }
+
+    /** The jobs now SCHEDULED, and those whose machine had no room left under lock (re-plan them). */
+    public record CommitResult(List<JobRecord> scheduled, List<UUID> conflicts) {
+    }
+
+    /** A tenant's weight and quota, and what it holds now. */
+    public record TenantUsage(UUID id, int weight, Long quotaCpuMillis, Long quotaMemoryMb, Integer quotaGpuCount,
+            long usedCpuMillis, long usedMemoryMb, int usedGpus) {
+    }
+}

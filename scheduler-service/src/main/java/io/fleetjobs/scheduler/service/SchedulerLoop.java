@@ -1,0 +1,127 @@
+package io.fleetjobs.scheduler.service;
+
+import io.fleetjobs.store.PlacementStore;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Runs cycles back to back while they find work, then waits for a wake-up (a job queued, room
+ * released, a machine joined) or the safety-net interval. Losing every wake-up only delays placement.
+ */
+public final class SchedulerLoop implements SmartLifecycle {
+    private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
+
+    private final SchedulerCycle cycle;
+    private final PlacementStore placement;
+    private final JdbcClient jdbc;
+    private final SchedulerProperties properties;
+    private final InstantSource clock;
+    private final MeterRegistry meters;
+    private final Semaphore wake = new Semaphore(0);
+    private final Map<String, AtomicLong> depthByQueue = new ConcurrentHashMap<>();
+    private volatile boolean running;
+    private volatile boolean roomAppeared;
+    private Thread worker;
+    private Instant nextDepth = Instant.MIN;
+
+    public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc, SchedulerProperties properties,
+            InstantSource clock, MeterRegistry meters) {
+        this.cycle = cycle;
+        this.placement = placement;
+        this.jdbc = jdbc;
+        this.properties = properties;
+        this.clock = clock;
+        this.meters = meters;
+    }
+
+    /** Something changed: run a cycle now. */
+    public void wake() {
+        if (wake.availablePermits() == 0) {
+            wake.release();
+        }
+    }
+
+    /** Room appeared (capacity released, a machine joined): jobs waiting out a backoff may fit now. */
+    public void roomAppeared() {
+        roomAppeared = true;
+        wake();
+    }
+
+    private void loop() {
+        while (running) {
+            try {
+                if (roomAppeared) {
+                    roomAppeared = false;
+                    placement.wakeWaiting(10_000);
+                }
+                SchedulerCycle.Result result;
+                do {
+                    result = cycle.runOnce();
+                } while (running && result.placed() + result.conflicts() > 0);
+                refreshDepth();
+            } catch (RuntimeException e) {
+                log.warn("scheduling cycle failed; trying again: {}", e.getMessage());
+            }
+            try {
+                if (wake.tryAcquire(properties.interval().toMillis(), TimeUnit.MILLISECONDS)) {
+                    wake.drainPermits();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private void refreshDepth() {
+        if (clock.instant().isBefore(nextDepth)) {
+            return;
+        }
+        nextDepth = clock.instant().plusSeconds(5);
+        depthByQueue.values().forEach(v -> v.set(0));
+        jdbc.sql("select queue, count(*) from jobs where state = 'QUEUED' group by queue").query(rs -> {
+            depthByQueue.computeIfAbsent(rs.getString(1), q -> {
+                AtomicLong depth = new AtomicLong();
+                Gauge.builder("scheduler.queue.depth", depth, AtomicLong::get).tags(Tags.of("queue", q))
+                        .description("jobs waiting in QUEUED").register(meters);
+                return depth;
+            }).set(rs.getLong(2));
+        });
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        worker = Thread.ofPlatform().name("scheduler-loop").daemon().start(this::loop);
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        if (worker != null) {
+            worker.interrupt();
+            try {
+                worker.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+}

@@ -1,0 +1,29 @@
+package io.fleetjobs.scheduler.service;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * @param batchSize jobs claimed per cycle
+ * @param interval the safety-net cycle when no wake-up comes
+ * @param heartbeatFreshness a machine whose last heartbeat is older takes no new work
+ * @param leaseTtl how long a new attempt may wait for its agent to start it
+ * @param retryNoRoom when a job that fits nowhere now is looked at again (sooner when room appears)
+ * @param retryNeverFits when a job that no machine could ever host is looked at again
+ */
+@ConfigurationProperties("jobs.scheduler")
+public record SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
+        Duration retryNoRoom, Duration retryNeverFits) {
+    public SchedulerProperties {
+        batchSize = batchSize == null ? 500 : batchSize;
+        interval = interval == null ? Duration.ofSeconds(1) : interval;
+        heartbeatFreshness = heartbeatFreshness == null ? Duration.ofSeconds(10) : heartbeatFreshness;
+        leaseTtl = leaseTtl == null ? Duration.ofSeconds(30) : leaseTtl;
+        retryNoRoom = retryNoRoom == null ? Duration.ofSeconds(5) : retryNoRoom;
+        retryNeverFits = retryNeverFits == null ? Duration.ofSeconds(30) : retryNeverFits;
+    }
+
+    public static SchedulerProperties defaults() {
+        return new SchedulerProperties(null, null, null, null, null, null);
+    }
+}

@@ -1,0 +1,118 @@
+package io.fleetjobs.scheduler.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fleetjobs.model.JobState;
+import io.fleetjobs.store.JobRecord;
+import io.fleetjobs.testsupport.SettableClock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** One replica's cycles against the real database, with a clock the test moves. */
+class SchedulerCycleTest {
+    private final SettableClock clock = SettableClock.atNow();
+    private Fleet fleet;
+    private Fleet.Replica scheduler;
+    private UUID tenant;
+
+    @BeforeEach
+    void setUp() {
+        fleet = new Fleet(clock);
+        scheduler = fleet.replica(SchedulerProperties.defaults());
+        tenant = fleet.tenant("t");
+    }
+
+    @AfterEach
+    void tearDown() {
+        scheduler.close();
+        fleet.close();
+    }
+
+    @Test
+    void placesWhatFitsAndRecordsEverythingInOneGo() {
+        fleet.machines.register("cpu-1", "eu", Map.of(), null, 4_000, 8_192, 0);
+        fleet.machines.register("gpu-1", "eu", Map.of(), "H100", 16_000, 65_536, 4);
+        fleet.queue(tenant, List.of(
+                Fleet.spec("a", 2, 1024, 0, null, "eu"),
+                Fleet.spec("b", 2, 1024, 0, null, "eu"),
+                Fleet.spec("train", 4, 8192, 2, "H100", "eu")));
+
+        var result = scheduler.cycle().runOnce();
+
+        assertThat(result).isEqualTo(new SchedulerCycle.Result(3, 3, 0, 0));
+        assertThat(fleet.count("select count(*) from jobs where state = 'SCHEDULED' and attempt = 1 and version = 2"))
+                .isEqualTo(3);
+        assertThat(fleet.count("select count(*) from attempts where state = 'SCHEDULED' and lease_expires_at is not null"))
+                .isEqualTo(3);
+        assertThat(fleet.count("select count(*) from allocations where released_at is null")).isEqualTo(3);
+        assertThat(fleet.count("select count(*) from outbox")).isEqualTo(3);
+        assertThat(fleet.count("select count(*) from job_history where to_state = 'SCHEDULED' and from_state = 'QUEUED'"))
+                .isEqualTo(3);
+        var gpu = fleet.machines.get("gpu-1").orElseThrow();
+        assertThat(gpu.allocGpuCount()).isEqualTo(2);
+        // bin-packing keeps the CPU jobs off the GPU machine while the CPU machine has room
+        assertThat(fleet.count("select count(*) from jobs where machine_id = 'cpu-1'")).isEqualTo(2);
+        assertThat(fleet.machines.get("cpu-1").orElseThrow().allocCpuMillis()).isEqualTo(4_000);
+    }
+
+    @Test
+    void aJobThatFitsNowhereStaysQueuedWithAReasonAndWaitsItsBackoff() {
+        for (int i = 0; i < 3; i++) {
+            fleet.machines.register("a100-" + i, "us", Map.of(), "A100", 64_000, 262_144, 8);
+        }
+        fleet.machines.register("h100-small", "us", Map.of(), "H100", 64_000, 262_144, 2);
+        fleet.queue(tenant, List.of(Fleet.spec("big", 8, 4096, 4, "H100", "us")));
+
+        var first = scheduler.cycle().runOnce();
+        assertThat(first.deferred()).isEqualTo(1);
+        JobRecord job = onlyJob();
+        assertThat(job.state()).isEqualTo(JobState.QUEUED);
+        assertThat(job.stateReason()).isEqualTo(
+                "0 of 4 machines fit: 3 lack GPU type H100, 1 has fewer than 4 GPUs in total");
+        assertThat(job.version()).as("a reason is not a state change").isEqualTo(1);
+
+        // not looked at again before its backoff passes, even when asked
+        assertThat(scheduler.cycle().runOnce().claimed()).isZero();
+        clock.advance(SchedulerProperties.defaults().retryNeverFits().plusSeconds(1));
+        fleet.machines.register("h100-big", "us", Map.of(), "H100", 64_000, 262_144, 8);
+        assertThat(scheduler.cycle().runOnce().placed()).isEqualTo(1);
+        assertThat(onlyJob().machineId()).isEqualTo("h100-big");
+    }
+
+    @Test
+    void roomThatAppearsWakesWaitingJobsBeforeTheirBackoff() {
+        fleet.machines.register("m", "eu", Map.of(), null, 2_000, 4_096, 0);
+        fleet.queue(tenant, List.of(Fleet.spec("one", 2, 1024, 0, null, "eu"), Fleet.spec("two", 2, 1024, 0, null, "eu")));
+        assertThat(scheduler.cycle().runOnce()).isEqualTo(new SchedulerCycle.Result(2, 1, 1, 0));
+        String waiting = fleet.jdbc.sql("select state_reason from jobs where state = 'QUEUED'").query(String.class).single();
+        assertThat(waiting).isEqualTo("0 of 1 machine fits: 1 has less than 2 free cores");
+        assertThat(scheduler.cycle().runOnce().claimed()).isZero();
+
+        fleet.machines.register("m2", "eu", Map.of(), null, 2_000, 4_096, 0);
+        var placement = new io.fleetjobs.store.PlacementStore(fleet.jdbc, fleet.jobs);
+        assertThat(placement.wakeWaiting(100)).isEqualTo(1);
+        assertThat(scheduler.cycle().runOnce().placed()).isEqualTo(1);
+    }
+
+    @Test
+    void staleOrSuspectMachinesTakeNothing() {
+        fleet.machines.register("old", "eu", Map.of(), null, 8_000, 8_192, 0);
+        clock.advance(Duration.ofMinutes(1));
+        fleet.machines.register("fresh-but-suspect", "eu", Map.of(), null, 8_000, 8_192, 0);
+        fleet.machines.setStatus("fresh-but-suspect", io.fleetjobs.model.MachineStatus.SUSPECT, "missed heartbeats");
+        fleet.queue(tenant, List.of(Fleet.spec("j", 1, 128, 0, null, null)));
+        var result = scheduler.cycle().runOnce();
+        assertThat(result.placed()).isZero();
+        assertThat(onlyJob().stateReason()).isEqualTo("0 of 2 machines fit: 1 is not READY, 1 has no heartbeat in the last 10s");
+    }
+
+    private JobRecord onlyJob() {
+        UUID id = fleet.jdbc.sql("select id from jobs").query(UUID.class).single();
+        return fleet.jobs.get(id).orElseThrow();
+    }
+}
