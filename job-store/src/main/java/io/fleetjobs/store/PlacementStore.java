@@ -38,6 +38,17 @@ public final class PlacementStore {
                 .query(JobStore.JOB).list();
     }
 
+    /** Locks these jobs again, if they are still QUEUED and no other replica holds them. */
+    public List<JobRecord> reclaim(List<UUID> ids) {
+        return jdbc.sql("""
+                        select %s from jobs
+                        where id = any(cast(:ids as uuid[])) and state = 'QUEUED'
+                        order by priority desc, id
+                        for update skip locked""".formatted(JobStore.COLUMNS))
+                .param("ids", ids.stream().map(UUID::toString).toArray(String[]::new))
+                .query(JobStore.JOB).list();
+    }
+
     /** Machines that are not lost (the engine counts the others under the filter that rejects them), as of now (not locked: the commit re-checks under lock). */
     public List<MachineRow> schedulableMachines() {
         return jdbc.sql("select " + MachineStore.COLUMNS + " from machines where status <> 'LOST'")

@@ -25,7 +25,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * One scheduling cycle, in one transaction:
+ * One scheduling cycle:
  *
  * <pre>
  *   claim ──▶ snapshot ──▶ plan (pure) ──▶ commit
@@ -36,7 +36,8 @@ import java.util.UUID;
  * </pre>
  *
  * Any number of replicas run cycles at once: {@code SKIP LOCKED} gives each its own jobs, machine
- * rows are locked in id order at commit and re-checked there, and the database refuses over-commit.
+ * rows are locked in id order at commit and re-checked there (a job whose machine lost its room is
+ * re-planned at once on a fresh snapshot), and the database refuses over-commit.
  * Plain Java over the store, so tests run several cycles side by side without Spring.
  */
 public final class SchedulerCycle {
@@ -70,24 +71,49 @@ public final class SchedulerCycle {
         static final Result NOTHING = new Result(0, 0, 0, 0);
     }
 
+    /** Rounds of re-planning of jobs whose machine lost its room to another replica. */
+    private static final int REPLANS = 3;
+
+    /**
+     * Claims, plans and commits a batch; then re-plans, on a fresh snapshot, the jobs whose machine
+     * lost its room to another replica at commit. Each round is a transaction of its own, so that
+     * machine rows are always locked in one id order per transaction (no deadlock between replicas).
+     */
     public Result runOnce() {
-        return cycleTimer.record(() -> jobs.inTransaction(this::cycle));
+        return cycleTimer.record(() -> {
+            Round round = jobs.inTransaction(() -> planAndCommit(claimTimer.record(() -> placement.claim(properties.batchSize()))));
+            int claimed = round.claimed;
+            int placed = round.placed;
+            int deferred = round.deferred;
+            int lost = round.conflicts.size();
+            for (int r = 0; r < REPLANS && !round.conflicts.isEmpty(); r++) {
+                List<UUID> again = round.conflicts;
+                round = jobs.inTransaction(() -> planAndCommit(placement.reclaim(again)));
+                placed += round.placed;
+                deferred += round.deferred;
+                lost += round.conflicts.size();
+            }
+            placements.increment(placed);
+            conflicts.increment(lost);
+            return new Result(claimed, placed, deferred, lost);
+        });
     }
 
-    private Result cycle() {
-        List<JobRecord> claimed = claimTimer.record(() -> placement.claim(properties.batchSize()));
-        if (claimed.isEmpty()) {
-            return Result.NOTHING;
-        }
-        Instant now = jobs.clock().instant();
-        Plan plan = engine.plan(snapshot(now), pending(claimed));
+    private record Round(int claimed, int placed, int deferred, List<UUID> conflicts) {
+    }
 
+    private Round planAndCommit(List<JobRecord> claimed) {
+        if (claimed.isEmpty()) {
+            return new Round(0, 0, 0, List.of());
+        }
         Map<UUID, JobRecord> byId = new HashMap<>();
         claimed.forEach(j -> byId.put(j.id(), j));
+        Instant now = jobs.clock().instant();
+        Plan plan = engine.plan(snapshot(now), pending(claimed));
         List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
         for (Assignment a : plan.assignments()) {
-            attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.cpuMillis(), a.memoryMb(),
-                    a.gpuCount()));
+            attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.cpuMillis(),
+                    a.memoryMb(), a.gpuCount()));
         }
         List<PlacementStore.Deferral> deferrals = new ArrayList<>(plan.unplaced().size());
         plan.unplaced().forEach((jobId, why) -> {
@@ -96,9 +122,7 @@ public final class SchedulerCycle {
             count(why);
         });
         PlacementStore.CommitResult committed = placement.commit(attempts, deferrals, properties.leaseTtl());
-        placements.increment(committed.scheduled().size());
-        conflicts.increment(committed.conflicts().size());
-        return new Result(claimed.size(), committed.scheduled().size(), deferrals.size(), committed.conflicts().size());
+        return new Round(claimed.size(), committed.scheduled().size(), deferrals.size(), committed.conflicts());
     }
 
     private Snapshot snapshot(Instant now) {
