@@ -1,0 +1,81 @@
+package io.fleetjobs.scheduler.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fleetjobs.model.Ids;
+import io.fleetjobs.model.JobEvent;
+import io.fleetjobs.model.JobEventType;
+import io.fleetjobs.model.JobState;
+import io.fleetjobs.store.JobRecord;
+import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.Json;
+import io.fleetjobs.store.MachineStore;
+import io.fleetjobs.store.Submission;
+import io.fleetjobs.store.TenantStore;
+import io.fleetjobs.store.Transition;
+import io.fleetjobs.testsupport.TestDatabases;
+import io.fleetjobs.testsupport.TestKafka;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** The service as it runs: a job's QUEUED event wakes the loop, long before its safety-net interval. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class SchedulerServiceTest {
+    private static final TestDatabases.Database DB = TestDatabases.create();
+    private static final TestKafka KAFKA = new TestKafka(JobEvent.TOPIC).start();
+
+    @LocalServerPort
+    int port;
+    @Autowired
+    JobStore jobs;
+    @Autowired
+    MachineStore machines;
+    @Autowired
+    org.springframework.jdbc.core.simple.JdbcClient jdbc;
+    @Autowired
+    KafkaTemplate<String, String> kafka;
+
+    @DynamicPropertySource
+    static void servers(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", DB::url);
+        registry.add("spring.datasource.username", DB::user);
+        registry.add("spring.datasource.password", DB::password);
+        registry.add("spring.kafka.bootstrap-servers", KAFKA::bootstrapServers);
+        registry.add("jobs.scheduler.interval", () -> "10m");
+    }
+
+    @Test
+    void aQueuedEventWakesTheLoopAndTheJobIsPlaced() throws Exception {
+        machines.register("m-1", "eu", Map.of(), null, 4_000, 8_192, 0);
+        var tenant = new TenantStore(jdbc, jobs.clock()).create("t", 1, null, null, null).orElseThrow().id();
+        JobRecord submitted = ((Submission.Accepted) jobs.submit(tenant, Fleet.spec("woken", 1, 256, 0, null, null), null)).job();
+        JobRecord queued = jobs.transition(submitted, Transition.admit()).orElseThrow();
+        JobEvent event = new JobEvent(Ids.newId(), JobEvent.SCHEMA_VERSION, JobEventType.STATE_CHANGED, queued.id(), tenant,
+                queued.version(), queued.updatedAt(), JobState.SUBMITTED, JobState.QUEUED, "admitted", Map.of());
+
+        // the listener joins its group from the latest offset: send until the loop has heard one
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            kafka.send(JobEvent.TOPIC, queued.id().toString(), Json.write(event));
+            return jobs.get(queued.id()).orElseThrow().state() == JobState.SCHEDULED;
+        });
+        assertThat(jobs.get(queued.id()).orElseThrow().machineId()).isEqualTo("m-1");
+
+        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/actuator/prometheus")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(metrics).contains("scheduler_placements_total").contains("scheduler_cycle_seconds")
+                .contains("scheduler_claim_seconds").contains("scheduler_conflicts_total");
+    }
+}
