@@ -2,31 +2,30 @@ package io.fleetjobs.scheduler.core;
 
 import io.fleetjobs.model.PlacementStrategy;
 import java.util.EnumMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Finds the machine for one job: walks the job's pools tier by tier, keeps in each pool the first
- * {@code candidatesPerPool} machines that pass every filter, and returns the one that scores best
- * (ties to the smaller machine id).
+ * {@code candidatesPerPool} machines that pass the filters, and returns the one that scores best (ties
+ * to the smaller machine id).
  *
- * <p>BINPACK walks each pool from the least free machine up, so its candidates are the tightest fits;
- * SPREAD walks from the most free down. Scoring only a bounded window of feasible machines per pool,
+ * <p>BINPACK walks each pool from the least free machines up, so its candidates are the tightest fits;
+ * SPREAD walks from the most free down. Scoring only a bounded window of fitting machines per pool,
  * rather than all of them, is what keeps a placement cheap on a large fleet (Kubernetes and Nomad bound
  * the nodes they score the same way); the window starts where the strategy's best machines are.
- * Filters are still asked for every machine the walk visits, so a machine returned always fits, and a
- * null answer means no machine fits (the index yields a superset of the fitting machines).
+ * Every machine the walk visits is checked by the filters the index does not guarantee
+ * ({@link FilterChain#afterIndex}), so a machine returned always fits, and a null answer means no
+ * machine fits (the index yields a superset of the fitting machines).
  */
 final class CandidateSearch {
     private final MachineIndex index;
-    private final FilterChain filters;
+    private final FilterChain filters = FilterChain.afterIndex();
     private final int candidatesPerPool;
     private final Map<PlacementStrategy, Scorer> scorers = new EnumMap<>(PlacementStrategy.class);
 
-    CandidateSearch(MachineIndex index, FilterChain filters, int candidatesPerPool) {
+    CandidateSearch(MachineIndex index, int candidatesPerPool) {
         this.index = index;
-        this.filters = filters;
         this.candidatesPerPool = candidatesPerPool;
         for (PlacementStrategy strategy : PlacementStrategy.values()) {
             scorers.put(strategy, WeightedScorer.forStrategy(strategy));
@@ -35,31 +34,44 @@ final class CandidateSearch {
 
     /** The best machine for the job now, or null if none fits. */
     MachineState best(PendingJob job) {
-        Scorer scorer = scorers.get(job.strategy());
         boolean tightestFirst = job.strategy() != PlacementStrategy.SPREAD;
         for (List<Pool> tier : index.tiers(job)) {
-            MachineState best = null;
-            double bestScore = Double.NEGATIVE_INFINITY;
+            Window window = new Window(job, scorers.get(job.strategy()));
             for (Pool pool : tier) {
-                int found = 0;
-                Iterator<MachineState> walk = pool.candidates(job, tightestFirst);
-                while (found < candidatesPerPool && walk.hasNext()) {
-                    MachineState machine = walk.next();
-                    if (!filters.accepts(job, machine)) {
-                        continue;
-                    }
-                    found++;
-                    double score = scorer.score(job, machine);
-                    if (score > bestScore || (score == bestScore && machine.id().compareTo(best.id()) < 0)) {
-                        best = machine;
-                        bestScore = score;
-                    }
-                }
+                window.found = 0;
+                pool.visit(job, tightestFirst, window);
             }
-            if (best != null) {
-                return best;
+            if (window.best != null) {
+                return window.best;
             }
         }
         return null;
+    }
+
+    /** The best machine seen so far in one tier, and how many fitting machines the current pool gave. */
+    private final class Window implements Pool.Visitor {
+        private final PendingJob job;
+        private final Scorer scorer;
+        private MachineState best;
+        private double bestScore = Double.NEGATIVE_INFINITY;
+        private int found;
+
+        Window(PendingJob job, Scorer scorer) {
+            this.job = job;
+            this.scorer = scorer;
+        }
+
+        @Override
+        public boolean visit(MachineState machine) {
+            if (!filters.accepts(job, machine)) {
+                return true;
+            }
+            double score = scorer.score(job, machine);
+            if (score > bestScore || (score == bestScore && machine.id().compareTo(best.id()) < 0)) {
+                best = machine;
+                bestScore = score;
+            }
+            return ++found < candidatesPerPool;
+        }
     }
 }

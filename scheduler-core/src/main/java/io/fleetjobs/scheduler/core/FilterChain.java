@@ -46,6 +46,18 @@ final class FilterChain {
                 new FreeCapacityFilter(Dimension.MEMORY)));
     }
 
+    /**
+     * The filters that the index does not already guarantee for the machines it yields (see
+     * {@link MachineIndex}): labels and free capacity. The candidate search asks only these.
+     */
+    static FilterChain afterIndex() {
+        return new FilterChain(List.of(
+                new LabelFilter(),
+                new FreeCapacityFilter(Dimension.GPU),
+                new FreeCapacityFilter(Dimension.CPU),
+                new FreeCapacityFilter(Dimension.MEMORY)));
+    }
+
     List<MachineFilter> filters() {
         return List.of(filters);
     }

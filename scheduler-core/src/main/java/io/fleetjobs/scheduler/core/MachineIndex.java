@@ -1,41 +1,53 @@
 package io.fleetjobs.scheduler.core;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The schedulable machines of one plan (those that pass the health filters), so that a job looks at a
  * few likely machines instead of all of them.
  *
  * <p>Machines are grouped in {@link Pool pools} by region and GPU type, and each pool keeps its machines
- * sorted by free capacity (free GPUs, then free CPU, then free memory, then id). A job visits only the
- * pools of its region and GPU types, and in each only the machines with at least its GPUs and CPU free.
+ * in buckets by free capacity (free GPUs, then free CPU). A job visits only the pools of its region and
+ * GPU types, and in each only the buckets with at least its GPUs and CPU free.
  *
- * <p>Contract: for any job, the pools of {@link #tiers} together with {@link Pool#candidates} yield every
- * machine that could pass the filter chain (a superset: the caller still asks every filter). This holds
- * because a machine's free capacity only goes down within a plan, and {@link #take} re-sorts the
- * machine it changes.
+ * <p>Contract: for any job, the pools of {@link #tiers} together with {@link Pool#visit} yield every
+ * machine that passes the filter chain (a superset: the caller still asks the filters of
+ * {@link FilterChain#afterIndex}). Every machine they yield passes the other filters: it is healthy
+ * (only healthy machines are indexed), in the job's region and of an accepted GPU type (its pool is),
+ * and its free capacity, when enough, implies its total is. {@link #take} keeps each machine in the
+ * bucket its free capacity calls for.
  */
 final class MachineIndex {
-    private static final Comparator<PoolKey> POOL_ORDER = Comparator.comparing(PoolKey::region)
-            .thenComparing(PoolKey::hasGpus)
-            .thenComparing(PoolKey::gpuType, Comparator.nullsFirst(Comparator.naturalOrder()));
+    private static final Comparator<Pool> POOL_ORDER = Comparator.comparing((Pool pool) -> pool.key().region())
+            .thenComparing(pool -> pool.key().hasGpus())
+            .thenComparing(pool -> pool.key().gpuType(), Comparator.nullsFirst(Comparator.naturalOrder()));
 
-    private final Map<PoolKey, Pool> pools = new TreeMap<>(POOL_ORDER);
+    private final Map<PoolKey, Pool> pools = new HashMap<>();
+    /** A shortcut to the most common pool, machines without GPUs, by region. */
+    private final Map<String, Pool> cpuPools = new HashMap<>();
     private final Map<TierKey, List<List<Pool>>> tiersByKey = new HashMap<>();
+    private List<Pool> sortedPools;
 
-    /** The machines that may take new work, each placed in its pool. */
-    MachineIndex(Collection<MachineState> schedulable) {
-        Map<PoolKey, List<MachineState>> grouped = new HashMap<>();
-        for (MachineState machine : schedulable) {
-            grouped.computeIfAbsent(PoolKey.of(machine.view), key -> new ArrayList<>()).add(machine);
+    /** Indexes a machine that may take new work. */
+    void add(MachineState machine) {
+        MachineView view = machine.view;
+        boolean plainCpu = view.gpuCount() == 0 && view.gpuType() == null;
+        Pool pool = plainCpu ? cpuPools.get(view.region()) : pools.get(PoolKey.of(view));
+        if (pool == null) {
+            PoolKey key = PoolKey.of(view);
+            pool = new Pool(key);
+            pools.put(key, pool);
+            if (plainCpu) {
+                cpuPools.put(view.region(), pool);
+            }
+            sortedPools = null;
+            tiersByKey.clear();
         }
-        grouped.forEach((key, machines) -> pools.put(key, new Pool(key, machines)));
+        pool.add(machine);
     }
 
     /**
@@ -49,9 +61,13 @@ final class MachineIndex {
     }
 
     private List<List<Pool>> tiersFor(TierKey key) {
+        if (sortedPools == null) {
+            sortedPools = new ArrayList<>(pools.values());
+            sortedPools.sort(POOL_ORDER);
+        }
         List<Pool> first = new ArrayList<>();
         List<Pool> second = new ArrayList<>();
-        for (Pool pool : pools.values()) {
+        for (Pool pool : sortedPools) {
             PoolKey poolKey = pool.key();
             if (key.region() != null && !key.region().equals(poolKey.region())) {
                 continue;
@@ -71,12 +87,10 @@ final class MachineIndex {
         return second.isEmpty() ? List.of(first) : List.of(first, second);
     }
 
-    /** Records that the job goes on the machine: its free capacity goes down, and its place with it. */
+    /** Records that the job goes on the machine: its free capacity goes down, and its bucket with it. */
     void take(MachineState machine, PendingJob job) {
-        Pool pool = pools.get(PoolKey.of(machine.view));
-        pool.remove(machine);
         machine.take(job);
-        pool.add(machine);
+        machine.pool.update(machine);
     }
 
     /** Machines of one region and one GPU type (or none). */

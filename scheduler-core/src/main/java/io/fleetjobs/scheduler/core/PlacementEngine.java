@@ -7,40 +7,38 @@ import java.util.Objects;
  * Decides where a batch of claimed jobs runs: a pure function from a {@link Snapshot} and the jobs to
  * a {@link Plan}. It reads nothing but its arguments, writes nothing, keeps no state between calls and
  * is safe to call from many threads at once. The same input gives the same plan, whatever the order of
- * the machines and jobs in it.
+ * the machines and jobs in it (the snapshot keeps machines in id order; jobs are ordered by the rules
+ * of {@link FairShareQueue}).
  *
  * <pre>
- *  Snapshot (machines, tenants)            List&lt;PendingJob&gt;
- *        |                                       |
- *        v                                       v
- *  +-------------+  READY and fresh   +-------------------+  priority, then lowest dominant
- *  | MachineIndex|  machines, pooled  |  FairShareQueue   |  share (re-ranked after every
- *  | by region & |  by region & GPU   |                   |  placement), then oldest
- *  | GPU type,   |  type              +-------------------+
- *  | sorted by   |                              | one job at a time
- *  | free        |                              v
- *  | capacity    |                    +-------------------+  over quota?
- *  +-------------+                    |    QuotaCheck     |-----------------> Unplaced OVER_QUOTA
- *        |                            +-------------------+                   (or CAN_NEVER_FIT)
- *        |  pools of the job's                  |
- *        |  region and GPU types                v
- *        |                            +-------------------+
- *        +--------------------------->|  CandidateSearch  |
- *                                     |   FilterChain:    |  no machine passes
- *                                     |   region, gpu-type,|-----+
- *                                     |   labels, total-*,|     |     +-------------+
- *                                     |   ready, heartbeat,|    +---->|  Explainer  |--> Unplaced
- *                                     |   free-*          |           | (full scan, |    DOES_NOT_FIT_NOW
- *                                     |   Scorer: BINPACK |           |  count per  |    or CAN_NEVER_FIT,
- *                                     |   or SPREAD, plus |           |  filter)    |    with reason
- *                                     |   GPU avoidance   |           +-------------+
- *                                     +-------------------+
- *                                               | best machine (ties: smaller id)
- *                                               v
- *                                     take its capacity (index re-sorts it), charge the tenant
- *                                               |
- *                                               v
- *                                          Assignment
+ *  Snapshot                                   List&lt;PendingJob&gt;
+ *     |                                              |
+ *     v                                              v
+ *  MachineIndex                               FairShareQueue
+ *  healthy machines, in pools by region       priority, then lowest dominant share (re-ranked
+ *  and GPU type, bucketed by free GPUs        after every placement), then oldest
+ *  and free CPU                                      |
+ *     |                                              | one job at a time
+ *     |                                              v
+ *     |                                         QuotaCheck ----- over quota -----&gt; Unplaced OVER_QUOTA
+ *     |                                              |                           (CAN_NEVER_FIT when the
+ *     |                                              v                            job alone exceeds it)
+ *     +---- pools of the job's region ----&gt;  CandidateSearch
+ *           and GPU types                   walk buckets tightest first (BINPACK) or loosest
+ *                                           first (SPREAD); filters: labels, free GPU, CPU,
+ *                                           memory; score the first K that fit (0-100):
+ *                                           bin-pack or spread, plus GPU avoidance
+ *                                              |                          |
+ *                               best machine (ties: smaller id)      none fits
+ *                                              |                          v
+ *                                              v                     Explainer
+ *                               take its capacity (re-bucket it),    every machine through the whole
+ *                               charge the tenant                    FilterChain, counted under the
+ *                                              |                     first filter that rejects it
+ *                                              v                          |
+ *                                         Assignment                      v
+ *                                                                    Unplaced DOES_NOT_FIT_NOW or
+ *                                                                    CAN_NEVER_FIT, with its reason
  * </pre>
  *
  * Within one plan every placement takes its machine's free capacity before the next job is decided,
@@ -50,7 +48,7 @@ import java.util.Objects;
  */
 public final class PlacementEngine {
     /** How many fitting machines per pool a job scores; see {@link CandidateSearch}. */
-    public static final int DEFAULT_CANDIDATES_PER_POOL = 32;
+    public static final int DEFAULT_CANDIDATES_PER_POOL = 16;
 
     private final int candidatesPerPool;
 

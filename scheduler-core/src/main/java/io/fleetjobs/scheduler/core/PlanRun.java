@@ -14,7 +14,6 @@ import java.util.UUID;
  * index) of deciding one batch. Used once, by one thread, then dropped.
  */
 final class PlanRun {
-    private final FilterChain filters;
     private final MachineIndex index;
     private final CandidateSearch search;
     private final Explainer explainer;
@@ -26,24 +25,18 @@ final class PlanRun {
     private final Map<Shape, Unplaced> explained = new HashMap<>();
 
     PlanRun(Snapshot snapshot, int candidatesPerPool) {
-        this.filters = FilterChain.standard(snapshot.heartbeatFreshness());
         HeartbeatFilter heartbeat = new HeartbeatFilter(snapshot.heartbeatFreshness());
         List<MachineState> all = new ArrayList<>(snapshot.machines().size());
-        List<MachineState> schedulable = new ArrayList<>(snapshot.machines().size());
-        Set<String> ids = new HashSet<>();
+        this.index = new MachineIndex();
         for (MachineView view : snapshot.machines()) {
-            if (!ids.add(view.id())) {
-                throw new IllegalArgumentException("machine " + view.id() + " is twice in the snapshot");
-            }
             MachineState machine = new MachineState(view);
             all.add(machine);
             if (ReadyFilter.isReady(view) && heartbeat.isFresh(view)) {
-                schedulable.add(machine);
+                index.add(machine);
             }
         }
-        this.index = new MachineIndex(schedulable);
-        this.search = new CandidateSearch(index, filters, candidatesPerPool);
-        this.explainer = new Explainer(all, filters);
+        this.search = new CandidateSearch(index, candidatesPerPool);
+        this.explainer = new Explainer(all, FilterChain.standard(snapshot.heartbeatFreshness()));
         this.ledger = new TenantLedger(snapshot);
     }
 

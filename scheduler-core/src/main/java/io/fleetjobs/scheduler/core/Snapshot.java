@@ -1,6 +1,8 @@
 package io.fleetjobs.scheduler.core;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -12,19 +14,45 @@ import java.util.UUID;
  * snapshot and the jobs alone.
  *
  * @param machines           every machine the scheduler knows, whatever its status (the explanation
- *                           of an unplaced job counts them all); ids must be unique
+ *                           of an unplaced job counts them all); ids must be unique. Kept sorted by id,
+ *                           whatever order they come in, so that a plan never depends on that order
+ *                           (sorting is skipped when they already are, as from {@code ORDER BY id})
  * @param tenants            tenants by id; one missing from the map counts as {@link TenantView#unknown}
  * @param heartbeatFreshness a READY machine whose heartbeat is older than this takes nothing new
  */
 public record Snapshot(List<MachineView> machines, Map<UUID, TenantView> tenants, Duration heartbeatFreshness) {
 
     public Snapshot {
-        machines = List.copyOf(machines);
+        machines = sortedById(machines);
         tenants = Map.copyOf(tenants);
         Objects.requireNonNull(heartbeatFreshness, "heartbeatFreshness");
         if (heartbeatFreshness.isNegative()) {
             throw new IllegalArgumentException("heartbeatFreshness must not be negative");
         }
+    }
+
+    private static List<MachineView> sortedById(List<MachineView> machines) {
+        List<MachineView> sorted = List.copyOf(machines);
+        if (!isSortedById(sorted)) {
+            MachineView[] array = sorted.toArray(MachineView[]::new);
+            Arrays.sort(array, Comparator.comparing(MachineView::id));
+            sorted = List.of(array);
+        }
+        for (int i = 1; i < sorted.size(); i++) {
+            if (sorted.get(i - 1).id().equals(sorted.get(i).id())) {
+                throw new IllegalArgumentException("machine " + sorted.get(i).id() + " is twice in the snapshot");
+            }
+        }
+        return sorted;
+    }
+
+    private static boolean isSortedById(List<MachineView> machines) {
+        for (int i = 1; i < machines.size(); i++) {
+            if (machines.get(i - 1).id().compareTo(machines.get(i).id()) > 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public TenantView tenant(UUID id) {

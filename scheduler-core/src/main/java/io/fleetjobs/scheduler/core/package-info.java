@@ -12,10 +12,10 @@
  *
  * <h2>Pipeline</h2>
  * <pre>
- *   order jobs ──► quota ──► candidate search ──────────────► assignment (take capacity, charge tenant)
- *   (priority,                (index: pools by region and            │
- *    fair share,               GPU type, sorted by free              └─ none ──► explain (full scan,
- *    age)                      capacity; filters; scorers)                       count per filter)
+ *   order jobs --&gt; quota --&gt; candidate search -----------------&gt; assignment (take capacity, charge tenant)
+ *   (priority,               (index: pools by region and            |
+ *    fair share,              GPU type, bucketed by free            +-- none --&gt; explain (full scan,
+ *    age)                     capacity; filters; scorers)                        count per filter)
  * </pre>
  * Steps, one small class each:
  * <ul>
