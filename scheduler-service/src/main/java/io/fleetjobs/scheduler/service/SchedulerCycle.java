@@ -47,6 +47,9 @@ public final class SchedulerCycle {
     private final SchedulerProperties properties;
     private final Timer cycleTimer;
     private final Timer claimTimer;
+    private final Timer snapshotTimer;
+    private final Timer planTimer;
+    private final Timer commitTimer;
     private final Counter placements;
     private final Counter conflicts;
     private final MeterRegistry meters;
@@ -61,6 +64,9 @@ public final class SchedulerCycle {
         this.cycleTimer = Timer.builder("scheduler.cycle").description("one claim-plan-commit cycle")
                 .publishPercentiles(0.5, 0.99).register(meters);
         this.claimTimer = Timer.builder("scheduler.claim").description("claiming a batch of queued jobs").register(meters);
+        this.snapshotTimer = Timer.builder("scheduler.snapshot").description("reading machines and tenants").register(meters);
+        this.planTimer = Timer.builder("scheduler.plan").description("the pure placement engine").register(meters);
+        this.commitTimer = Timer.builder("scheduler.commit").description("writing a plan").register(meters);
         this.placements = Counter.builder("scheduler.placements").description("attempts placed").register(meters);
         this.conflicts = Counter.builder("scheduler.conflicts")
                 .description("placements refused at commit because another replica took the room").register(meters);
@@ -109,7 +115,8 @@ public final class SchedulerCycle {
         Map<UUID, JobRecord> byId = new HashMap<>();
         claimed.forEach(j -> byId.put(j.id(), j));
         Instant now = jobs.clock().instant();
-        Plan plan = engine.plan(snapshot(now), pending(claimed));
+        Snapshot snapshot = snapshotTimer.record(() -> snapshot(now));
+        Plan plan = planTimer.record(() -> engine.plan(snapshot, pending(claimed)));
         List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
         for (Assignment a : plan.assignments()) {
             attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.cpuMillis(),
@@ -121,7 +128,8 @@ public final class SchedulerCycle {
             deferrals.add(new PlacementStore.Deferral(jobId, why.reason(), now.plus(wait)));
             count(why);
         });
-        PlacementStore.CommitResult committed = placement.commit(attempts, deferrals, properties.leaseTtl());
+        PlacementStore.CommitResult committed = commitTimer.record(
+                () -> placement.commit(attempts, deferrals, properties.leaseTtl()));
         return new Round(claimed.size(), committed.scheduled().size(), deferrals.size(), committed.conflicts());
     }
 

@@ -1,0 +1,175 @@
+package io.fleetjobs.scheduler.service.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.fleetjobs.migrations.Migrate;
+import io.fleetjobs.scheduler.core.PlacementEngine;
+import io.fleetjobs.scheduler.service.SchedulerCycle;
+import io.fleetjobs.scheduler.service.SchedulerProperties;
+import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.PlacementStore;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/**
+ * Claim, plan and commit against a real PostgreSQL 17 (fsync and synchronous commit on), at a
+ * given queue depth, next to pgbench's batched job-lifecycle script on the same server. Prints a
+ * table; asserts nothing. Run from the repository root:
+ *
+ * <pre>
+ * ./mvnw -q -pl scheduler-service -am install -DskipTests
+ * ./mvnw -q -pl scheduler-service exec:java -Dexec.classpathScope=test \
+ *     -Dexec.mainClass=io.fleetjobs.scheduler.service.bench.PlacementThroughput -Dexec.args="10000 1000000"
+ * </pre>
+ */
+public final class PlacementThroughput {
+    private static final int MACHINES = 10_000;
+    private static final int MEASURED = 50_000;
+
+    public static void main(String[] args) throws Exception {
+        List<Integer> depths = new ArrayList<>();
+        for (String a : args.length == 0 ? new String[] {"10000"} : args) {
+            depths.add(Integer.parseInt(a));
+        }
+        int batch = Integer.getInteger("batch", 1000);
+        try (EmbeddedPostgres pg = EmbeddedPostgres.builder()
+                .setServerConfig("fsync", "on").setServerConfig("synchronous_commit", "on")
+                .setServerConfig("full_page_writes", "on").setServerConfig("shared_buffers", "512MB")
+                .setServerConfig("max_wal_size", "4GB").setServerConfig("max_connections", "100")
+                .start()) {
+            System.out.printf("machine: %d cores, PostgreSQL %s embedded, fsync=on synchronous_commit=on%n",
+                    Runtime.getRuntime().availableProcessors(), version(pg));
+            System.out.printf("%-12s %-8s %-12s %-14s %-14s %-12s %-12s%n", "queued", "batch", "placements",
+                    "placements/s", "cycle p50 ms", "WAL B/job", "heap MiB");
+            for (int depth : depths) {
+                run(pg, depth, batch);
+            }
+            pgbench(pg);
+        }
+    }
+
+    private static void run(EmbeddedPostgres pg, int depth, int batch) throws Exception {
+        String db = "bench_" + depth;
+        try (var c = pg.getPostgresDatabase().getConnection()) {
+            c.createStatement().execute("drop database if exists " + db);
+            c.createStatement().execute("create database " + db);
+        }
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(pg.getJdbcUrl("postgres", db));
+        config.setMaximumPoolSize(4);
+        try (HikariDataSource ds = new HikariDataSource(config)) {
+            Migrate.apply(ds);
+            JdbcClient jdbc = JdbcClient.create(ds);
+            fill(jdbc, depth);
+            InstantSource clock = InstantSource.system();
+            JobStore jobs = new JobStore(jdbc, new DataSourceTransactionManager(ds), clock, null);
+            SimpleMeterRegistry meters = new SimpleMeterRegistry();
+            SchedulerCycle cycle = new SchedulerCycle(jobs, new PlacementStore(jdbc, jobs), new PlacementEngine(),
+                    new SchedulerProperties(batch, null, Duration.ofHours(1), null, null, null), meters);
+            for (int warm = 0; warm < 5; warm++) {
+                cycle.runOnce();
+            }
+            int target = Math.min(MEASURED, depth - 6 * batch);
+            long wal0 = walBytes(jdbc);
+            List<Long> cycles = new ArrayList<>();
+            int placed = 0;
+            long start = System.nanoTime();
+            while (placed < target) {
+                long t0 = System.nanoTime();
+                var r = cycle.runOnce();
+                cycles.add(System.nanoTime() - t0);
+                placed += r.placed();
+                if (r.claimed() == 0) {
+                    break;
+                }
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            long wal = walBytes(jdbc) - wal0;
+            Collections.sort(cycles);
+            System.gc();
+            long heap = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20;
+            System.out.printf("%-12d %-8d %-12d %-14.0f %-14.1f %-12d %-12d%n", depth, batch, placed, placed / seconds,
+                    cycles.get(cycles.size() / 2) / 1e6, placed == 0 ? 0 : wal / placed, heap);
+            System.out.printf("  mean ms per cycle: claim %.1f, snapshot %.1f, plan %.1f, commit %.1f%n",
+                    mean(meters, "scheduler.claim"), mean(meters, "scheduler.snapshot"), mean(meters, "scheduler.plan"),
+                    mean(meters, "scheduler.commit"));
+        }
+    }
+
+    /** Machines with room for everything measured, and {@code depth} queued jobs (4 tenants, mixed sizes, 10% GPU). */
+    private static void fill(JdbcClient jdbc, int depth) {
+        jdbc.sql("""
+                insert into tenants (id, name, weight, created_at)
+                select gen_random_uuid(), 'tenant-' || g, 1, now() from generate_series(1, 4) g""").update();
+        jdbc.sql("""
+                insert into machines (id, region, labels, gpu_type, cpu_millis, memory_mb, gpu_count, status,
+                                      last_heartbeat_at, joined_at)
+                select 'm-' || g, case when g % 2 = 0 then 'eu' else 'us' end, '{"pool": "batch"}',
+                       case when g % 10 = 0 then 'H100' end, 256000, 1048576, case when g % 10 = 0 then 64 else 0 end,
+                       'READY', now() + interval '1 day', now()
+                from generate_series(1, :n) g""").param("n", MACHINES).update();
+        jdbc.sql("""
+                insert into jobs (id, tenant_id, name, queue, priority, spec, state, state_reason, version, not_before,
+                                  cpu_millis, memory_mb, gpu_count, gpu_type, region, created_at, updated_at)
+                select gen_random_uuid(), t.id, 'job-' || g, 'default', 500,
+                       jsonb_build_object('name', 'job-' || g, 'queue', 'default', 'priority', 500,
+                           'resources', jsonb_build_object('cpu', 0.5, 'memoryMb', 512,
+                               'gpuCount', case when g % 10 = 0 then 1 else 0 end,
+                               'gpuType', case when g % 10 = 0 then 'H100' end),
+                           'placement', jsonb_build_object('region', case when g % 4 = 0 then 'eu' end,
+                               'labels', '{}'::jsonb, 'strategy', 'BINPACK'),
+                           'execution', jsonb_build_object('command', jsonb_build_array('true'), 'env', '{}'::jsonb),
+                           'retry', jsonb_build_object('maxAttempts', 3, 'retryOnExitCodes', '[]'::jsonb,
+                               'backoffSeconds', 5, 'maxBackoffSeconds', 300),
+                           'labels', '{}'::jsonb),
+                       'QUEUED', 'admitted', 1, now() - interval '1 minute', 500, 512,
+                       case when g % 10 = 0 then 1 else 0 end, case when g % 10 = 0 then 'H100' end,
+                       case when g % 4 = 0 then 'eu' end, now(), now()
+                from generate_series(1, :n) g
+                join (select id, row_number() over () - 1 as k from tenants) t on t.k = g % 4""")
+                .param("n", depth).update();
+        jdbc.sql("vacuum analyze jobs").update();
+    }
+
+    private static double mean(SimpleMeterRegistry meters, String timer) {
+        return meters.get(timer).timer().mean(java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    private static long walBytes(JdbcClient jdbc) {
+        return jdbc.sql("select wal_bytes::bigint from pg_stat_wal").query(Long.class).single();
+    }
+
+    private static String version(EmbeddedPostgres pg) throws Exception {
+        try (var c = pg.getPostgresDatabase().getConnection(); var rs = c.createStatement().executeQuery("show server_version")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    /** pgbench's batched lifecycle script on the same server, same settings, 4 clients for 20 s. */
+    private static void pgbench(EmbeddedPostgres pg) throws Exception {
+        Path scripts = Path.of("..", "bench");
+        if (!Files.exists(scripts.resolve("pgbench-lifecycle-batched.sql"))) {
+            scripts = Path.of("bench");
+        }
+        try (var c = pg.getPostgresDatabase().getConnection()) {
+            c.createStatement().execute(Files.readString(scripts.resolve("pgbench-setup.sql")));
+        }
+        Process p = new ProcessBuilder("pgbench", "-h", "localhost", "-p", Integer.toString(pg.getPort()), "-U", "postgres",
+                "-n", "-c", "4", "-j", "2", "-T", "20", "-f", scripts.resolve("pgbench-lifecycle-batched.sql").toString(),
+                "postgres").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        p.waitFor();
+        String tps = out.lines().filter(l -> l.startsWith("tps")).findFirst().orElse("pgbench: " + out);
+        System.out.println("pgbench batched lifecycle (100 jobs per transaction, 4 clients): " + tps);
+    }
+}
