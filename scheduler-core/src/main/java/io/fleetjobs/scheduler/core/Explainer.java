@@ -24,9 +24,13 @@ final class Explainer {
         this.filters = filters;
     }
 
-    Unplaced explain(PendingJob job) {
+    /**
+     * Why no machine fits the job, and whether the job's attributes alone (region, GPU types, labels)
+     * ruled out every machine, which makes the same explanation hold for any job with those attributes.
+     */
+    Explanation explain(PendingJob job) {
         if (machines.isEmpty()) {
-            return new Unplaced(Unplaced.Kind.CAN_NEVER_FIT, "no machines are registered", null);
+            return new Explanation(new Unplaced(Unplaced.Kind.CAN_NEVER_FIT, "no machines are registered", null), true);
         }
         int[] rejected = new int[filters.size()];
         for (MachineState machine : machines) {
@@ -38,18 +42,24 @@ final class Explainer {
             rejected[filter]++;
         }
         boolean permanent = true;
+        boolean attributesAlone = true;
         Map<String, Integer> rejectedBy = new LinkedHashMap<>();
         StringJoiner reasons = new StringJoiner(", ");
         for (int i = 0; i < rejected.length; i++) {
             if (rejected[i] > 0) {
                 MachineFilter filter = filters.get(i);
                 permanent &= filter.permanent();
+                attributesAlone &= filter.stage() == MachineFilter.Stage.ATTRIBUTE;
                 rejectedBy.put(filter.name(), rejected[i]);
                 reasons.add(filter.explain(job, rejected[i]));
             }
         }
         String header = machines.size() == 1 ? "0 of 1 machine fits: " : "0 of " + machines.size() + " machines fit: ";
         Unplaced.Kind kind = permanent ? Unplaced.Kind.CAN_NEVER_FIT : Unplaced.Kind.DOES_NOT_FIT_NOW;
-        return new Unplaced(kind, header + reasons, rejectedBy);
+        return new Explanation(new Unplaced(kind, header + reasons, rejectedBy), attributesAlone);
+    }
+
+    /** An explanation, and whether it depends on the job's attributes alone, not on its amounts. */
+    record Explanation(Unplaced unplaced, boolean attributesAlone) {
     }
 }

@@ -19,8 +19,8 @@ final class FreeCapacityFilter implements MachineFilter {
     }
 
     @Override
-    public boolean permanent() {
-        return false;
+    public Stage stage() {
+        return Stage.CAPACITY;
     }
 
     @Override

@@ -12,8 +12,8 @@ final class GpuTypeFilter implements MachineFilter {
     }
 
     @Override
-    public boolean permanent() {
-        return true;
+    public Stage stage() {
+        return Stage.ATTRIBUTE;
     }
 
     @Override

@@ -20,8 +20,8 @@ final class HeartbeatFilter implements MachineFilter {
     }
 
     @Override
-    public boolean permanent() {
-        return false;
+    public Stage stage() {
+        return Stage.HEALTH;
     }
 
     @Override

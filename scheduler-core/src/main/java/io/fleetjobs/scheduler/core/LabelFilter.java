@@ -1,7 +1,6 @@
 package io.fleetjobs.scheduler.core;
 
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /** The machine carries every label the job requires, with the required value. */
@@ -13,8 +12,8 @@ final class LabelFilter implements MachineFilter {
     }
 
     @Override
-    public boolean permanent() {
-        return true;
+    public Stage stage() {
+        return Stage.ATTRIBUTE;
     }
 
     @Override
@@ -34,7 +33,7 @@ final class LabelFilter implements MachineFilter {
 
     @Override
     public String explain(PendingJob job, int machines) {
-        String labels = new TreeMap<>(job.labels()).entrySet().stream()
+        String labels = job.labels().entrySet().stream()
                 .map(label -> label.getKey() + "=" + label.getValue())
                 .collect(Collectors.joining(", "));
         String what = job.labels().size() == 1 ? " label " : " one of the labels ";

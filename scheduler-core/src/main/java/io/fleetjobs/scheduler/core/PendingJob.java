@@ -3,9 +3,11 @@ package io.fleetjobs.scheduler.core;
 import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.PlacementStrategy;
 import io.fleetjobs.model.Resources;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -14,7 +16,7 @@ import java.util.UUID;
  * @param priority  higher goes first
  * @param gpuTypes  acceptable GPU types, any one of them; empty for any (or none, for a CPU job)
  * @param region    the region it must run in, null for any
- * @param labels    labels every candidate machine must carry, with these values
+ * @param labels    labels every candidate machine must carry, with these values (kept sorted by key)
  * @param strategy  how to choose among machines that fit; null means BINPACK
  * @param order     creation order: smaller is older, and goes first among equals
  */
@@ -39,7 +41,7 @@ public record PendingJob(
                     "job " + jobId + ": needs positive CPU and memory and a GPU count of 0 or more");
         }
         gpuTypes = gpuTypes == null ? List.of() : List.copyOf(gpuTypes);
-        labels = labels == null ? Map.of() : Map.copyOf(labels);
+        labels = labels == null || labels.isEmpty() ? Map.of() : Collections.unmodifiableSortedMap(new TreeMap<>(labels));
         strategy = strategy == null ? PlacementStrategy.BINPACK : strategy;
     }
 

@@ -19,10 +19,16 @@ final class PlanRun {
     private final Explainer explainer;
     private final TenantLedger ledger;
 
+    /*
+     * What the plan learnt about jobs that fit nowhere, so that a flood of identical jobs costs one
+     * search and one explanation, not one each (Nomad caches feasibility per class of node likewise).
+     */
     /** Shapes that found no machine: capacity only goes down within a plan, so they never will. */
     private final Set<Shape> unplaceable = new HashSet<>();
     /** Explanations by shape, valid while no placement has changed any machine since. */
     private final Map<Shape, Unplaced> explained = new HashMap<>();
+    /** Explanations of attributes no machine has at all: valid for the whole plan, whatever the amounts. */
+    private final Map<Attributes, Unplaced> attributesNowhere = new HashMap<>();
 
     PlanRun(Snapshot snapshot, int candidatesPerPool) {
         HeartbeatFilter heartbeat = new HeartbeatFilter(snapshot.heartbeatFreshness());
@@ -56,9 +62,14 @@ final class PlanRun {
                 unplaced.put(job.jobId(), heldBack);
                 continue;
             }
-            MachineState machine = findMachine(job);
+            Unplaced known = knownNotToFit(job);
+            if (known != null) {
+                unplaced.put(job.jobId(), known);
+                continue;
+            }
+            MachineState machine = search.best(job);
             if (machine == null) {
-                unplaced.put(job.jobId(), explain(job));
+                unplaced.put(job.jobId(), explainAndRemember(job));
                 continue;
             }
             index.take(machine, job);
@@ -69,19 +80,32 @@ final class PlanRun {
         return new Plan(assignments, unplaced);
     }
 
-    private MachineState findMachine(PendingJob job) {
-        if (!unplaceable.isEmpty() && unplaceable.contains(Shape.of(job))) {
-            return null;
+    /** Why the job cannot fit, if the plan already knows it fits nowhere; null if it may fit. */
+    private Unplaced knownNotToFit(PendingJob job) {
+        if (!attributesNowhere.isEmpty()) {
+            Unplaced nowhere = attributesNowhere.get(Attributes.of(job));
+            if (nowhere != null) {
+                return nowhere;
+            }
         }
-        MachineState machine = search.best(job);
-        if (machine == null) {
-            unplaceable.add(Shape.of(job));
+        if (!unplaceable.isEmpty()) {
+            Shape shape = Shape.of(job);
+            if (unplaceable.contains(shape)) {
+                return explained.computeIfAbsent(shape, s -> explainer.explain(job).unplaced());
+            }
         }
-        return machine;
+        return null;
     }
 
-    private Unplaced explain(PendingJob job) {
-        return explained.computeIfAbsent(Shape.of(job), shape -> explainer.explain(job));
+    private Unplaced explainAndRemember(PendingJob job) {
+        Explainer.Explanation explanation = explainer.explain(job);
+        Shape shape = Shape.of(job);
+        unplaceable.add(shape);
+        explained.put(shape, explanation.unplaced());
+        if (explanation.attributesAlone()) {
+            attributesNowhere.put(Attributes.of(job), explanation.unplaced());
+        }
+        return explanation.unplaced();
     }
 
     /** What decides whether, and where, a job can fit: all of it but the job's identity, order and strategy. */
@@ -89,6 +113,13 @@ final class PlanRun {
                          Map<String, String> labels) {
         static Shape of(PendingJob job) {
             return new Shape(job.cpuMillis(), job.memoryMb(), job.gpuCount(), job.gpuTypes(), job.region(), job.labels());
+        }
+    }
+
+    /** What the filters of stage ATTRIBUTE look at. */
+    private record Attributes(String region, List<String> gpuTypes, boolean needsGpus, Map<String, String> labels) {
+        static Attributes of(PendingJob job) {
+            return new Attributes(job.region(), job.gpuTypes(), job.needsGpus(), job.labels());
         }
     }
 }

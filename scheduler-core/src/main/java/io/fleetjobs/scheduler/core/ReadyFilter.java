@@ -11,8 +11,8 @@ final class ReadyFilter implements MachineFilter {
     }
 
     @Override
-    public boolean permanent() {
-        return false;
+    public Stage stage() {
+        return Stage.HEALTH;
     }
 
     @Override

@@ -9,8 +9,8 @@ final class RegionFilter implements MachineFilter {
     }
 
     @Override
-    public boolean permanent() {
-        return true;
+    public Stage stage() {
+        return Stage.ATTRIBUTE;
     }
 
     @Override

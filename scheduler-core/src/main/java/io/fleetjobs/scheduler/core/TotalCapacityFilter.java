@@ -19,8 +19,8 @@ final class TotalCapacityFilter implements MachineFilter {
     }
 
     @Override
-    public boolean permanent() {
-        return true;
+    public Stage stage() {
+        return Stage.SIZE;
     }
 
     @Override

@@ -151,6 +151,22 @@ class ExplanationTest {
     }
 
     @Test
+    void aFloodOfJobsNoMachineCouldHostIsExplainedOnceForAll() {
+        Snapshot snapshot = Snapshots.of(aMachine("m1").labels(Map.of("zone", "a")).build(), aMachine("m2").build());
+        List<PendingJob> jobs = new ArrayList<>();
+        for (int i = 1; i <= 50; i++) {
+            jobs.add(aJob().cores(i % 7 + 1).labels(Map.of("generation", "next")).order(i).build());
+        }
+        jobs.add(aJob().cores(1).order(100).build());
+
+        Plan plan = new PlacementEngine().plan(snapshot, jobs);
+
+        assertThat(plan.assignments()).hasSize(1);
+        assertThat(plan.unplaced()).hasSize(50).allSatisfy((id, unplaced) -> assertThat(unplaced).isEqualTo(new Unplaced(
+                Unplaced.Kind.CAN_NEVER_FIT, "0 of 2 machines fit: 2 lack label generation=next", Map.of("labels", 2))));
+    }
+
+    @Test
     void anEmptyFleetCanHostNothing() {
         PendingJob job = aJob().build();
 

@@ -113,6 +113,14 @@ class PlacementPropertyTest {
                 assertThat(unplaced.rejectedBy().values().stream().mapToInt(Integer::intValue).sum())
                         .isEqualTo(input.snapshot().machines().size());
                 assertThat(unplaced.reason()).startsWith("0 of " + input.snapshot().machines().size() + " machine");
+                boolean attributesAlone = filters.filters().stream()
+                        .filter(filter -> unplaced.rejectedBy().containsKey(filter.name()))
+                        .allMatch(filter -> filter.stage() == MachineFilter.Stage.ATTRIBUTE);
+                if (attributesAlone) {
+                    // such an explanation holds for the whole plan: a fresh one at the end says the same
+                    List<MachineState> all = new ArrayList<>(states.values());
+                    assertThat(new Explainer(all, filters).explain(job).unplaced()).isEqualTo(unplaced);
+                }
             });
         });
     }
