@@ -51,9 +51,10 @@ create table jobs (
     request_hash     bytea,
     created_at       timestamptz not null,
     updated_at       timestamptz not null,
-    finished_at      timestamptz,
-    unique (tenant_id, idempotency_key)
+    finished_at      timestamptz
 );
+-- Idempotent submission: one job per tenant and key (jobs without a key cost this index nothing).
+create unique index jobs_idempotency on jobs (tenant_id, idempotency_key) where idempotency_key is not null;
 -- The claim query: queued jobs whose time has come, by priority then age.
 create index jobs_claim on jobs (priority desc, id) where state = 'QUEUED';
 -- Listing by tenant, newest first, with and without a state filter (keyset on id).
@@ -100,6 +101,8 @@ create table machines (
 create index machines_by_region on machines (region, status);
 
 -- Attempts: one row per try of a job on a machine. At most one live attempt per job, enforced.
+-- An attempt is also its allocation: what it holds on its machine (cpu_millis, memory_mb,
+-- gpu_count) until released_at. The machine's alloc_* counters are the sum over its held attempts.
 create table attempts (
     job_id           uuid not null references jobs (id),
     attempt          integer not null check (attempt >= 1),
@@ -114,36 +117,26 @@ create table attempts (
     failure_reason   text,
     log_tail_stdout  text,
     log_tail_stderr  text,
-    primary key (job_id, attempt)
+    cpu_millis       bigint not null check (cpu_millis > 0),
+    memory_mb        bigint not null check (memory_mb > 0),
+    gpu_count        integer not null check (gpu_count >= 0),
+    released_at      timestamptz,
+    primary key (job_id, attempt),
+    check (released_at is null or state not in ('SCHEDULED', 'RUNNING'))
 );
 create unique index attempts_one_live_per_job on attempts (job_id) where state in ('SCHEDULED', 'RUNNING');
-create index attempts_live_by_machine on attempts (machine_id) where state in ('SCHEDULED', 'RUNNING');
-
--- What an attempt holds on its machine; released when the attempt ends.
-create table allocations (
-    job_id       uuid not null,
-    attempt      integer not null,
-    machine_id   text not null references machines (id),
-    cpu_millis   bigint not null,
-    memory_mb    bigint not null,
-    gpu_count    integer not null,
-    allocated_at timestamptz not null,
-    released_at  timestamptz,
-    primary key (job_id, attempt),
-    foreign key (job_id, attempt) references attempts (job_id, attempt)
-);
-create index allocations_held_by_machine on allocations (machine_id) where released_at is null;
+create index attempts_held_by_machine on attempts (machine_id) where released_at is null;
 
 -- Events -------------------------------------------------------------------------------------------
 -- The transactional outbox. Rows of one job are published in id order; a relay owns a shard
 -- (hash of the key) at a time, so that two relays never reorder one job's events.
 create table outbox (
     id           bigserial primary key,
-    event_id     uuid not null unique,
+    event_id     uuid not null,                -- time-ordered and random: unique by construction
     topic        text not null,
     key          text not null,
     shard        integer not null,
-    payload      jsonb not null,
+    payload      text not null,                -- the event's JSON, as published
     created_at   timestamptz not null,
     published_at timestamptz
 );

@@ -96,7 +96,7 @@ public final class JobStore {
                             values (:id, :tenant, :name, :queue, :priority, cast(:spec as jsonb), 'SUBMITTED',
                                     'awaiting admission', 1, :now, :cpu, :mem, :gpus, :gpuType, :region,
                                     :key, :hash, :now, :now)
-                            on conflict (tenant_id, idempotency_key) do nothing
+                            on conflict (tenant_id, idempotency_key) where idempotency_key is not null do nothing
                             returning id""")
                     .param("id", id)
                     .param("tenant", tenantId)
@@ -285,7 +285,8 @@ public final class JobStore {
     }
 
     /** A change already written to a job row, whose history row and event are still to be written. */
-    record Written(JobRecord after, JobState from, Map<String, String> data) {
+    record Written(UUID jobId, UUID tenantId, long version, JobState from, JobState to, String reason, Instant at,
+            Map<String, String> data) {
     }
 
     /**
@@ -307,18 +308,16 @@ public final class JobStore {
         String[] payloads = new String[n];
         for (int i = 0; i < n; i++) {
             Written w = changes.get(i);
-            JobRecord job = w.after();
             UUID eventId = Ids.newId(clock);
-            ids[i] = job.id().toString();
-            versions[i] = job.version();
+            ids[i] = w.jobId().toString();
+            versions[i] = w.version();
             froms[i] = w.from() == null ? null : w.from().name();
-            tos[i] = job.state().name();
-            reasons[i] = job.stateReason();
+            tos[i] = w.to().name();
+            reasons[i] = w.reason();
             eventIds[i] = eventId.toString();
             shards[i] = Outbox.shardOf(ids[i]);
             payloads[i] = Json.write(new JobEvent(eventId, JobEvent.SCHEMA_VERSION, JobEventType.STATE_CHANGED,
-                    job.id(), job.tenantId(), job.version(), job.updatedAt(), w.from(), job.state(), job.stateReason(),
-                    w.data()));
+                    w.jobId(), w.tenantId(), w.version(), w.at(), w.from(), w.to(), w.reason(), w.data()));
         }
         var now = ts(clock.instant());
         jdbc.sql("""
@@ -331,7 +330,7 @@ public final class JobStore {
                 .update();
         jdbc.sql("""
                         insert into outbox (event_id, topic, key, shard, payload, created_at)
-                        select cast(d.e as uuid), :topic, d.k, d.s, cast(d.p as jsonb), :now
+                        select cast(d.e as uuid), :topic, d.k, d.s, d.p, :now
                         from unnest(cast(:e as text[]), cast(:k as text[]), cast(:s as int[]), cast(:p as text[]))
                              with ordinality as d(e, k, s, p, i)
                         order by d.i""")
@@ -339,7 +338,7 @@ public final class JobStore {
                 .param("topic", JobEvent.TOPIC).param("now", now)
                 .update();
         Map<List<String>, Long> counts = new java.util.HashMap<>();
-        changes.forEach(w -> counts.merge(List.of(String.valueOf(w.from()), w.after().state().name()), 1L, Long::sum));
+        changes.forEach(w -> counts.merge(List.of(String.valueOf(w.from()), w.to().name()), 1L, Long::sum));
         afterCommit(() -> counts.forEach((fromTo, count) -> Counter.builder("jobs.transitions")
                 .tag("from", fromTo.get(0)).tag("to", fromTo.get(1)).register(meters).increment(count)));
         afterCommit(eventsCommitted);

@@ -14,9 +14,19 @@ public final class MachineStore {
             id, region, labels::text as labels, gpu_type, cpu_millis, memory_mb, gpu_count, alloc_cpu_millis,
             alloc_memory_mb, alloc_gpu_count, status, status_reason, last_heartbeat_at""";
 
+    /** Parsed label sets by their JSON: a fleet has few distinct ones, and snapshots read every machine. */
+    private static final Map<String, Map<String, String>> LABEL_SETS = new java.util.concurrent.ConcurrentHashMap<>();
+
     @SuppressWarnings("unchecked")
+    private static Map<String, String> labels(String json) {
+        if (LABEL_SETS.size() > 10_000) {
+            LABEL_SETS.clear();
+        }
+        return LABEL_SETS.computeIfAbsent(json, j -> Map.copyOf(Json.read(j, Map.class)));
+    }
+
     static final RowMapper<MachineRow> MACHINE = (rs, n) -> new MachineRow(
-            rs.getString("id"), rs.getString("region"), Json.read(rs.getString("labels"), Map.class),
+            rs.getString("id"), rs.getString("region"), labels(rs.getString("labels")),
             rs.getString("gpu_type"), rs.getLong("cpu_millis"), rs.getLong("memory_mb"), rs.getInt("gpu_count"),
             rs.getLong("alloc_cpu_millis"), rs.getLong("alloc_memory_mb"), rs.getInt("alloc_gpu_count"),
             MachineStatus.valueOf(rs.getString("status")), rs.getString("status_reason"),

@@ -30,7 +30,7 @@ public final class Outbox {
     public void append(String topic, String key, UUID eventId, Object payload) {
         jdbc.sql("""
                         insert into outbox (event_id, topic, key, shard, payload, created_at)
-                        values (:eventId, :topic, :key, :shard, cast(:payload as jsonb), :now)""")
+                        values (:eventId, :topic, :key, :shard, :payload, :now)""")
                 .param("eventId", eventId)
                 .param("topic", topic)
                 .param("key", key)

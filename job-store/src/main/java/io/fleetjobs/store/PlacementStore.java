@@ -13,7 +13,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * The scheduler's reads and writes, batched: claim a batch of placeable queued jobs with
  * {@code FOR UPDATE SKIP LOCKED}, read the machines and tenants, and commit a plan (attempts,
- * allocations, machine usage, SCHEDULED transitions, history, events) with a handful of statements.
+ * attempts with what they hold, machine usage, SCHEDULED transitions, history, events) with a handful
+ * of statements.
  * Claim, plan and commit belong in one transaction: the claimed rows stay locked until the plan is
  * committed, so no other replica can place them.
  */
@@ -27,26 +28,42 @@ public final class PlacementStore {
     }
 
     /** Locks up to {@code limit} QUEUED jobs whose time has come, by priority then age; skips rows other replicas hold. */
-    public List<JobRecord> claim(int limit) {
+    public List<ClaimedJob> claim(int limit) {
         return jdbc.sql("""
                         select %s from jobs
                         where state = 'QUEUED' and not_before <= :now
                         order by priority desc, id
                         limit :limit
-                        for update skip locked""".formatted(JobStore.COLUMNS))
+                        for update skip locked""".formatted(CLAIM_COLUMNS))
                 .param("now", JobStore.ts(jobs.clock().instant())).param("limit", limit)
-                .query(JobStore.JOB).list();
+                .query(CLAIMED).list();
     }
 
+    private static final String CLAIM_COLUMNS = """
+            id, tenant_id, version, priority, cpu_millis, memory_mb, gpu_count, gpu_type, region, created_at,
+            spec->'placement'->'labels' as labels, spec->'placement'->>'strategy' as strategy""";
+
+    @SuppressWarnings("unchecked")
+    private static final org.springframework.jdbc.core.RowMapper<ClaimedJob> CLAIMED = (rs, n) -> {
+        String labels = rs.getString("labels");
+        String strategy = rs.getString("strategy");
+        return new ClaimedJob(rs.getObject("id", UUID.class), rs.getObject("tenant_id", UUID.class), rs.getLong("version"),
+                rs.getInt("priority"), rs.getLong("cpu_millis"), rs.getLong("memory_mb"), rs.getInt("gpu_count"),
+                rs.getString("gpu_type"), rs.getString("region"),
+                labels == null || labels.equals("{}") ? Map.of() : Json.read(labels, Map.class),
+                strategy == null ? null : io.fleetjobs.model.PlacementStrategy.valueOf(strategy),
+                JobStore.instant(rs, "created_at"));
+    };
+
     /** Locks these jobs again, if they are still QUEUED and no other replica holds them. */
-    public List<JobRecord> reclaim(List<UUID> ids) {
+    public List<ClaimedJob> reclaim(List<UUID> ids) {
         return jdbc.sql("""
                         select %s from jobs
                         where id = any(cast(:ids as uuid[])) and state = 'QUEUED'
                         order by priority desc, id
-                        for update skip locked""".formatted(JobStore.COLUMNS))
+                        for update skip locked""".formatted(CLAIM_COLUMNS))
                 .param("ids", ids.stream().map(UUID::toString).toArray(String[]::new))
-                .query(JobStore.JOB).list();
+                .query(CLAIMED).list();
     }
 
     /** Machines that are not lost (the engine counts the others under the filter that rejects them), as of now (not locked: the commit re-checks under lock). */
@@ -55,15 +72,14 @@ public final class PlacementStore {
                 .query(MachineStore.MACHINE).list();
     }
 
-    /** What each tenant holds now (live allocations), with its weight and quota. */
+    /** What each tenant holds now (its jobs on machines), with its weight and quota. */
     public List<TenantUsage> tenantUsage() {
         return jdbc.sql("""
                         select t.id, t.weight, t.quota_cpu_millis, t.quota_memory_mb, t.quota_gpu_count,
                                coalesce(u.cpu, 0) as cpu, coalesce(u.mem, 0) as mem, coalesce(u.gpu, 0) as gpu
                         from tenants t left join (
-                            select j.tenant_id, sum(a.cpu_millis) as cpu, sum(a.memory_mb) as mem, sum(a.gpu_count) as gpu
-                            from allocations a join jobs j on j.id = a.job_id
-                            where a.released_at is null group by j.tenant_id) u on u.tenant_id = t.id""")
+                            select tenant_id, sum(cpu_millis) as cpu, sum(memory_mb) as mem, sum(gpu_count) as gpu
+                            from jobs where state in ('SCHEDULED', 'RUNNING') group by tenant_id) u on u.tenant_id = t.id""")
                 .query((rs, n) -> new TenantUsage(rs.getObject("id", UUID.class), rs.getInt("weight"),
                         (Long) rs.getObject("quota_cpu_millis"), (Long) rs.getObject("quota_memory_mb"),
                         (Integer) rs.getObject("quota_gpu_count"), rs.getLong("cpu"), rs.getLong("mem"), rs.getInt("gpu")))
@@ -106,12 +122,12 @@ public final class PlacementStore {
                 }
             }
         }
-        List<JobRecord> scheduled = accepted.isEmpty() ? List.of() : write(accepted, now, leaseTtl);
+        List<Scheduled> scheduled = accepted.isEmpty() ? List.of() : write(accepted, now, leaseTtl);
         defer(deferrals);
         return new CommitResult(scheduled, conflicts);
     }
 
-    private List<JobRecord> write(List<NewAttempt> accepted, Instant now, Duration leaseTtl) {
+    private List<Scheduled> write(List<NewAttempt> accepted, Instant now, Duration leaseTtl) {
         int n = accepted.size();
         String[] jobIds = new String[n];
         Long[] versions = new Long[n];
@@ -138,51 +154,47 @@ public final class PlacementStore {
                         where m.id = d.id""")
                 .param("m", machines).param("c", cpu).param("r", mem).param("g", gpu)
                 .update();
-        List<JobRecord> after = jdbc.sql("""
+        List<JobStore.Written> after = jdbc.sql("""
                         update jobs j set state = 'SCHEDULED', version = j.version + 1, attempt = j.attempt + 1,
                             machine_id = d.machine, state_reason = 'placed on ' || d.machine || '; waiting for its agent to start it',
                             updated_at = :now
                         from unnest(cast(:ids as uuid[]), cast(:versions as bigint[]), cast(:machines as text[]))
                              as d(id, version, machine)
                         where j.id = d.id and j.state = 'QUEUED' and j.version = d.version
-                        returning %s""".formatted(prefixed("j")))
+                        returning j.id, j.tenant_id, j.version, j.attempt, j.machine_id, j.state_reason""")
                 .param("ids", jobIds).param("versions", versions).param("machines", machines).param("now", ts)
-                .query(JobStore.JOB).list();
+                .query((rs, i) -> new JobStore.Written(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
+                        rs.getLong(3), JobState.QUEUED, JobState.SCHEDULED, rs.getString(6), now,
+                        Map.of("attempt", Integer.toString(rs.getInt(4)), "machineId", rs.getString(5))))
+                .list();
         if (after.size() != n) {
             // the rows were claimed FOR UPDATE by this transaction: nobody can have changed them
             throw new IllegalStateException("placed " + n + " claimed jobs but " + after.size() + " were still as read");
         }
-        Map<UUID, JobRecord> byId = new HashMap<>();
-        after.forEach(j -> byId.put(j.id(), j));
+        Map<UUID, JobStore.Written> byId = new HashMap<>();
+        after.forEach(w -> byId.put(w.jobId(), w));
         Integer[] attemptNos = new Integer[n];
         for (int i = 0; i < n; i++) {
-            attemptNos[i] = byId.get(accepted.get(i).job().id()).attempt();
+            attemptNos[i] = Integer.parseInt(byId.get(accepted.get(i).job().id()).data().get("attempt"));
         }
         jdbc.sql("""
-                        insert into attempts (job_id, attempt, machine_id, state, lease_epoch, lease_expires_at, scheduled_at)
-                        select d.id, d.n, d.m, 'SCHEDULED', 1, :expires, :now
-                        from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:m as text[])) as d(id, n, m)""")
-                .param("ids", jobIds).param("n", attemptNos).param("m", machines)
-                .param("expires", JobStore.ts(now.plus(leaseTtl))).param("now", ts)
-                .update();
-        jdbc.sql("""
-                        insert into allocations (job_id, attempt, machine_id, cpu_millis, memory_mb, gpu_count, allocated_at)
-                        select d.id, d.n, d.m, d.c, d.r, d.g, :now
+                        insert into attempts (job_id, attempt, machine_id, state, lease_epoch, lease_expires_at, scheduled_at,
+                                              cpu_millis, memory_mb, gpu_count)
+                        select d.id, d.n, d.m, 'SCHEDULED', 1, :expires, :now, d.c, d.r, d.g
                         from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:m as text[]), cast(:c as bigint[]),
                                     cast(:r as bigint[]), cast(:g as int[])) as d(id, n, m, c, r, g)""")
                 .param("ids", jobIds).param("n", attemptNos).param("m", machines).param("c", cpu).param("r", mem)
-                .param("g", gpu).param("now", ts)
+                .param("g", gpu).param("expires", JobStore.ts(now.plus(leaseTtl))).param("now", ts)
                 .update();
         List<JobStore.Written> written = new ArrayList<>(n);
-        List<JobRecord> ordered = new ArrayList<>(n);
-        for (NewAttempt a : accepted) {
-            JobRecord j = byId.get(a.job().id());
-            ordered.add(j);
-            written.add(new JobStore.Written(j, JobState.QUEUED,
-                    Map.of("attempt", Integer.toString(j.attempt()), "machineId", a.machineId())));
+        List<Scheduled> scheduled = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            JobStore.Written w = byId.get(accepted.get(i).job().id());
+            written.add(w);
+            scheduled.add(new Scheduled(w.jobId(), attemptNos[i], machines[i]));
         }
         jobs.recordAll(written);
-        return ordered;
+        return scheduled;
     }
 
     private void defer(List<Deferral> deferrals) {
@@ -221,7 +233,11 @@ public final class PlacementStore {
     }
 
     /** A job placed on a machine, holding this much there. */
-    public record NewAttempt(JobRecord job, String machineId, long cpuMillis, long memoryMb, int gpuCount) {
+    public record NewAttempt(ClaimedJob job, String machineId, long cpuMillis, long memoryMb, int gpuCount) {
+    }
+
+    /** A job now SCHEDULED: its attempt number and machine. */
+    public record Scheduled(UUID jobId, int attempt, String machineId) {
     }
 
     /** A job left QUEUED, why, and the earliest time to look at it again. */
@@ -229,7 +245,7 @@ public final class PlacementStore {
     }
 
     /** The jobs now SCHEDULED, and those whose machine had no room left under lock (re-plan them). */
-    public record CommitResult(List<JobRecord> scheduled, List<UUID> conflicts) {
+    public record CommitResult(List<Scheduled> scheduled, List<UUID> conflicts) {
     }
 
     /** A tenant's weight and quota, and what it holds now. */

@@ -90,7 +90,7 @@ public class OutboxRelay implements SmartLifecycle {
             return 0;
         }
         List<Row> rows = jdbc.sql("""
-                        select id, topic, key, payload::text from outbox
+                        select id, topic, key, payload from outbox
                         where shard = :shard and published_at is null
                         order by id limit :limit
                         for update skip locked""")

@@ -9,7 +9,7 @@ import io.fleetjobs.scheduler.core.Quota;
 import io.fleetjobs.scheduler.core.Snapshot;
 import io.fleetjobs.scheduler.core.TenantView;
 import io.fleetjobs.scheduler.core.Unplaced;
-import io.fleetjobs.store.JobRecord;
+import io.fleetjobs.store.ClaimedJob;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineRow;
 import io.fleetjobs.store.PlacementStore;
@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,22 +30,32 @@ import java.util.UUID;
  *
  * <pre>
  *   claim ──▶ snapshot ──▶ plan (pure) ──▶ commit
- *   QUEUED,     READY        filters,        attempts, allocations, machine usage,
- *   not_before  machines,    scorers,        SCHEDULED + history + events;
- *   passed,     tenants'     fair share      unplaced: reason + backoff;
- *   SKIP LOCKED usage                        no room left under lock: re-plan next cycle
+ *   QUEUED,     machines,    filters,        attempts, allocations, machine usage,
+ *   not_before  tenants'     scorers,        SCHEDULED + history + events;
+ *   passed,     usage        fair share      unplaced: reason + backoff;
+ *   SKIP LOCKED (cached)                     no room left under lock: re-plan
  * </pre>
  *
  * Any number of replicas run cycles at once: {@code SKIP LOCKED} gives each its own jobs, machine
  * rows are locked in id order at commit and re-checked there (a job whose machine lost its room is
  * re-planned at once on a fresh snapshot), and the database refuses over-commit.
- * Plain Java over the store, so tests run several cycles side by side without Spring.
+ *
+ * <p>The snapshot of machines and tenants' usage is read at most every {@code snapshotMaxAge} and
+ * kept current in between with this replica's own placements. It may lag other replicas'
+ * placements; that only costs a conflict at commit (which forces a fresh read), never correctness.
+ *
+ * <p>Plain Java over the store, so tests run several cycles side by side without Spring. One
+ * instance is used by one thread at a time.
  */
 public final class SchedulerCycle {
+    /** Rounds of re-planning of jobs whose machine lost its room to another replica. */
+    private static final int REPLANS = 3;
+
     private final JobStore jobs;
     private final PlacementStore placement;
     private final PlacementEngine engine;
     private final SchedulerProperties properties;
+    private final MeterRegistry meters;
     private final Timer cycleTimer;
     private final Timer claimTimer;
     private final Timer snapshotTimer;
@@ -52,7 +63,7 @@ public final class SchedulerCycle {
     private final Timer commitTimer;
     private final Counter placements;
     private final Counter conflicts;
-    private final MeterRegistry meters;
+    private Cache cache;
 
     public SchedulerCycle(JobStore jobs, PlacementStore placement, PlacementEngine engine, SchedulerProperties properties,
             MeterRegistry meters) {
@@ -74,11 +85,7 @@ public final class SchedulerCycle {
 
     /** What a cycle did. */
     public record Result(int claimed, int placed, int deferred, int conflicts) {
-        static final Result NOTHING = new Result(0, 0, 0, 0);
     }
-
-    /** Rounds of re-planning of jobs whose machine lost its room to another replica. */
-    private static final int REPLANS = 3;
 
     /**
      * Claims, plans and commits a batch; then re-plans, on a fresh snapshot, the jobs whose machine
@@ -105,14 +112,19 @@ public final class SchedulerCycle {
         });
     }
 
+    /** Forgets the cached snapshot: the next cycle reads machines and tenants again. */
+    public void invalidate() {
+        cache = null;
+    }
+
     private record Round(int claimed, int placed, int deferred, List<UUID> conflicts) {
     }
 
-    private Round planAndCommit(List<JobRecord> claimed) {
+    private Round planAndCommit(List<ClaimedJob> claimed) {
         if (claimed.isEmpty()) {
             return new Round(0, 0, 0, List.of());
         }
-        Map<UUID, JobRecord> byId = new HashMap<>();
+        Map<UUID, ClaimedJob> byId = new HashMap<>();
         claimed.forEach(j -> byId.put(j.id(), j));
         Instant now = jobs.clock().instant();
         Snapshot snapshot = snapshotTimer.record(() -> snapshot(now));
@@ -126,38 +138,86 @@ public final class SchedulerCycle {
         plan.unplaced().forEach((jobId, why) -> {
             Duration wait = why.kind() == Unplaced.Kind.CAN_NEVER_FIT ? properties.retryNeverFits() : properties.retryNoRoom();
             deferrals.add(new PlacementStore.Deferral(jobId, why.reason(), now.plus(wait)));
-            count(why);
+            Counter.builder("scheduler.unschedulable").description("jobs a cycle could not place, by kind")
+                    .tag("kind", why.kind().name()).register(meters).increment();
         });
         PlacementStore.CommitResult committed = commitTimer.record(
                 () -> placement.commit(attempts, deferrals, properties.leaseTtl()));
+        if (committed.conflicts().isEmpty()) {
+            remember(attempts, committed);
+        } else {
+            cache = null; // another replica changed the machines: read them again
+        }
         return new Round(claimed.size(), committed.scheduled().size(), deferrals.size(), committed.conflicts());
     }
 
+    /** Machines and tenants' usage as last read, plus this replica's placements since. */
+    private static final class Cache {
+        final Instant readAt;
+        final List<MachineRow> machines;
+        final Map<String, long[]> allocated = new HashMap<>(); // machine id -> cpu, memory, gpus
+        final Map<UUID, long[]> used = new HashMap<>();        // tenant id -> cpu, memory, gpus
+        final Map<UUID, PlacementStore.TenantUsage> tenants = new HashMap<>();
+
+        Cache(Instant readAt, List<MachineRow> machines, List<PlacementStore.TenantUsage> tenants) {
+            this.readAt = readAt;
+            this.machines = machines;
+            for (MachineRow m : machines) {
+                allocated.put(m.id(), new long[] {m.allocCpuMillis(), m.allocMemoryMb(), m.allocGpuCount()});
+            }
+            for (PlacementStore.TenantUsage t : tenants) {
+                this.tenants.put(t.id(), t);
+                used.put(t.id(), new long[] {t.usedCpuMillis(), t.usedMemoryMb(), t.usedGpus()});
+            }
+        }
+    }
+
+    private void remember(List<PlacementStore.NewAttempt> attempts, PlacementStore.CommitResult committed) {
+        if (cache == null) {
+            return;
+        }
+        for (PlacementStore.NewAttempt a : attempts) {
+            long[] m = cache.allocated.get(a.machineId());
+            if (m != null) {
+                m[0] += a.cpuMillis();
+                m[1] += a.memoryMb();
+                m[2] += a.gpuCount();
+            }
+            long[] t = cache.used.computeIfAbsent(a.job().tenantId(), id -> new long[3]);
+            t[0] += a.cpuMillis();
+            t[1] += a.memoryMb();
+            t[2] += a.gpuCount();
+        }
+    }
+
     private Snapshot snapshot(Instant now) {
-        List<MachineView> machines = new ArrayList<>();
-        for (MachineRow m : placement.schedulableMachines()) {
+        if (cache == null || Duration.between(cache.readAt, now).compareTo(properties.snapshotMaxAge()) > 0
+                || now.isBefore(cache.readAt)) {
+            cache = new Cache(now, placement.schedulableMachines(), placement.tenantUsage());
+        }
+        List<MachineView> machines = new ArrayList<>(cache.machines.size());
+        for (MachineRow m : cache.machines) {
+            long[] a = cache.allocated.get(m.id());
             Duration age = m.lastHeartbeatAt() == null ? Duration.ofDays(365) : Duration.between(m.lastHeartbeatAt(), now);
             machines.add(new MachineView(m.id(), m.region(), m.labels(), m.gpuType(), m.cpuMillis(), m.memoryMb(),
-                    m.gpuCount(), m.allocCpuMillis(), m.allocMemoryMb(), m.allocGpuCount(), m.status(), age));
+                    m.gpuCount(), a[0], a[1], (int) a[2], m.status(), age));
         }
         Map<UUID, TenantView> tenants = new HashMap<>();
-        for (PlacementStore.TenantUsage t : placement.tenantUsage()) {
-            tenants.put(t.id(), new TenantView(t.id(), t.weight(), t.usedCpuMillis(), t.usedMemoryMb(), t.usedGpus(),
+        cache.tenants.forEach((id, t) -> {
+            long[] u = cache.used.get(id);
+            tenants.put(id, new TenantView(id, t.weight(), u[0], u[1], (int) u[2],
                     new Quota(t.quotaCpuMillis(), t.quotaMemoryMb(), t.quotaGpuCount())));
-        }
+        });
         return new Snapshot(machines, tenants, properties.heartbeatFreshness());
     }
 
-    private static List<PendingJob> pending(List<JobRecord> claimed) {
+    private static List<PendingJob> pending(List<ClaimedJob> claimed) {
         List<PendingJob> pending = new ArrayList<>(claimed.size());
-        for (JobRecord j : claimed) {
-            pending.add(PendingJob.of(j.id(), j.tenantId(), j.spec(), j.createdAt().toEpochMilli()));
+        for (ClaimedJob j : claimed) {
+            List<String> gpuTypes = j.gpuType() == null ? List.of() : Arrays.asList(j.gpuType().split("\\|"));
+            pending.add(new PendingJob(j.id(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), j.gpuCount(),
+                    gpuTypes, j.region(), j.labels(), j.strategy(), j.createdAt().toEpochMilli()));
         }
         return pending;
-    }
-
-    private void count(Unplaced why) {
-        Counter.builder("scheduler.unschedulable").description("jobs a cycle could not place, by kind")
-                .tag("kind", why.kind().name()).register(meters).increment();
     }
 }

@@ -64,6 +64,7 @@ public final class SchedulerLoop implements SmartLifecycle {
             try {
                 if (roomAppeared) {
                     roomAppeared = false;
+                    cycle.invalidate();
                     placement.wakeWaiting(10_000);
                 }
                 SchedulerCycle.Result result;

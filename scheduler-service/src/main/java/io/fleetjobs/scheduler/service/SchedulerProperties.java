@@ -10,10 +10,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param leaseTtl how long a new attempt may wait for its agent to start it
  * @param retryNoRoom when a job that fits nowhere now is looked at again (sooner when room appears)
  * @param retryNeverFits when a job that no machine could ever host is looked at again
+ * @param snapshotMaxAge how long a replica plans on its cached view of machines and tenants' usage
  */
 @ConfigurationProperties("jobs.scheduler")
 public record SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
-        Duration retryNoRoom, Duration retryNeverFits) {
+        Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge) {
     public SchedulerProperties {
         batchSize = batchSize == null ? 500 : batchSize;
         interval = interval == null ? Duration.ofSeconds(1) : interval;
@@ -21,9 +22,10 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
         leaseTtl = leaseTtl == null ? Duration.ofSeconds(30) : leaseTtl;
         retryNoRoom = retryNoRoom == null ? Duration.ofSeconds(5) : retryNoRoom;
         retryNeverFits = retryNeverFits == null ? Duration.ofSeconds(30) : retryNeverFits;
+        snapshotMaxAge = snapshotMaxAge == null ? Duration.ofSeconds(1) : snapshotMaxAge;
     }
 
     public static SchedulerProperties defaults() {
-        return new SchedulerProperties(null, null, null, null, null, null);
+        return new SchedulerProperties(null, null, null, null, null, null, null);
     }
 }

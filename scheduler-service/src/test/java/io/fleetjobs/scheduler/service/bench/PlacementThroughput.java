@@ -74,7 +74,7 @@ public final class PlacementThroughput {
             JobStore jobs = new JobStore(jdbc, new DataSourceTransactionManager(ds), clock, null);
             SimpleMeterRegistry meters = new SimpleMeterRegistry();
             SchedulerCycle cycle = new SchedulerCycle(jobs, new PlacementStore(jdbc, jobs), new PlacementEngine(),
-                    new SchedulerProperties(batch, null, Duration.ofHours(1), null, null, null), meters);
+                    new SchedulerProperties(batch, null, Duration.ofHours(1), null, null, null, null), meters);
             for (int warm = 0; warm < 5; warm++) {
                 cycle.runOnce();
             }

@@ -1,0 +1,25 @@
+package io.fleetjobs.store;
+
+import io.fleetjobs.model.PlacementStrategy;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * A queued job locked by this transaction for placement: only what placement reads, straight from
+ * columns (the spec is not parsed on this path).
+ */
+public record ClaimedJob(
+        UUID id,
+        UUID tenantId,
+        long version,
+        int priority,
+        long cpuMillis,
+        long memoryMb,
+        int gpuCount,
+        String gpuType,
+        String region,
+        Map<String, String> labels,
+        PlacementStrategy strategy,
+        Instant createdAt) {
+}
