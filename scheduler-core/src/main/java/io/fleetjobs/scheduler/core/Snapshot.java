@@ -33,22 +33,23 @@ public record Snapshot(List<MachineView> machines, Map<UUID, TenantView> tenants
 
     private static List<MachineView> sortedById(List<MachineView> machines) {
         List<MachineView> sorted = List.copyOf(machines);
-        if (!isSortedById(sorted)) {
+        if (!isStrictlyInIdOrder(sorted)) {
             MachineView[] array = sorted.toArray(MachineView[]::new);
             Arrays.sort(array, Comparator.comparing(MachineView::id));
             sorted = List.of(array);
-        }
-        for (int i = 1; i < sorted.size(); i++) {
-            if (sorted.get(i - 1).id().equals(sorted.get(i).id())) {
-                throw new IllegalArgumentException("machine " + sorted.get(i).id() + " is twice in the snapshot");
-            }
+            isStrictlyInIdOrder(sorted);
         }
         return sorted;
     }
 
-    private static boolean isSortedById(List<MachineView> machines) {
+    /** Whether ids strictly increase; throws on a duplicate met on the way (all are, once sorted). */
+    private static boolean isStrictlyInIdOrder(List<MachineView> machines) {
         for (int i = 1; i < machines.size(); i++) {
-            if (machines.get(i - 1).id().compareTo(machines.get(i).id()) > 0) {
+            int order = machines.get(i - 1).id().compareTo(machines.get(i).id());
+            if (order == 0) {
+                throw new IllegalArgumentException("machine " + machines.get(i).id() + " is twice in the snapshot");
+            }
+            if (order > 0) {
                 return false;
             }
         }
