@@ -260,7 +260,8 @@ public final class JobStore {
                     .param("from", current.state().name())
                     .param("version", current.version())
                     .query(JOB).optional();
-            after.ifPresent(job -> record(job, current.state(), JobEventType.CANCEL_REQUESTED, Map.of()));
+            after.ifPresent(job -> record(job, current.state(), JobEventType.CANCEL_REQUESTED,
+                    job.machineId() == null ? Map.of() : Map.of("machineId", job.machineId())));
             return after;
         });
     }

@@ -1,0 +1,81 @@
+package io.fleetjobs.model;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.random.RandomGenerator;
+
+/**
+ * What follows a failed attempt, by failure class (BRIEF decision 7):
+ * <ul>
+ *   <li>the user's (an exit code): retried only when the job lists the code in
+ *       {@code retryOnExitCodes}, while attempts spent on the user's failures stay under {@code maxAttempts};</li>
+ *   <li>timeout: fails at once;</li>
+ *   <li>infrastructure (machine lost, lease expired, agent restarted, start failed): retried on the
+ *       platform's own budget, so the platform's faults do not spend the user's attempts.</li>
+ * </ul>
+ * Backoff is exponential with full jitter, capped: a delay drawn uniformly from
+ * {@code [0, min(cap, base * 2^(n-1))]} where n counts the failures of that class so far, this one included.
+ */
+public final class RetryRule {
+    /** Attempts the platform's own failures may spend on one job. */
+    public static final int INFRA_BUDGET = 5;
+    private static final Duration INFRA_BASE = Duration.ofSeconds(1);
+    private static final Duration INFRA_CAP = Duration.ofSeconds(30);
+
+    private RetryRule() {
+    }
+
+    /** The decision: retry not before a time, spending from one budget, or fail with a reason. */
+    public sealed interface Decision {
+        record Retry(Instant notBefore, int spendUser, int spendInfra, String reason) implements Decision {
+        }
+
+        record Fail(String reason) implements Decision {
+        }
+    }
+
+    /**
+     * @param userFailures attempts already spent by the user's failures, before this one
+     * @param infraFailures attempts already spent by the platform's failures, before this one
+     */
+    public static Decision decide(RetryPolicy policy, FailureReason reason, Integer exitCode, int userFailures,
+            int infraFailures, Instant now, RandomGenerator random) {
+        return switch (reason.failureClass()) {
+            case TIMEOUT -> new Decision.Fail("timed out");
+            case USER -> {
+                boolean retryable = exitCode != null && policy.retryOnExitCodes().contains(exitCode);
+                int spent = userFailures + 1;
+                if (!retryable) {
+                    yield new Decision.Fail("exited with code " + exitCode + (policy.retryOnExitCodes().isEmpty()
+                            ? "" : ", not one of the retryable codes " + policy.retryOnExitCodes()));
+                }
+                if (spent >= policy.maxAttempts()) {
+                    yield new Decision.Fail("exited with code " + exitCode + "; all " + policy.maxAttempts()
+                            + " attempts spent");
+                }
+                Duration delay = backoff(Duration.ofSeconds(policy.backoffSeconds()),
+                        Duration.ofSeconds(policy.maxBackoffSeconds()), spent, random);
+                yield new Decision.Retry(now.plus(delay), 1, 0, "exited with retryable code " + exitCode
+                        + "; retry " + spent + " of " + (policy.maxAttempts() - 1) + " in " + delay.toSeconds() + "s");
+            }
+            case INFRASTRUCTURE -> {
+                int spent = infraFailures + 1;
+                if (spent >= INFRA_BUDGET) {
+                    yield new Decision.Fail(reason + " " + spent + " times; giving up");
+                }
+                Duration delay = backoff(INFRA_BASE, INFRA_CAP, spent, random);
+                yield new Decision.Retry(now.plus(delay), 0, 1, reason + "; retrying on another attempt (platform failure "
+                        + spent + " of " + (INFRA_BUDGET - 1) + ", not counted against maxAttempts)");
+            }
+        };
+    }
+
+    static Duration backoff(Duration base, Duration cap, int failures, RandomGenerator random) {
+        long capMs = cap.toMillis();
+        long ceiling = base.toMillis() << Math.min(failures - 1, 30);
+        if (ceiling <= 0 || ceiling > capMs) {
+            ceiling = capMs;
+        }
+        return Duration.ofMillis(ceiling == 0 ? 0 : random.nextLong(ceiling + 1));
+    }
+}

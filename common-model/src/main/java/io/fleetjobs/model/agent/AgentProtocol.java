@@ -1,0 +1,54 @@
+package io.fleetjobs.model.agent;
+
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The wire types between a worker agent and the scheduler's agent API. The agent pulls: its
+ * heartbeat says what it runs and how attempts ended; the reply says what to start, what to kill
+ * and which final reports are recorded. Level-triggered: a lost message on either path is repaired
+ * by the next heartbeat.
+ */
+public final class AgentProtocol {
+    public static final String JOIN_PATH = "/agent/v1/join";
+    public static final String HEARTBEAT_PATH = "/agent/v1/heartbeat";
+
+    private AgentProtocol() {
+    }
+
+    /** Sent with {@code Authorization: Bearer <cluster join token>}. */
+    public record JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
+            int gpuCount, String gpuType) {
+    }
+
+    /**
+     * @param credential the machine's own bearer token for heartbeats; bound to {@code machineId}
+     * @param incarnation bumped on each join: attempts of earlier incarnations have been ended
+     */
+    public record JoinResponse(String machineId, String credential, long incarnation, long leaseTtlMs,
+            long heartbeatIntervalMs) {
+    }
+
+    /**
+     * @param attempts every attempt the agent runs (state RUNNING) and every final report not yet acknowledged
+     * @param waitMs how long the scheduler may hold the reply while there is nothing to start or kill
+     */
+    public record Heartbeat(String machineId, long incarnation, List<AttemptReport> attempts, long waitMs) {
+    }
+
+    public record HeartbeatResponse(long leaseTtlMs, List<Lease> start, List<Kill> kill, List<AttemptRef> ack) {
+    }
+
+    /** An attempt to start: the command, its environment, its time limit. */
+    public record Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
+            Integer timeoutSeconds) {
+    }
+
+    /** An attempt to stop, and why (canceled, not current, timed out). */
+    public record Kill(UUID jobId, int attempt, String reason) {
+    }
+
+    public record AttemptRef(UUID jobId, int attempt) {
+    }
+}
