@@ -20,7 +20,7 @@ import java.util.Map;
  */
 final class CandidateSearch {
     private final MachineIndex index;
-    private final FilterChain filters = FilterChain.afterIndex();
+    private final FilterChain afterIndex = FilterChain.afterIndex();
     private final int candidatesPerPool;
     private final Map<PlacementStrategy, Scorer> scorers = new EnumMap<>(PlacementStrategy.class);
 
@@ -35,8 +35,10 @@ final class CandidateSearch {
     /** The best machine for the job now, or null if none fits. */
     MachineState best(PendingJob job) {
         boolean tightestFirst = job.strategy() != PlacementStrategy.SPREAD;
+        FilterChain filters = afterIndex.forJob(job);
+        Scorer scorer = scorers.get(job.strategy());
         for (List<Pool> tier : index.tiers(job)) {
-            Window window = new Window(job, scorers.get(job.strategy()));
+            Window window = new Window(job, filters, scorer);
             for (Pool pool : tier) {
                 window.found = 0;
                 pool.visit(job, tightestFirst, window);
@@ -51,13 +53,15 @@ final class CandidateSearch {
     /** The best machine seen so far in one tier, and how many fitting machines the current pool gave. */
     private final class Window implements Pool.Visitor {
         private final PendingJob job;
+        private final FilterChain filters;
         private final Scorer scorer;
         private MachineState best;
         private double bestScore = Double.NEGATIVE_INFINITY;
         private int found;
 
-        Window(PendingJob job, Scorer scorer) {
+        Window(PendingJob job, FilterChain filters, Scorer scorer) {
             this.job = job;
+            this.filters = filters;
             this.scorer = scorer;
         }
 

@@ -32,9 +32,10 @@ final class Explainer {
         if (machines.isEmpty()) {
             return new Explanation(new Unplaced(Unplaced.Kind.CAN_NEVER_FIT, "no machines are registered", null), true);
         }
-        int[] rejected = new int[filters.size()];
+        FilterChain applicable = filters.forJob(job);
+        int[] rejected = new int[applicable.size()];
         for (MachineState machine : machines) {
-            int filter = filters.firstRejecting(job, machine);
+            int filter = applicable.firstRejecting(job, machine);
             if (filter < 0) {
                 throw new IllegalStateException("machine " + machine + " fits job " + job.jobId()
                         + ", but the index did not offer it");
@@ -47,7 +48,7 @@ final class Explainer {
         StringJoiner reasons = new StringJoiner(", ");
         for (int i = 0; i < rejected.length; i++) {
             if (rejected[i] > 0) {
-                MachineFilter filter = filters.get(i);
+                MachineFilter filter = applicable.get(i);
                 permanent &= filter.permanent();
                 attributesAlone &= filter.stage() == MachineFilter.Stage.ATTRIBUTE;
                 rejectedBy.put(filter.name(), rejected[i]);

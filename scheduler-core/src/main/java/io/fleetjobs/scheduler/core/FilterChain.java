@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -48,14 +49,27 @@ final class FilterChain {
 
     /**
      * The filters that the index does not already guarantee for the machines it yields (see
-     * {@link MachineIndex}): labels and free capacity. The candidate search asks only these.
+     * {@link MachineIndex}): free capacity and labels. The candidate search asks only these, the cheap
+     * field comparisons first and the label look-ups last (order matters only for explanations, which
+     * use {@link #standard}).
      */
     static FilterChain afterIndex() {
         return new FilterChain(List.of(
-                new LabelFilter(),
                 new FreeCapacityFilter(Dimension.GPU),
                 new FreeCapacityFilter(Dimension.CPU),
-                new FreeCapacityFilter(Dimension.MEMORY)));
+                new FreeCapacityFilter(Dimension.MEMORY),
+                new LabelFilter()));
+    }
+
+    /** The filters of this chain that could reject a machine for the job, in the same order. */
+    FilterChain forJob(PendingJob job) {
+        List<MachineFilter> applicable = new ArrayList<>(filters.length);
+        for (MachineFilter filter : filters) {
+            if (filter.appliesTo(job)) {
+                applicable.add(filter);
+            }
+        }
+        return new FilterChain(applicable);
     }
 
     List<MachineFilter> filters() {

@@ -26,6 +26,11 @@ final class GpuTypeFilter implements MachineFilter {
     }
 
     @Override
+    public boolean appliesTo(PendingJob job) {
+        return !job.gpuTypes().isEmpty() || job.needsGpus();
+    }
+
+    @Override
     public String explain(PendingJob job, int machines) {
         if (job.gpuTypes().isEmpty()) {
             return MachineFilter.counted(machines, "has", "have") + " no GPUs";

@@ -32,6 +32,11 @@ final class LabelFilter implements MachineFilter {
     }
 
     @Override
+    public boolean appliesTo(PendingJob job) {
+        return !job.labels().isEmpty();
+    }
+
+    @Override
     public String explain(PendingJob job, int machines) {
         String labels = job.labels().entrySet().stream()
                 .map(label -> label.getKey() + "=" + label.getValue())

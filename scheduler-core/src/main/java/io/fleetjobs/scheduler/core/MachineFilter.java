@@ -30,6 +30,15 @@ interface MachineFilter {
 
     boolean accepts(PendingJob job, MachineState machine);
 
+    /**
+     * Whether this filter could reject any machine for the job; false promises that {@link #accepts} is
+     * true for every machine, which lets the engine skip the filter (a job naming no region has no use
+     * for the region filter).
+     */
+    default boolean appliesTo(PendingJob job) {
+        return true;
+    }
+
     /** "{count} {verb} {what}", agreeing in number with {@code machines}, which is at least 1. */
     String explain(PendingJob job, int machines);
 

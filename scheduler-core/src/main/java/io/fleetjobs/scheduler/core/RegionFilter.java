@@ -19,6 +19,11 @@ final class RegionFilter implements MachineFilter {
     }
 
     @Override
+    public boolean appliesTo(PendingJob job) {
+        return job.region() != null;
+    }
+
+    @Override
     public String explain(PendingJob job, int machines) {
         return MachineFilter.counted(machines, "is", "are") + " outside region " + job.region();
     }

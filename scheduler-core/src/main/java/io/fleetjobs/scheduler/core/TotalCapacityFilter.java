@@ -29,6 +29,11 @@ final class TotalCapacityFilter implements MachineFilter {
     }
 
     @Override
+    public boolean appliesTo(PendingJob job) {
+        return dimension.request(job) > 0;
+    }
+
+    @Override
     public String explain(PendingJob job, int machines) {
         return MachineFilter.counted(machines, "has", "have") + " " + dimension.shortOfTotal(dimension.request(job));
     }

@@ -105,6 +105,24 @@ class MachineIndexTest {
         });
     }
 
+    /** The promise of {@link MachineFilter#appliesTo}: a filter that does not apply accepts every machine. */
+    @Test
+    void aFilterThatDoesNotApplyToAJobAcceptsEveryMachine() {
+        Seeds.forEach(seed -> {
+            Random random = new Random(seed);
+            List<MachineView> views = RandomCases.machines(random, 30);
+            for (PendingJob job : RandomCases.jobs(random, RandomCases.tenants(random, 1), 30)) {
+                for (MachineFilter filter : FilterChain.standard(Machines.FRESH).filters()) {
+                    if (!filter.appliesTo(job)) {
+                        for (MachineView view : views) {
+                            assertThat(filter.accepts(job, new MachineState(view))).as("%s for %s", filter.name(), job).isTrue();
+                        }
+                    }
+                }
+            }
+        });
+    }
+
     private static List<String> visited(MachineIndex index, PendingJob job, boolean tightestFirst) {
         List<String> ids = new ArrayList<>();
         for (List<Pool> tier : index.tiers(job)) {
