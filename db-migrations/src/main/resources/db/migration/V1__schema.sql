@@ -99,6 +99,7 @@ create table machines (
     constraint machine_gpu_fits check (alloc_gpu_count between 0 and gpu_count)
 );
 create index machines_by_region on machines (region, status);
+create unique index machines_by_credential on machines (credential_hash);
 
 -- Attempts: one row per try of a job on a machine. At most one live attempt per job, enforced.
 -- An attempt is also its allocation: what it holds on its machine (cpu_millis, memory_mb,

@@ -180,6 +180,18 @@ public final class JobStore {
                 .list();
     }
 
+    /** The captured output of an attempt: the last bytes of stdout and stderr, as its agent reported them. */
+    public record Logs(String stdout, String stderr) {
+    }
+
+    public Optional<Logs> logs(UUID jobId, int attempt) {
+        return jdbc.sql("select log_tail_stdout, log_tail_stderr from attempts where job_id = :id and attempt = :n")
+                .param("id", jobId).param("n", attempt)
+                .query((rs, n) -> new Logs(rs.getString(1) == null ? "" : rs.getString(1),
+                        rs.getString(2) == null ? "" : rs.getString(2)))
+                .optional();
+    }
+
     /** Jobs left in SUBMITTED since before {@code before}: admission's safety net. */
     public List<JobRecord> stuckSubmitted(Instant before, int limit) {
         return jdbc.sql("select " + COLUMNS + " from jobs where state = 'SUBMITTED' and updated_at < :before order by updated_at limit :limit")

@@ -62,6 +62,78 @@ public final class MachineStore {
                 .update();
     }
 
+    /**
+     * A machine's agent joins: the machine is added or its description and capacity updated, it
+     * becomes READY with a fresh heartbeat, its incarnation is bumped and its credential replaced.
+     * Call after ending the attempts of the previous incarnation (its allocations must be released
+     * before the capacity may shrink).
+     *
+     * @return the new incarnation
+     */
+    public long join(String id, String region, Map<String, String> labels, String gpuType, long cpuMillis, long memoryMb,
+            int gpuCount, byte[] credentialHash) {
+        var now = JobStore.ts(clock.instant());
+        return jdbc.sql("""
+                        insert into machines (id, region, labels, gpu_type, cpu_millis, memory_mb, gpu_count, status,
+                                              last_heartbeat_at, joined_at, capacity_version, incarnation, credential_hash)
+                        values (:id, :region, cast(:labels as jsonb), :gpuType, :cpu, :mem, :gpu, 'READY', :now, :now, 1, 1, :cred)
+                        on conflict (id) do update set region = excluded.region, labels = excluded.labels,
+                            gpu_type = excluded.gpu_type, cpu_millis = excluded.cpu_millis, memory_mb = excluded.memory_mb,
+                            gpu_count = excluded.gpu_count, status = 'READY', status_reason = null,
+                            last_heartbeat_at = excluded.last_heartbeat_at, joined_at = excluded.joined_at,
+                            capacity_version = machines.capacity_version + 1,
+                            incarnation = machines.incarnation + 1, credential_hash = excluded.credential_hash
+                        returning incarnation""")
+                .param("id", id).param("region", region).param("labels", Json.write(labels == null ? Map.of() : labels))
+                .param("gpuType", gpuType).param("cpu", cpuMillis).param("mem", memoryMb).param("gpu", gpuCount)
+                .param("now", now).param("cred", credentialHash)
+                .query(Long.class).single();
+    }
+
+    /** The machine a credential belongs to, and its current incarnation. */
+    public Optional<Identity> byCredential(byte[] credentialHash) {
+        return jdbc.sql("select id, incarnation from machines where credential_hash = :h")
+                .param("h", credentialHash)
+                .query((rs, n) -> new Identity(rs.getString(1), rs.getLong(2)))
+                .optional();
+    }
+
+    public record Identity(String machineId, long incarnation) {
+    }
+
+    /** Records many heartbeats in one statement. */
+    public void heartbeats(Map<String, java.time.Instant> lastSeen) {
+        if (lastSeen.isEmpty()) {
+            return;
+        }
+        String[] ids = lastSeen.keySet().toArray(String[]::new);
+        String[] at = java.util.Arrays.stream(ids).map(id -> lastSeen.get(id).toString()).toArray(String[]::new);
+        jdbc.sql("""
+                        update machines m set last_heartbeat_at = greatest(m.last_heartbeat_at, d.at)
+                        from unnest(cast(:ids as text[]), cast(cast(:at as text[]) as timestamptz[])) as d(id, at)
+                        where m.id = d.id""")
+                .param("ids", ids).param("at", at)
+                .update();
+    }
+
+    /** An attempt the database says runs (or is to start) on a machine. */
+    public record LiveAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
+            boolean cancelRequested, io.fleetjobs.model.JobSpec spec) {
+    }
+
+    /** The attempts a machine should be running now, with what the agent needs to start them. */
+    public List<LiveAttempt> liveAttempts(String machineId) {
+        return jdbc.sql("""
+                        select a.job_id, a.attempt, a.lease_epoch, a.state, j.cancel_requested, j.spec
+                        from attempts a join jobs j on j.id = a.job_id
+                        where a.machine_id = :m and a.state in ('SCHEDULED', 'RUNNING')""")
+                .param("m", machineId)
+                .query((rs, n) -> new LiveAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
+                        io.fleetjobs.model.AttemptState.valueOf(rs.getString(4)), rs.getBoolean(5),
+                        Json.read(rs.getString(6), io.fleetjobs.model.JobSpec.class)))
+                .list();
+    }
+
     public List<MachineRow> all() {
         return jdbc.sql("select " + COLUMNS + " from machines order by id").query(MACHINE).list();
     }

@@ -111,6 +111,14 @@ class JobsController {
         return new JobView.Items<>(store.attempts(find(caller, id).id()).stream().map(JobView.AttemptView::of).toList());
     }
 
+    /** The last 64 KiB of each of stdout and stderr of an attempt, as its agent last reported them. */
+    @GetMapping("/{id}/attempts/{attempt}/logs")
+    JobStore.Logs logs(@RequestAttribute(Authentication.PRINCIPAL) Principal caller, @PathVariable String id,
+            @PathVariable int attempt) {
+        return store.logs(find(caller, id).id(), attempt)
+                .orElseThrow(() -> ApiException.notFound("attempt " + attempt + " of job " + id));
+    }
+
     @GetMapping("/{id}/events")
     JobView.Items<JobView.EventView> events(@RequestAttribute(Authentication.PRINCIPAL) Principal caller,
             @PathVariable String id) {

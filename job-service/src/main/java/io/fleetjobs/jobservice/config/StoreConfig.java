@@ -35,6 +35,11 @@ class StoreConfig {
     }
 
     @Bean
+    io.fleetjobs.store.AttemptReports attemptReports(JdbcClient jdbc, JobStore jobs) {
+        return new io.fleetjobs.store.AttemptReports(jdbc, jobs, new java.security.SecureRandom());
+    }
+
+    @Bean
     Inbox inbox(JdbcClient jdbc, InstantSource clock) {
         return new Inbox(jdbc, clock);
     }

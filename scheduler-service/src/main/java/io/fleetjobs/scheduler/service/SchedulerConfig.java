@@ -1,6 +1,11 @@
 package io.fleetjobs.scheduler.service;
 
 import io.fleetjobs.scheduler.core.PlacementEngine;
+import io.fleetjobs.scheduler.service.agent.AgentProperties;
+import io.fleetjobs.scheduler.service.agent.AgentService;
+import io.fleetjobs.scheduler.service.agent.HeartbeatWriter;
+import io.fleetjobs.scheduler.service.agent.LeaseBroker;
+import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineStore;
 import io.fleetjobs.store.PlacementStore;
@@ -34,9 +39,30 @@ class SchedulerConfig {
     }
 
     @Bean
+    LeaseBroker leaseBroker() {
+        return new LeaseBroker();
+    }
+
+    @Bean
     SchedulerCycle schedulerCycle(JobStore jobs, PlacementStore placement, SchedulerProperties properties,
-            MeterRegistry meters) {
-        return new SchedulerCycle(jobs, placement, new PlacementEngine(), properties, meters);
+            MeterRegistry meters, LeaseBroker broker) {
+        return new SchedulerCycle(jobs, placement, new PlacementEngine(), properties, meters, broker::signalAll);
+    }
+
+    @Bean
+    AttemptReports attemptReports(JdbcClient jdbc, JobStore jobs) {
+        return new AttemptReports(jdbc, jobs, new java.security.SecureRandom());
+    }
+
+    @Bean
+    HeartbeatWriter heartbeatWriter(MachineStore machines, AgentProperties properties) {
+        return new HeartbeatWriter(machines, properties.heartbeatFlush());
+    }
+
+    @Bean
+    AgentService agentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
+            HeartbeatWriter heartbeats, AgentProperties properties) {
+        return new AgentService(jobs, machines, reports, broker, heartbeats, properties);
     }
 
     @Bean

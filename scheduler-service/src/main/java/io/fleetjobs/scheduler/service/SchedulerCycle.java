@@ -24,6 +24,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * One scheduling cycle:
@@ -63,10 +67,18 @@ public final class SchedulerCycle {
     private final Timer commitTimer;
     private final Counter placements;
     private final Counter conflicts;
+    private final Consumer<Collection<String>> placedOn;
     private Cache cache;
 
     public SchedulerCycle(JobStore jobs, PlacementStore placement, PlacementEngine engine, SchedulerProperties properties,
             MeterRegistry meters) {
+        this(jobs, placement, engine, properties, meters, machines -> { });
+    }
+
+    /** @param placedOn told, after each commit, the machines that got new attempts (to wake their agents) */
+    public SchedulerCycle(JobStore jobs, PlacementStore placement, PlacementEngine engine, SchedulerProperties properties,
+            MeterRegistry meters, Consumer<Collection<String>> placedOn) {
+        this.placedOn = placedOn;
         this.jobs = jobs;
         this.placement = placement;
         this.engine = engine;
@@ -95,6 +107,7 @@ public final class SchedulerCycle {
     public Result runOnce() {
         return cycleTimer.record(() -> {
             Round round = jobs.inTransaction(() -> planAndCommit(claimTimer.record(() -> placement.claim(properties.batchSize()))));
+            placedOn.accept(round.machines);
             int claimed = round.claimed;
             int placed = round.placed;
             int deferred = round.deferred;
@@ -102,6 +115,7 @@ public final class SchedulerCycle {
             for (int r = 0; r < REPLANS && !round.conflicts.isEmpty(); r++) {
                 List<UUID> again = round.conflicts;
                 round = jobs.inTransaction(() -> planAndCommit(placement.reclaim(again)));
+                placedOn.accept(round.machines);
                 placed += round.placed;
                 deferred += round.deferred;
                 lost += round.conflicts.size();
@@ -117,12 +131,12 @@ public final class SchedulerCycle {
         cache = null;
     }
 
-    private record Round(int claimed, int placed, int deferred, List<UUID> conflicts) {
+    private record Round(int claimed, int placed, int deferred, List<UUID> conflicts, Set<String> machines) {
     }
 
     private Round planAndCommit(List<ClaimedJob> claimed) {
         if (claimed.isEmpty()) {
-            return new Round(0, 0, 0, List.of());
+            return new Round(0, 0, 0, List.of(), Set.of());
         }
         Map<UUID, ClaimedJob> byId = new HashMap<>();
         claimed.forEach(j -> byId.put(j.id(), j));
@@ -148,7 +162,9 @@ public final class SchedulerCycle {
         } else {
             cache = null; // another replica changed the machines: read them again
         }
-        return new Round(claimed.size(), committed.scheduled().size(), deferrals.size(), committed.conflicts());
+        Set<String> machines = new HashSet<>();
+        committed.scheduled().forEach(sch -> machines.add(sch.machineId()));
+        return new Round(claimed.size(), committed.scheduled().size(), deferrals.size(), committed.conflicts(), machines);
     }
 
     /** Machines and tenants' usage as last read, plus this replica's placements since. */

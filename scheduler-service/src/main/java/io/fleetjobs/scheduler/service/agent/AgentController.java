@@ -1,0 +1,76 @@
+package io.fleetjobs.scheduler.service.agent;
+
+import io.fleetjobs.model.agent.AgentProtocol;
+import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
+import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
+import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
+import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
+import io.fleetjobs.store.MachineStore;
+import java.net.URI;
+import java.util.Objects;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The agent API. Join takes the cluster join token; every other call takes the machine credential
+ * the join returned, and acts only for that machine: a heartbeat naming another machine is 403.
+ */
+@RestController
+class AgentController {
+    private final AgentService agents;
+
+    AgentController(AgentService agents) {
+        this.agents = agents;
+    }
+
+    @PostMapping(AgentProtocol.JOIN_PATH)
+    ResponseEntity<?> join(@RequestHeader(name = "Authorization", required = false) String authorization,
+            @RequestBody JoinRequest request) {
+        if (!agents.joinTokenMatches(bearer(authorization))) {
+            return problem(HttpStatus.UNAUTHORIZED, "a valid cluster join token is required (Authorization: Bearer <token>)");
+        }
+        if (request.machineId() == null || !request.machineId().matches("[A-Za-z0-9._:-]{1,128}")
+                || request.region() == null || request.region().isBlank()
+                || request.cpuMillis() <= 0 || request.memoryMb() <= 0 || request.gpuCount() < 0) {
+            return problem(HttpStatus.BAD_REQUEST,
+                    "a join names a machine id (1-128 of [A-Za-z0-9._:-]), a region, positive cpu and memory, gpus >= 0");
+        }
+        JoinResponse joined = agents.join(request);
+        return ResponseEntity.ok(joined);
+    }
+
+    @PostMapping(AgentProtocol.HEARTBEAT_PATH)
+    ResponseEntity<?> heartbeat(@RequestHeader(name = "Authorization", required = false) String authorization,
+            @RequestBody Heartbeat heartbeat) {
+        var identity = agents.identify(bearer(authorization));
+        if (identity.isEmpty()) {
+            return problem(HttpStatus.UNAUTHORIZED, "a valid machine credential is required; join first");
+        }
+        MachineStore.Identity machine = identity.get();
+        if (!Objects.equals(machine.machineId(), heartbeat.machineId())) {
+            return problem(HttpStatus.FORBIDDEN, "this credential belongs to machine " + machine.machineId());
+        }
+        if (machine.incarnation() != heartbeat.incarnation()) {
+            return problem(HttpStatus.CONFLICT, "incarnation " + heartbeat.incarnation() + " was superseded by "
+                    + machine.incarnation() + "; join again");
+        }
+        HeartbeatResponse response = agents.heartbeat(machine.machineId(), heartbeat);
+        return ResponseEntity.ok(response);
+    }
+
+    private static String bearer(String authorization) {
+        return authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? authorization.substring(7).trim() : null;
+    }
+
+    private static ResponseEntity<ProblemDetail> problem(HttpStatus status, String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setType(URI.create("about:blank"));
+        return ResponseEntity.status(status).body(problem);
+    }
+}

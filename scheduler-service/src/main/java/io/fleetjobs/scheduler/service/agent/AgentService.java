@@ -1,0 +1,167 @@
+package io.fleetjobs.scheduler.service.agent;
+
+import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
+import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
+import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
+import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
+import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
+import io.fleetjobs.model.agent.AgentProtocol.Kill;
+import io.fleetjobs.model.agent.AgentProtocol.Lease;
+import io.fleetjobs.model.agent.AttemptReport;
+import io.fleetjobs.store.AttemptReports;
+import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.MachineStore;
+import io.fleetjobs.store.MachineStore.LiveAttempt;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The scheduler's side of the agent protocol: join (machine credential, new incarnation, the
+ * previous incarnation's attempts ended) and heartbeat (reports applied, desired state compared
+ * with actual, the reply says what to start and kill, long-polling while there is nothing to do).
+ */
+public final class AgentService {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final JobStore jobs;
+    private final MachineStore machines;
+    private final AttemptReports reports;
+    private final LeaseBroker broker;
+    private final HeartbeatWriter heartbeats;
+    private final AgentProperties properties;
+
+    public AgentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
+            HeartbeatWriter heartbeats, AgentProperties properties) {
+        this.jobs = jobs;
+        this.machines = machines;
+        this.reports = reports;
+        this.broker = broker;
+        this.heartbeats = heartbeats;
+        this.properties = properties;
+    }
+
+    /** Checks the cluster join token, in constant time. */
+    public boolean joinTokenMatches(String presented) {
+        String expected = properties.joinToken();
+        return expected != null && !expected.isBlank() && presented != null
+                && MessageDigest.isEqual(presented.getBytes(StandardCharsets.UTF_8), expected.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public JoinResponse join(JoinRequest request) {
+        byte[] secret = new byte[32];
+        RANDOM.nextBytes(secret);
+        String credential = "fjm_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+        long incarnation = jobs.inTransaction(() -> {
+            // the previous incarnation's processes were killed by the new agent: end their attempts
+            reports.endLiveAttempts(request.machineId(), FailureReason.AGENT_RESTARTED);
+            return machines.join(request.machineId(), request.region(), request.labels(), request.gpuType(),
+                    request.cpuMillis(), request.memoryMb(), request.gpuCount(), hash(credential));
+        });
+        return new JoinResponse(request.machineId(), credential, incarnation, properties.leaseTtl().toMillis(),
+                properties.heartbeatInterval().toMillis());
+    }
+
+    /** The machine a credential is bound to. */
+    public Optional<MachineStore.Identity> identify(String credential) {
+        return credential == null ? Optional.empty() : machines.byCredential(hash(credential));
+    }
+
+    public HeartbeatResponse heartbeat(String machineId, Heartbeat heartbeat) {
+        Instant now = jobs.clock().instant();
+        heartbeats.record(machineId, now);
+        List<AttemptRef> ack = new ArrayList<>();
+        Map<AttemptRef, AttemptReport> running = new HashMap<>();
+        for (AttemptReport report : heartbeat.attempts()) {
+            AttemptReport own = withMachine(report, machineId);
+            if (own.isFinal()) {
+                reports.apply(own);
+                ack.add(new AttemptRef(own.jobId(), own.attempt()));
+            } else {
+                running.put(new AttemptRef(own.jobId(), own.attempt()), own);
+            }
+        }
+        long waitMs = Math.min(Math.max(heartbeat.waitMs(), 0), properties.maxWait().toMillis());
+        CompletableFuture<Void> ticket = broker.register(machineId);
+        Desired desired = desired(machineId, running);
+        if (desired.isEmpty() && ack.isEmpty() && waitMs > 0 && broker.await(ticket, Duration.ofMillis(waitMs))) {
+            desired = desired(machineId, running);
+        }
+        return new HeartbeatResponse(properties.leaseTtl().toMillis(), desired.start, desired.kill, ack);
+    }
+
+    private record Desired(List<Lease> start, List<Kill> kill) {
+        boolean isEmpty() {
+            return start.isEmpty() && kill.isEmpty();
+        }
+    }
+
+    /** Compares what the database says must run on the machine with what its agent says it runs. */
+    private Desired desired(String machineId, Map<AttemptRef, AttemptReport> running) {
+        List<Lease> start = new ArrayList<>();
+        List<Kill> kill = new ArrayList<>();
+        Map<AttemptRef, LiveAttempt> live = new HashMap<>();
+        for (LiveAttempt a : machines.liveAttempts(machineId)) {
+            live.put(new AttemptRef(a.jobId(), a.attempt()), a);
+        }
+        running.forEach((ref, report) -> {
+            LiveAttempt a = live.get(ref);
+            if (a == null || a.epoch() != report.epoch()) {
+                kill.add(new Kill(ref.jobId(), ref.attempt(), "not current: this attempt must not run"));
+            }
+        });
+        for (var entry : live.entrySet()) {
+            AttemptRef ref = entry.getKey();
+            LiveAttempt a = entry.getValue();
+            AttemptReport reported = running.get(ref);
+            if (reported != null && reported.epoch() == a.epoch()) {
+                if (a.cancelRequested()) {
+                    kill.add(new Kill(ref.jobId(), ref.attempt(), "canceled"));
+                } else if (a.state() == AttemptState.SCHEDULED) {
+                    reports.apply(reported); // its start report was lost: the heartbeat says it runs
+                }
+            } else if (a.cancelRequested()) {
+                // canceled before it started: end it here, nothing to kill
+                reports.apply(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), machineId, AttemptState.CANCELED,
+                        null, null, null, jobs.clock().instant(), null, null));
+            } else if (a.state() == AttemptState.SCHEDULED) {
+                var execution = a.spec().execution();
+                start.add(new Lease(a.jobId(), a.attempt(), a.epoch(), execution.command(), execution.env(),
+                        execution.timeoutSeconds()));
+            }
+            // RUNNING in the database but not reported: the agent's next report (or the reconciler) settles it
+        }
+        return new Desired(start, kill);
+    }
+
+    private static AttemptReport withMachine(AttemptReport r, String machineId) {
+        return new AttemptReport(r.jobId(), r.attempt(), r.epoch(), machineId, r.state(), r.exitCode(), r.failureReason(),
+                r.startedAt(), r.finishedAt(), r.stdoutTail(), r.stderrTail());
+    }
+
+    static byte[] hash(String credential) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(credential.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** For tests and tools: a report's key. */
+    static AttemptRef ref(UUID jobId, int attempt) {
+        return new AttemptRef(jobId, attempt);
+    }
+}

@@ -1,0 +1,50 @@
+package io.fleetjobs.scheduler.service.agent;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Long-poll wake-ups per machine: a heartbeat with nothing to do waits here until an attempt is
+ * placed on its machine or a cancel is asked there (this replica's commits, or events from other
+ * replicas), or its wait runs out. A waiter registers before it reads the database, so a signal
+ * between its read and its wait is not lost.
+ */
+public final class LeaseBroker {
+    private final ConcurrentHashMap<String, CompletableFuture<Void>> waiters = new ConcurrentHashMap<>();
+
+    /** A ticket that completes at the next signal for this machine. */
+    public CompletableFuture<Void> register(String machineId) {
+        return waiters.computeIfAbsent(machineId, id -> new CompletableFuture<>());
+    }
+
+    /** Waits for the ticket or the timeout; true when signalled. */
+    public boolean await(CompletableFuture<Void> ticket, Duration timeout) {
+        try {
+            ticket.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException e) {
+            return true;
+        }
+    }
+
+    public void signal(String machineId) {
+        CompletableFuture<Void> waiter = waiters.remove(machineId);
+        if (waiter != null) {
+            waiter.complete(null);
+        }
+    }
+
+    public void signalAll(Collection<String> machineIds) {
+        machineIds.forEach(this::signal);
+    }
+}
