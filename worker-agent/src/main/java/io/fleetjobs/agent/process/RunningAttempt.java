@@ -1,0 +1,231 @@
+package io.fleetjobs.agent.process;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One attempt running as a process group of its own, as {@link ProcessRunner#start} made it.
+ *
+ * <pre>
+ *   start ──► running ──(leader exits)──────────────────► stop the rest of the group ─┐
+ *               │                                          (TERM, grace, KILL)         │
+ *               └──terminate()──► TERM to the group ──grace──► KILL to the group ──────┤
+ *                                                                                      ▼
+ *                              output drained ──► record removed ──► exit() completes with the Outcome
+ * </pre>
+ *
+ * <p>When the leader exits, whatever is left of its group (background children it did not wait for) is
+ * stopped the same way as by {@link #terminate()}: the attempt is over when its leader is, as a container
+ * ends with its main process.
+ */
+public final class RunningAttempt {
+    private static final Logger log = LoggerFactory.getLogger(RunningAttempt.class);
+    /** How long output may stay open once the group is gone (held by a process that left the group). */
+    private static final Duration DRAIN_LIMIT = Duration.ofSeconds(5);
+    /** How long to wait for the group to vanish after KILL (a process in uninterruptible sleep dies late). */
+    private static final Duration AFTER_KILL = Duration.ofSeconds(5);
+
+    private final AttemptKey key;
+    private final Process process;
+    private final Instant startedAt;
+    private final Path directory;
+    private final Path stdoutFile;
+    private final Path stderrFile;
+    private final Path record;
+    private final OutputPump stdout;
+    private final OutputPump stderr;
+    private final Duration killGrace;
+    private final InstantSource clock;
+    private final Consumer<RunningAttempt> whenDone;
+    private final CompletableFuture<Outcome> exit = new CompletableFuture<>();
+    private final AtomicReference<CompletableFuture<Void>> stopping = new AtomicReference<>();
+
+    RunningAttempt(AttemptKey key, Process process, Instant startedAt, Path directory, Path stdoutFile, Path stderrFile,
+            Path record, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock,
+            Consumer<RunningAttempt> whenDone) {
+        this.key = key;
+        this.process = process;
+        this.startedAt = startedAt;
+        this.directory = directory;
+        this.stdoutFile = stdoutFile;
+        this.stderrFile = stderrFile;
+        this.record = record;
+        this.stdout = new OutputPump(process.getInputStream(), stdoutFile, logCapBytes, tailBytes);
+        this.stderr = new OutputPump(process.getErrorStream(), stderrFile, logCapBytes, tailBytes);
+        this.killGrace = killGrace;
+        this.clock = clock;
+        this.whenDone = whenDone;
+    }
+
+    void launch() {
+        Thread.ofVirtual().name("attempt-" + key + "-stdout").start(stdout);
+        Thread.ofVirtual().name("attempt-" + key + "-stderr").start(stderr);
+        Thread.ofVirtual().name("attempt-" + key).start(this::supervise);
+    }
+
+    public AttemptKey key() {
+        return key;
+    }
+
+    /** The process group id, which is also the leader's process id. */
+    public long pgid() {
+        return process.pid();
+    }
+
+    public Instant startedAt() {
+        return startedAt;
+    }
+
+    /** The attempt's working directory ({@code <workDir>/attempts/<jobId>-<attempt>}). */
+    public Path directory() {
+        return directory;
+    }
+
+    /** Standard output as captured, up to the runner's cap. */
+    public Path stdoutFile() {
+        return stdoutFile;
+    }
+
+    /** Standard error as captured, up to the runner's cap. */
+    public Path stderrFile() {
+        return stderrFile;
+    }
+
+    /**
+     * Completes when the leader has exited, no process of its group is left and its output is drained. Each
+     * call returns a new dependent future: completing or cancelling it affects only the caller.
+     */
+    public CompletableFuture<Outcome> exit() {
+        return exit.copy();
+    }
+
+    /**
+     * Stops the whole group: SIGTERM now, SIGKILL after the kill grace to whatever is still alive.
+     * Idempotent, and returns at once; {@link #exit()} says when it is over.
+     */
+    public void terminate() {
+        stop();
+    }
+
+    /** Whether the attempt is still running: true until {@link #exit()} completes. */
+    public boolean isAlive() {
+        return !exit.isDone();
+    }
+
+    /** The last bytes of standard output so far, as UTF-8 text. */
+    public String stdoutTail() {
+        return stdout.tail();
+    }
+
+    /** The last bytes of standard error so far, as UTF-8 text. */
+    public String stderrTail() {
+        return stderr.tail();
+    }
+
+    @Override
+    public String toString() {
+        return "RunningAttempt[" + key + ", pgid " + pgid() + "]";
+    }
+
+    private void supervise() {
+        try {
+            int exitCode = process.onExit().join().exitValue();
+            Instant finishedAt = clock.instant();
+            stop().join();
+            awaitDrained();
+            deleteQuietly(record);
+            Outcome outcome = Outcome.of(exitCode, finishedAt, stdout.tail(), stderr.tail());
+            log.info("attempt {} ended: exit {}{}", key, exitCode,
+                    outcome.signal() == null ? "" : " (signal " + outcome.signal() + ")");
+            whenDone.accept(this);
+            exit.complete(outcome);
+        } catch (Throwable e) {
+            log.error("attempt {}: supervising its process failed", key, e);
+            whenDone.accept(this);
+            exit.completeExceptionally(e);
+        }
+    }
+
+    private CompletableFuture<Void> stop() {
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        if (!stopping.compareAndSet(null, mine)) {
+            return stopping.get();
+        }
+        Thread.ofVirtual().name("attempt-" + key + "-stop").start(() -> {
+            try {
+                stopGroup();
+            } catch (RuntimeException e) {
+                log.error("attempt {}: stopping process group {} failed", key, pgid(), e);
+            } finally {
+                mine.complete(null);
+            }
+        });
+        return mine;
+    }
+
+    private void stopGroup() {
+        long pgid = pgid();
+        long deadline = System.nanoTime() + killGrace.toNanos();
+        if (!process.isAlive() && !ProcessGroups.alive(pgid)) {
+            return;
+        }
+        if (!ProcessGroups.signal(pgid, "TERM") && process.isAlive()) {
+            // so young that it has not made its own group yet (setsid runs right after exec)
+            process.destroy();
+        }
+        if (awaitGone(deadline)) {
+            return;
+        }
+        log.info("attempt {}: process group {} outlived the kill grace of {}; sending KILL", key, pgid, killGrace);
+        ProcessGroups.signal(pgid, "KILL");
+        process.destroyForcibly();
+        if (!awaitGone(System.nanoTime() + AFTER_KILL.toNanos())) {
+            log.warn("attempt {}: process group {} is still alive {} after KILL", key, pgid, AFTER_KILL);
+        }
+    }
+
+    /** Waits for the leader (an event), then for the rest of the group (polled). */
+    private boolean awaitGone(long deadline) {
+        try {
+            process.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return ProcessGroups.awaitGone(List.of(pgid()), deadline);
+    }
+
+    private void awaitDrained() throws InterruptedException, ExecutionException {
+        try {
+            CompletableFuture.allOf(stdout.done(), stderr.done()).get(DRAIN_LIMIT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            log.warn("attempt {}: its output is still open {} after its process group ended (held by a process that"
+                    + " left the group); reporting the output read so far", key, DRAIN_LIMIT);
+        }
+    }
+
+    static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            log.warn("cannot delete {}: {}", file, e.toString());
+        }
+    }
+}
