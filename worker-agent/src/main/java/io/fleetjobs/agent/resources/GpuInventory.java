@@ -1,0 +1,29 @@
+package io.fleetjobs.agent.resources;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The GPUs a machine offers to jobs.
+ *
+ * @param count  how many GPUs of {@code type} the machine offers
+ * @param type   the short model name that jobs ask for ({@code "H100"}, {@code "RTX4090"}); null when none
+ * @param models every GPU's full name as the driver reports it, in device index order; on a machine with
+ *               mixed models it also lists those not counted (see {@link NvidiaSmi#parse})
+ */
+public record GpuInventory(int count, String type, List<String> models) {
+    public static final GpuInventory NONE = new GpuInventory(0, null, List.of());
+
+    public GpuInventory {
+        if (count < 0) {
+            throw new IllegalArgumentException("count must not be negative: " + count);
+        }
+        if (count > 0 && (type == null || type.isBlank())) {
+            throw new IllegalArgumentException("GPUs need a type");
+        }
+        models = List.copyOf(Objects.requireNonNull(models, "models"));
+        if (models.size() < count) {
+            throw new IllegalArgumentException("fewer models (" + models.size() + ") than GPUs (" + count + ")");
+        }
+    }
+}

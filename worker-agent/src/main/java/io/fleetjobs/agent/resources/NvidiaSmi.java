@@ -1,0 +1,233 @@
+package io.fleetjobs.agent.resources;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+
+/** Detects a machine's NVIDIA GPUs with {@code nvidia-smi}. */
+public final class NvidiaSmi {
+    public static final List<String> QUERY = List.of("nvidia-smi", "--query-gpu=name", "--format=csv,noheader");
+
+    /** What nvidia-smi prints (and exits 6 with) when the driver works and there is no GPU. */
+    static final String NO_DEVICES = "No devices were found";
+
+    private static final String BY_HAND =
+            "Fix the driver, or set jobs.worker.gpu-count and jobs.worker.gpu-type by hand to run without detection";
+    /** Words before the model that name a vendor or a product line rather than the model. */
+    private static final Set<String> BRANDS = Set.of("NVIDIA", "TESLA", "GEFORCE", "QUADRO", "GRID");
+    /** Families whose models are named in more than one word ("RTX 4090", "RTX A6000", "TITAN V"). */
+    private static final Set<String> FAMILIES = Set.of("RTX", "GTX", "TITAN");
+    /** Words after a family model's number that make it another card ("RTX 4070 Ti SUPER", "RTX 6000 Ada"). */
+    private static final Set<String> VARIANTS = Set.of("TI", "SUPER", "ADA");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9 ._()/+-]{1,96}");
+    private static final Pattern TYPE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    private static final int MAX_WORDS = 10;
+    private static final int MAX_OUTPUT = 1 << 20;
+    private static final int QUOTE_LIMIT = 1000;
+
+    private NvidiaSmi() {
+    }
+
+    /**
+     * Parses the output of {@link #QUERY}: one GPU name per line, in device index order. Each name gives a
+     * short type: vendor and line words dropped ({@code NVIDIA}, {@code Tesla}, {@code GeForce},
+     * {@code Quadro}), then the model's first word up to its first dash ({@code "NVIDIA A100-SXM4-40GB"} is
+     * {@code A100}, {@code "NVIDIA H100 80GB HBM3"} is {@code H100}), or, for the RTX, GTX and TITAN
+     * families, the family joined with its number and variant words, upper case ({@code "NVIDIA GeForce RTX
+     * 4090"} is {@code RTX4090}, {@code "NVIDIA RTX A6000"} is {@code RTXA6000}, {@code "NVIDIA RTX 6000 Ada
+     * Generation"} is {@code RTX6000ADA}).
+     *
+     * <p>A machine offers one GPU type to the scheduler. When models are mixed, the most common type wins,
+     * and on a tie the type of the lowest-numbered device; {@code count} counts only GPUs of that type,
+     * while {@code models} lists every GPU, so the others are visible and their indices known.
+     *
+     * @return {@link GpuInventory#NONE} for blank output or "No devices were found"
+     * @throws IllegalArgumentException when a line is not a GPU name (an error message, say); the message
+     *                                  quotes the output
+     */
+    public static GpuInventory parse(String output) {
+        Objects.requireNonNull(output, "output");
+        List<String> names = output.lines().map(String::strip).filter(line -> !line.isEmpty()).toList();
+        if (names.isEmpty() || names.equals(List.of(NO_DEVICES))) {
+            return GpuInventory.NONE;
+        }
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            String name = names.get(i);
+            int line = i + 1;
+            String type = typeOf(name).orElseThrow(() -> new IllegalArgumentException("nvidia-smi output line " + line
+                    + " is not a GPU name: \"" + name + "\"; the output was: \"" + quote(output) + "\""));
+            counts.merge(type, 1, Integer::sum);
+        }
+        Map.Entry<String, Integer> chosen = null;
+        for (Map.Entry<String, Integer> entry : counts.entrySet()) {
+            if (chosen == null || entry.getValue() > chosen.getValue()) {
+                chosen = entry;
+            }
+        }
+        return new GpuInventory(chosen.getValue(), chosen.getKey(), names);
+    }
+
+    /**
+     * Runs {@link #QUERY}, waiting at most {@code timeout}.
+     *
+     * @return empty when there is no nvidia-smi on the PATH (a machine without NVIDIA GPUs); {@link
+     *         GpuInventory#NONE} when it finds no device
+     * @throws IllegalStateException when nvidia-smi fails (no driver, a version mismatch), hangs, or prints
+     *                               what is not a list of GPUs; the message quotes its output and says to set
+     *                               {@code jobs.worker.gpu-count} and {@code jobs.worker.gpu-type} by hand
+     */
+    public static Optional<GpuInventory> detect(Duration timeout) {
+        return detect(QUERY, timeout);
+    }
+
+    static Optional<GpuInventory> detect(List<String> command, Duration timeout) {
+        String program = command.getFirst();
+        if (findExecutable(program).isEmpty()) {
+            return Optional.empty();
+        }
+        Process process;
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + program + ": " + e.getMessage() + ". " + BY_HAND + ".", e);
+        }
+        try {
+            process.getOutputStream().close();
+        } catch (IOException ignored) {
+            // it reads nothing
+        }
+        CompletableFuture<String> output = new CompletableFuture<>();
+        Thread.ofVirtual().name("nvidia-smi-output").start(() -> {
+            try (InputStream in = process.getInputStream()) {
+                String text = new String(in.readNBytes(MAX_OUTPUT), UTF_8);
+                in.transferTo(OutputStream.nullOutputStream());
+                output.complete(text);
+            } catch (IOException e) {
+                output.completeExceptionally(e);
+            }
+        });
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String text;
+        try {
+            if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new TimeoutException();
+            }
+            text = output.get(Math.max(deadline - System.nanoTime(), TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            process.destroyForcibly();
+            throw new IllegalStateException(program + " did not answer within " + timeout + " (is the GPU driver hung?). "
+                    + BY_HAND + ".");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot read the output of " + program + ": " + e.getCause() + ". " + BY_HAND
+                    + ".", e.getCause());
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + program, e);
+        }
+        int exit = process.exitValue();
+        if (text.strip().equals(NO_DEVICES)) {
+            return Optional.of(GpuInventory.NONE);
+        }
+        if (exit != 0) {
+            throw new IllegalStateException(program + " failed (exit " + exit + "): \"" + quote(text) + "\". " + BY_HAND
+                    + ".");
+        }
+        try {
+            return Optional.of(parse(text));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(e.getMessage() + ". " + BY_HAND + ".", e);
+        }
+    }
+
+    /** The short type of one GPU name, or empty when the name does not look like one. */
+    static Optional<String> typeOf(String name) {
+        if (!NAME.matcher(name).matches()) {
+            return Optional.empty();
+        }
+        String[] words = name.strip().split("\\s+");
+        if (words.length > MAX_WORDS) {
+            return Optional.empty();
+        }
+        int i = 0;
+        while (i < words.length && BRANDS.contains(words[i].toUpperCase(Locale.ROOT))) {
+            i++;
+        }
+        if (i == words.length) {
+            return Optional.empty();
+        }
+        String type;
+        if (FAMILIES.contains(words[i].toUpperCase(Locale.ROOT))) {
+            StringBuilder joined = new StringBuilder(words[i++]);
+            while (i < words.length && !hasDigit(joined)) {
+                joined.append(words[i++]);
+            }
+            for (; i < words.length; i++) {
+                if (VARIANTS.contains(words[i].toUpperCase(Locale.ROOT))) {
+                    joined.append(words[i]);
+                }
+            }
+            type = joined.toString().toUpperCase(Locale.ROOT);
+        } else {
+            String model = words[i];
+            int dash = model.indexOf('-');
+            type = dash < 0 ? model : model.substring(0, dash);
+            if (!hasDigit(type)) {
+                return Optional.empty();
+            }
+        }
+        return TYPE.matcher(type).matches() ? Optional.of(type) : Optional.empty();
+    }
+
+    private static boolean hasDigit(CharSequence text) {
+        return text.chars().anyMatch(Character::isDigit);
+    }
+
+    private static String quote(String output) {
+        String text = output.strip();
+        return text.length() <= QUOTE_LIMIT ? text : text.substring(0, QUOTE_LIMIT) + "...";
+    }
+
+    /** Where the program would be found: a path when it has a slash, else on this process's PATH. */
+    private static Optional<Path> findExecutable(String program) {
+        try {
+            if (program.contains("/")) {
+                return Optional.of(Path.of(program)).filter(NvidiaSmi::isExecutableFile);
+            }
+            String searchPath = Objects.requireNonNullElse(System.getenv("PATH"), "/bin:/usr/bin");
+            for (String dir : searchPath.split(":", -1)) {
+                Path candidate = Path.of(dir.isEmpty() ? "." : dir).resolve(program);
+                if (isExecutableFile(candidate)) {
+                    return Optional.of(candidate);
+                }
+            }
+            return Optional.empty();
+        } catch (InvalidPathException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static boolean isExecutableFile(Path path) {
+        return Files.isRegularFile(path) && Files.isExecutable(path);
+    }
+}
