@@ -275,18 +275,22 @@ class ProcessRunnerTest {
     void aNewRunnerKillsTheGroupsThatAPreviousOneLeft() throws Exception {
         ProcessRunner previous = new ProcessRunner(workDir, 1000, 100, GRACE, clock);
         RunningAttempt leftover = previous.start(aKey(), List.of("sh", "-c", "sleep 600 & exec sleep 600"), Map.of());
-        await().atMost(PATIENCE).until(() -> descendants(leftover).size() == 1);
-        List<Long> children = descendants(leftover);
+        try {
+            await().atMost(PATIENCE).until(() -> descendants(leftover).size() == 1);
+            List<Long> children = descendants(leftover);
 
-        ProcessRunner restarted = new ProcessRunner(workDir, 1000, 100, GRACE, clock);
-        List<AttemptKey> killed = restarted.killLeftovers();
+            ProcessRunner restarted = new ProcessRunner(workDir, 1000, 100, GRACE, clock);
+            List<AttemptKey> killed = restarted.killLeftovers();
 
-        assertThat(killed).containsExactly(leftover.key());
-        assertThat(alive(leftover.pgid())).isFalse();
-        assertThat(children).noneMatch(ProcessRunnerTest::alive);
-        assertThat(workDir.resolve("running")).isEmptyDirectory();
-        assertThat(restarted.killLeftovers()).isEmpty();
-        assertThat(outcome(leftover).exitCode()).isEqualTo(143);
+            assertThat(killed).containsExactly(leftover.key());
+            assertThat(alive(leftover.pgid())).isFalse();
+            assertThat(children).noneMatch(ProcessRunnerTest::alive);
+            assertThat(workDir.resolve("running")).isEmptyDirectory();
+            assertThat(restarted.killLeftovers()).isEmpty();
+            assertThat(outcome(leftover).exitCode()).isEqualTo(143);
+        } finally {
+            leftover.terminate();
+        }
     }
 
     @Test
