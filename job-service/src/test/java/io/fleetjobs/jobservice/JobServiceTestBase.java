@@ -1,6 +1,7 @@
 package io.fleetjobs.jobservice;
 
 import io.fleetjobs.model.JobEvent;
+import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.TestDatabases;
 import io.fleetjobs.testsupport.TestKafka;
 import org.junit.jupiter.api.BeforeEach;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Transition;
+import io.fleetjobs.testsupport.Api;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,6 +8,7 @@ import io.fleetjobs.store.Inbox;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Json;
 import io.fleetjobs.testsupport.KafkaProcess;
+import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.TestDatabases;
 import java.nio.file.Path;
 import java.time.Duration;

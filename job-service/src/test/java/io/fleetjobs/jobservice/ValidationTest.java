@@ -2,6 +2,7 @@ package io.fleetjobs.jobservice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.testsupport.Api;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.fleetjobs.jobservice;
+package io.fleetjobs.testsupport;
 
 import java.net.URI;
 import java.net.http.HttpClient;

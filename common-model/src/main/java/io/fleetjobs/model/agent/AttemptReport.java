@@ -30,7 +30,7 @@ public record AttemptReport(
 
     public static final String TOPIC = "jobs.attempt-status";
 
-    public boolean isFinal() {
+    public boolean endsAttempt() {
         return state != null && !state.isLive();
     }
 }

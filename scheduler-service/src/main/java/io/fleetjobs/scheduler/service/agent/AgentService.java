@@ -87,7 +87,7 @@ public final class AgentService {
         Map<AttemptRef, AttemptReport> running = new HashMap<>();
         for (AttemptReport report : heartbeat.attempts()) {
             AttemptReport own = withMachine(report, machineId);
-            if (own.isFinal()) {
+            if (own.endsAttempt()) {
                 reports.apply(own);
                 ack.add(new AttemptRef(own.jobId(), own.attempt()));
             } else {

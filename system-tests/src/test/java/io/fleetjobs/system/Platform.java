@@ -1,0 +1,137 @@
+package io.fleetjobs.system;
+
+import io.fleetjobs.jobservice.JobServiceApplication;
+import io.fleetjobs.model.JobEvent;
+import io.fleetjobs.model.agent.AttemptReport;
+import io.fleetjobs.scheduler.service.SchedulerApplication;
+import io.fleetjobs.testsupport.Api;
+import io.fleetjobs.testsupport.TestDatabases;
+import io.fleetjobs.testsupport.TestKafka;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The platform for end-to-end tests: job-service and scheduler-service on a real PostgreSQL and a
+ * real Kafka broker, and worker agents as separate processes ({@code worker-agent.jar}) that run
+ * real jobs.
+ */
+final class Platform implements AutoCloseable {
+    static final String ADMIN_TOKEN = "e2e-admin-token-0123456789";
+    static final String JOIN_TOKEN = "e2e-join-token-0123456789";
+
+    private final TestDatabases.Database db = TestDatabases.create();
+    private final TestKafka kafka = new TestKafka(JobEvent.TOPIC, AttemptReport.TOPIC).start();
+    private final ConfigurableApplicationContext jobService;
+    private final ConfigurableApplicationContext scheduler;
+    private final List<AgentProcess> agents = new ArrayList<>();
+    final Api admin;
+
+    Platform(Map<String, String> overrides) {
+        Map<String, Object> common = new HashMap<>();
+        common.put("spring.datasource.url", db.url());
+        common.put("spring.datasource.username", db.user());
+        common.put("spring.datasource.password", db.password());
+        common.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
+        common.put("server.port", "0");
+        common.put("jobs.outbox.poll-interval", "100ms");
+        common.putAll(overrides);
+        Map<String, Object> js = new HashMap<>(common);
+        js.put("jobs.bootstrap-admin-token", ADMIN_TOKEN);
+        jobService = new SpringApplicationBuilder(JobServiceApplication.class).run(args(js));
+        Map<String, Object> ss = new HashMap<>(common);
+        ss.put("jobs.agent.join-token", JOIN_TOKEN);
+        scheduler = new SpringApplicationBuilder(SchedulerApplication.class).run(args(ss));
+        admin = new Api(port(jobService), ADMIN_TOKEN);
+    }
+
+    int schedulerPort() {
+        return port(scheduler);
+    }
+
+    String kafkaBootstrapServers() {
+        return kafka.bootstrapServers();
+    }
+
+    <T> T jobService(Class<T> bean) {
+        return jobService.getBean(bean);
+    }
+
+    /** A new tenant and a client holding a user key of it. */
+    Api tenant(String name) {
+        var created = admin.post("/api/v1/admin/tenants", "{\"name\":\"" + name + "\"}");
+        if (created.status() != 201) {
+            throw new IllegalStateException("tenant: " + created);
+        }
+        return admin.as(admin.post("/api/v1/admin/tenants/" + name + "/api-keys", "{}").field("key"));
+    }
+
+    /** Starts a worker agent process for a machine, talking to {@code schedulerPort}. */
+    AgentProcess agent(String machineId, int schedulerPort, String... extraArgs) {
+        Path jar = Path.of("..", "worker-agent", "target", "worker-agent.jar");
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException(jar.toAbsolutePath() + " is missing: build worker-agent first");
+        }
+        Path dir = Path.of("target", "agents", machineId);
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-jar", jar.toString(),
+                "--jobs.worker.scheduler-url=http://127.0.0.1:" + schedulerPort,
+                "--jobs.worker.machine-id=" + machineId,
+                "--jobs.worker.region=local",
+                "--jobs.worker.join-token=" + JOIN_TOKEN,
+                "--jobs.worker.cpu=4", "--jobs.worker.memory-mb=4096", "--jobs.worker.gpu-count=0",
+                "--jobs.worker.work-dir=" + dir.resolve("work"),
+                "--jobs.worker.heartbeat-interval=1s",
+                "--jobs.worker.kill-grace=2s",
+                "--jobs.worker.kafka-bootstrap-servers=" + kafka.bootstrapServers()));
+        command.addAll(List.of(extraArgs));
+        try {
+            Files.createDirectories(dir);
+            Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile())).start();
+            AgentProcess agent = new AgentProcess(machineId, p, dir.resolve("agent.log"));
+            agents.add(agent);
+            return agent;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    record AgentProcess(String machineId, Process process, Path log) {
+        void kill() {
+            process.destroyForcibly();
+        }
+    }
+
+    /** As command-line arguments, which take precedence over the services' application.yml. */
+    private static String[] args(Map<String, Object> properties) {
+        return properties.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
+    }
+
+    private static int port(ConfigurableApplicationContext context) {
+        return Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
+    }
+
+    @Override
+    public void close() {
+        agents.forEach(a -> {
+            a.process().destroy();
+            try {
+                a.process().waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        scheduler.close();
+        jobService.close();
+        kafka.close();
+    }
+}

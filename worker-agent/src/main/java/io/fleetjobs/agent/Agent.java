@@ -1,0 +1,308 @@
+package io.fleetjobs.agent;
+
+import io.fleetjobs.agent.process.AttemptKey;
+import io.fleetjobs.agent.process.Outcome;
+import io.fleetjobs.agent.process.ProcessRunner;
+import io.fleetjobs.agent.process.RunningAttempt;
+import io.fleetjobs.agent.process.StartFailedException;
+import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
+import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
+import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
+import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
+import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
+import io.fleetjobs.model.agent.AgentProtocol.Kill;
+import io.fleetjobs.model.agent.AgentProtocol.Lease;
+import io.fleetjobs.model.agent.AttemptReport;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.ResourceAccessException;
+
+/**
+ * The agent's loop: heartbeat (what runs, how attempts ended), then do what the reply says (start,
+ * kill), and again. The scheduler holds a heartbeat while it has nothing to say, so a new lease
+ * arrives within moments of its commit.
+ *
+ * <p>Self-fencing: when no heartbeat has been answered for the lease TTL, the agent kills its
+ * attempts itself (LEASE_EXPIRED). The control plane declares the machine lost only after a longer
+ * TTL, so two live attempts of one job never overlap, even across a partition.
+ */
+final class Agent implements SmartLifecycle {
+    private static final Logger log = LoggerFactory.getLogger(Agent.class);
+    static final String CANCELED = "canceled";
+    static final String TIMED_OUT = "timed out";
+    static final String FENCED = "lease expired";
+
+    private final WorkerProperties properties;
+    private final MachineResources resources;
+    private final SchedulerClient scheduler;
+    private final ProcessRunner runner;
+    private final ReportSink sink;
+    private final InstantSource clock;
+    private final Map<AttemptKey, Tracked> running = new ConcurrentHashMap<>();
+    private final Map<AttemptKey, AttemptReport> finals = new ConcurrentHashMap<>();
+    private final Semaphore wake = new Semaphore(0);
+    private volatile boolean active;
+    private Thread loop;
+    private JoinResponse identity;
+    private Instant lastRenewal;
+
+    Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, ProcessRunner runner,
+            ReportSink sink, InstantSource clock) {
+        this.properties = properties;
+        this.resources = resources;
+        this.scheduler = scheduler;
+        this.runner = runner;
+        this.sink = sink;
+        this.clock = clock;
+    }
+
+    /** An attempt this agent runs. */
+    private static final class Tracked {
+        final Lease lease;
+        final RunningAttempt process;
+        final Instant deadline;
+        volatile String killReason;
+
+        Tracked(Lease lease, RunningAttempt process, Instant deadline) {
+            this.lease = lease;
+            this.process = process;
+            this.deadline = deadline;
+        }
+    }
+
+    @Override
+    public void start() {
+        List<AttemptKey> leftovers = runner.killLeftovers();
+        if (!leftovers.isEmpty()) {
+            log.info("killed {} attempts a previous incarnation left running: {}", leftovers.size(), leftovers);
+        }
+        join();
+        active = true;
+        loop = Thread.ofPlatform().name("agent-loop").daemon(false).start(this::run);
+    }
+
+    /** Joins, retrying while the scheduler cannot be reached, up to the join timeout. */
+    private void join() {
+        Instant deadline = clock.instant().plus(properties.joinTimeout());
+        JoinRequest request = new JoinRequest(resources.machineId(), properties.region(), properties.labels(),
+                resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType());
+        while (true) {
+            try {
+                identity = scheduler.join(properties.joinToken(), request);
+                lastRenewal = clock.instant();
+                log.info("joined as machine {} (incarnation {}): {} cpu millis, {} MiB, {} GPUs {}", identity.machineId(),
+                        identity.incarnation(), resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(),
+                        resources.gpuType() == null ? "" : resources.gpuType());
+                return;
+            } catch (HttpClientErrorException e) {
+                throw new IllegalStateException("the scheduler at " + properties.schedulerUrl() + " refused the join ("
+                        + e.getStatusCode() + "): " + e.getResponseBodyAsString()
+                        + "; check jobs.worker.join-token (JOBS_WORKER_JOIN_TOKEN) against the control plane's JOBS_AGENT_JOIN_TOKEN");
+            } catch (ResourceAccessException e) {
+                if (clock.instant().isAfter(deadline)) {
+                    throw new IllegalStateException("cannot reach the scheduler at " + properties.schedulerUrl() + " ("
+                            + e.getMessage() + "); set jobs.worker.scheduler-url (JOBS_WORKER_SCHEDULER_URL)");
+                }
+                pause(Duration.ofMillis(500));
+            }
+        }
+    }
+
+    private void run() {
+        while (active) {
+            Instant sentAt = clock.instant();
+            boolean progress = false;
+            try {
+                HeartbeatResponse reply = scheduler.heartbeat(identity.credential(), new Heartbeat(identity.machineId(),
+                        identity.incarnation(), reports(), properties.heartbeatInterval().toMillis()));
+                lastRenewal = clock.instant();
+                progress = apply(reply);
+            } catch (HttpClientErrorException.Unauthorized | HttpClientErrorException.Conflict e) {
+                // the credential is unknown or another incarnation took this machine over: its attempts were ended
+                log.warn("the scheduler no longer knows this agent ({}): {}; stopping attempts and joining again",
+                        e.getStatusCode(), e.getResponseBodyAsString());
+                stopAll(FENCED);
+                rejoin();
+            } catch (RuntimeException e) {
+                log.warn("heartbeat failed: {}", e.getMessage());
+                fenceIfExpired();
+            }
+            enforceTimeouts();
+            if (!progress) {
+                Duration left = properties.heartbeatInterval().minus(Duration.between(sentAt, clock.instant()));
+                waitFor(left.isNegative() ? Duration.ZERO : left);
+            }
+        }
+    }
+
+    /** Does what the reply says. @return whether it said anything new */
+    private boolean apply(HeartbeatResponse reply) {
+        boolean progress = false;
+        for (AttemptRef acked : reply.ack()) {
+            progress |= finals.remove(new AttemptKey(acked.jobId(), acked.attempt())) != null;
+        }
+        for (Kill kill : reply.kill()) {
+            Tracked t = running.get(new AttemptKey(kill.jobId(), kill.attempt()));
+            if (t != null && t.killReason == null) {
+                t.killReason = kill.reason();
+                t.process.terminate();
+                progress = true;
+            }
+        }
+        for (Lease lease : reply.start()) {
+            AttemptKey key = new AttemptKey(lease.jobId(), lease.attempt());
+            if (!running.containsKey(key) && !finals.containsKey(key)) {
+                start(key, lease);
+                progress = true;
+            }
+        }
+        return progress;
+    }
+
+    private void start(AttemptKey key, Lease lease) {
+        try {
+            RunningAttempt process = runner.start(key, lease.command(), lease.env());
+            Instant deadline = lease.timeoutSeconds() == null ? null
+                    : process.startedAt().plusSeconds(lease.timeoutSeconds());
+            Tracked tracked = new Tracked(lease, process, deadline);
+            running.put(key, tracked);
+            sink.publish(report(tracked, AttemptState.RUNNING, null, null, null));
+            process.exit().whenComplete((outcome, error) -> ended(key, tracked, outcome));
+        } catch (StartFailedException e) {
+            log.warn("attempt {} could not start: {}", key, e.getMessage());
+            AttemptReport failed = new AttemptReport(key.jobId(), key.attempt(), lease.epoch(), identity.machineId(),
+                    AttemptState.FAILED, null, FailureReason.START_FAILED, null, clock.instant(), "", e.getMessage());
+            finals.put(key, failed);
+            sink.publish(failed);
+        }
+    }
+
+    /** An attempt's process is gone: its final report waits for the scheduler's acknowledgement. */
+    private void ended(AttemptKey key, Tracked tracked, Outcome outcome) {
+        String why = tracked.killReason;
+        AttemptReport report;
+        if (outcome == null) {
+            report = report(tracked, AttemptState.FAILED, null, FailureReason.START_FAILED, null);
+        } else if (CANCELED.equals(why)) {
+            report = report(tracked, AttemptState.CANCELED, outcome.exitCode(), null, outcome);
+        } else if (TIMED_OUT.equals(why)) {
+            report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.TIMEOUT, outcome);
+        } else if (FENCED.equals(why)) {
+            report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.LEASE_EXPIRED, outcome);
+        } else if (outcome.exitCode() == 0 && why == null) {
+            report = report(tracked, AttemptState.SUCCEEDED, 0, null, outcome);
+        } else {
+            report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.EXIT_CODE, outcome);
+        }
+        finals.put(key, report);
+        running.remove(key);
+        sink.publish(report);
+        wake.release();
+    }
+
+    private AttemptReport report(Tracked t, AttemptState state, Integer exitCode, FailureReason reason, Outcome outcome) {
+        return new AttemptReport(t.lease.jobId(), t.lease.attempt(), t.lease.epoch(), identity.machineId(), state, exitCode,
+                reason, t.process.startedAt(), outcome == null ? (state.isLive() ? null : clock.instant()) : outcome.finishedAt(),
+                outcome == null ? t.process.stdoutTail() : outcome.stdoutTail(),
+                outcome == null ? t.process.stderrTail() : outcome.stderrTail());
+    }
+
+    /** What the next heartbeat says: every attempt running, and every final report not yet acknowledged. */
+    private List<AttemptReport> reports() {
+        List<AttemptReport> all = new ArrayList<>(finals.values());
+        for (Tracked t : running.values()) {
+            all.add(new AttemptReport(t.lease.jobId(), t.lease.attempt(), t.lease.epoch(), identity.machineId(),
+                    AttemptState.RUNNING, null, null, t.process.startedAt(), null, null, null));
+        }
+        return all;
+    }
+
+    private void enforceTimeouts() {
+        Instant now = clock.instant();
+        for (Tracked t : running.values()) {
+            if (t.deadline != null && now.isAfter(t.deadline) && t.killReason == null) {
+                t.killReason = TIMED_OUT;
+                t.process.terminate();
+            }
+        }
+    }
+
+    /** No answer for the lease TTL: this agent may have been cut off, so it stops its attempts itself. */
+    private void fenceIfExpired() {
+        Duration ttl = Duration.ofMillis(identity.leaseTtlMs());
+        if (!running.isEmpty() && Duration.between(lastRenewal, clock.instant()).compareTo(ttl) > 0) {
+            log.warn("no heartbeat answered for {}: killing {} attempts (self-fencing)", ttl, running.size());
+            stopAll(FENCED);
+        }
+    }
+
+    private void stopAll(String reason) {
+        for (Tracked t : running.values()) {
+            if (t.killReason == null) {
+                t.killReason = reason;
+                t.process.terminate();
+            }
+        }
+    }
+
+    private void rejoin() {
+        try {
+            join();
+        } catch (IllegalStateException e) {
+            log.warn("joining again failed: {}", e.getMessage());
+        }
+    }
+
+    private void waitFor(Duration timeout) {
+        try {
+            if (wake.tryAcquire(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                wake.drainPermits();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            active = false;
+        }
+    }
+
+    private static void pause(Duration d) {
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void stop() {
+        active = false;
+        if (loop != null) {
+            loop.interrupt();
+        }
+        sink.close();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return active;
+    }
+
+    /** For tests: the attempts running now. */
+    Map<AttemptKey, RunningAttempt> running() {
+        Map<AttemptKey, RunningAttempt> view = new java.util.HashMap<>();
+        running.forEach((k, t) -> view.put(k, t.process));
+        return view;
+    }
+}

@@ -1,0 +1,59 @@
+package io.fleetjobs.agent;
+
+import io.fleetjobs.agent.resources.GpuInventory;
+import io.fleetjobs.agent.resources.HostResources;
+import io.fleetjobs.agent.resources.NvidiaSmi;
+import java.math.BigDecimal;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+
+/** What this machine offers: configured where set, detected otherwise. */
+record MachineResources(String machineId, long cpuMillis, long memoryMb, int gpuCount, String gpuType) {
+
+    static MachineResources resolve(WorkerProperties p) {
+        if (p.joinToken() == null || p.joinToken().isBlank()) {
+            throw new IllegalStateException("no join token: set jobs.worker.join-token (JOBS_WORKER_JOIN_TOKEN) to the "
+                    + "control plane's JOBS_AGENT_JOIN_TOKEN");
+        }
+        String machineId = p.machineId() == null || p.machineId().isBlank() ? hostname() : p.machineId();
+        long cpuMillis;
+        if (p.cpu() == null) {
+            cpuMillis = HostResources.cpuMillis();
+        } else if (p.cpu().signum() <= 0 || p.cpu().scale() > 3) {
+            throw new IllegalStateException("jobs.worker.cpu must be a positive number of cores with at most 3 decimals, not "
+                    + p.cpu().toPlainString());
+        } else {
+            cpuMillis = p.cpu().multiply(BigDecimal.valueOf(1000)).longValueExact();
+        }
+        long memoryMb = p.memoryMb() == null ? HostResources.memoryMb() : p.memoryMb();
+        if (memoryMb <= 0) {
+            throw new IllegalStateException("jobs.worker.memory-mb must be positive, not " + memoryMb);
+        }
+        int gpuCount;
+        String gpuType;
+        if (p.gpuCount() != null) {
+            if (p.gpuCount() < 0) {
+                throw new IllegalStateException("jobs.worker.gpu-count must be 0 or more, not " + p.gpuCount());
+            }
+            gpuCount = p.gpuCount();
+            gpuType = p.gpuType();
+            if (gpuCount > 0 && gpuType == null) {
+                gpuType = NvidiaSmi.detect(Duration.ofSeconds(10)).map(GpuInventory::type).orElse(null);
+            }
+        } else {
+            GpuInventory gpus = NvidiaSmi.detect(Duration.ofSeconds(10)).orElse(GpuInventory.NONE);
+            gpuCount = gpus.count();
+            gpuType = p.gpuType() != null ? p.gpuType() : gpus.type();
+        }
+        return new MachineResources(machineId, cpuMillis, memoryMb, gpuCount, gpuCount == 0 ? null : gpuType);
+    }
+
+    private static String hostname() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("cannot tell this machine's name: set jobs.worker.machine-id", e);
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package io.fleetjobs.agent;
+
+import io.fleetjobs.model.agent.AgentProtocol;
+import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
+import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
+import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
+import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.web.client.RestClient;
+
+/** The scheduler's agent API, over HTTP. */
+final class SchedulerClient {
+    private final RestClient http;
+
+    SchedulerClient(RestClient.Builder builder, String schedulerUrl, Duration readTimeout) {
+        JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build());
+        factory.setReadTimeout(readTimeout);
+        this.http = builder.baseUrl(schedulerUrl).requestFactory(factory).build();
+    }
+
+    JoinResponse join(String joinToken, JoinRequest request) {
+        return http.post().uri(AgentProtocol.JOIN_PATH).header("Authorization", "Bearer " + joinToken)
+                .body(request).retrieve().body(JoinResponse.class);
+    }
+
+    HeartbeatResponse heartbeat(String credential, Heartbeat heartbeat) {
+        return http.post().uri(AgentProtocol.HEARTBEAT_PATH).header("Authorization", "Bearer " + credential)
+                .body(heartbeat).retrieve().body(HeartbeatResponse.class);
+    }
+}

@@ -1,0 +1,46 @@
+package io.fleetjobs.agent;
+
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The agent's configuration, {@code jobs.worker.*} (also {@code JOBS_WORKER_*}). Resources left
+ * unset are detected: CPU count, memory, and GPUs with {@code nvidia-smi}.
+ *
+ * @param killGrace how long a process group has after SIGTERM before SIGKILL
+ * @param logCapBytes the most of each of stdout and stderr kept on disk per attempt
+ * @param kafkaBootstrapServers where to publish attempt reports at once (optional; heartbeats carry them anyway)
+ * @param joinTimeout how long to keep trying to reach the scheduler before giving up at start
+ */
+@ConfigurationProperties("jobs.worker")
+public record WorkerProperties(
+        String schedulerUrl,
+        String machineId,
+        String region,
+        Map<String, String> labels,
+        BigDecimal cpu,
+        Long memoryMb,
+        Integer gpuCount,
+        String gpuType,
+        String joinToken,
+        Duration heartbeatInterval,
+        Path workDir,
+        Duration killGrace,
+        Long logCapBytes,
+        String kafkaBootstrapServers,
+        Duration joinTimeout) {
+
+    public WorkerProperties {
+        schedulerUrl = schedulerUrl == null || schedulerUrl.isBlank() ? "http://localhost:8082" : schedulerUrl;
+        region = region == null || region.isBlank() ? "default" : region;
+        labels = labels == null ? Map.of() : Map.copyOf(labels);
+        heartbeatInterval = heartbeatInterval == null ? Duration.ofSeconds(2) : heartbeatInterval;
+        workDir = workDir == null ? Path.of(".fleetjobs-worker") : workDir;
+        killGrace = killGrace == null ? Duration.ofSeconds(10) : killGrace;
+        logCapBytes = logCapBytes == null ? 64L << 20 : logCapBytes;
+        joinTimeout = joinTimeout == null ? Duration.ofSeconds(30) : joinTimeout;
+    }
+}
