@@ -84,39 +84,17 @@ class EndToEndTest {
         String marker = "e2e-cancel-" + UUID.randomUUID();
         String id = submit("sleeper", "sleep 300; echo " + marker);
         awaitState(id, "RUNNING", Duration.ofSeconds(60));
-        ProcessHandle process = await().atMost(Duration.ofSeconds(10)).until(() -> findProcess(marker), Optional::isPresent)
+        ProcessHandle process = await().atMost(Duration.ofSeconds(10)).until(() -> AgentFaultsTest.Processes.find(marker), Optional::isPresent)
                 .orElseThrow();
 
         var canceled = user.post("/api/v1/jobs/" + id + "/cancel", null);
         assertThat(canceled.status()).isEqualTo(202);
         // SIGTERM reaches the group at once; the grace is 2 s in this platform, so 10 s is ample
-        await().atMost(Duration.ofSeconds(10)).until(() -> gone(process));
+        await().atMost(Duration.ofSeconds(10)).until(() -> AgentFaultsTest.Processes.gone(process));
         JsonNode job = awaitState(id, "CANCELED", Duration.ofSeconds(30));
         assertThat(job.get("cancelRequested").asBoolean()).isTrue();
         assertThat(user.get("/api/v1/jobs/" + id + "/attempts").json().get("items").get(0).get("state").asString())
                 .isEqualTo("CANCELED");
     }
 
-    /**
-     * Whether a process has ended. A killed job's grandchildren are re-parented to PID 1, which
-     * may not reap them: a zombie has ended too, though {@code isAlive()} says otherwise.
-     */
-    private static boolean gone(ProcessHandle process) {
-        if (!process.isAlive()) {
-            return true;
-        }
-        try {
-            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(process.pid()), "stat"));
-            return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
-        } catch (java.io.IOException e) {
-            return true; // no /proc entry: gone
-        }
-    }
-
-    /** The shell that runs a job's script: its command line carries the script. */
-    private static Optional<ProcessHandle> findProcess(String marker) {
-        return ProcessHandle.allProcesses()
-                .filter(p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false))
-                .findFirst();
-    }
 }

@@ -73,26 +73,36 @@ final class Platform implements AutoCloseable {
         return admin.as(admin.post("/api/v1/admin/tenants/" + name + "/api-keys", "{}").field("key"));
     }
 
-    /** Starts a worker agent process for a machine, talking to {@code schedulerPort}. */
+    /**
+     * Starts a worker agent process for a machine, talking to {@code schedulerPort}; {@code extraArgs}
+     * ({@code --key=value}) replace the defaults.
+     */
     AgentProcess agent(String machineId, int schedulerPort, String... extraArgs) {
         Path jar = Path.of("..", "worker-agent", "target", "worker-agent.jar");
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar.toAbsolutePath() + " is missing: build worker-agent first");
         }
         Path dir = Path.of("target", "agents", machineId);
+        Map<String, String> settings = new java.util.LinkedHashMap<>();
+        settings.put("jobs.worker.scheduler-url", "http://127.0.0.1:" + schedulerPort);
+        settings.put("jobs.worker.machine-id", machineId);
+        settings.put("jobs.worker.region", "local");
+        settings.put("jobs.worker.join-token", JOIN_TOKEN);
+        settings.put("jobs.worker.cpu", "4");
+        settings.put("jobs.worker.memory-mb", "4096");
+        settings.put("jobs.worker.gpu-count", "0");
+        settings.put("jobs.worker.work-dir", dir.resolve("work").toString());
+        settings.put("jobs.worker.heartbeat-interval", "1s");
+        settings.put("jobs.worker.kill-grace", "2s");
+        settings.put("jobs.worker.kafka-bootstrap-servers", kafka.bootstrapServers());
+        for (String arg : extraArgs) { // --key=value, replacing the default of the same key
+            int eq = arg.indexOf('=');
+            settings.put(arg.substring(2, eq), arg.substring(eq + 1));
+        }
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-jar", jar.toString(),
-                "--jobs.worker.scheduler-url=http://127.0.0.1:" + schedulerPort,
-                "--jobs.worker.machine-id=" + machineId,
-                "--jobs.worker.region=local",
-                "--jobs.worker.join-token=" + JOIN_TOKEN,
-                "--jobs.worker.cpu=4", "--jobs.worker.memory-mb=4096", "--jobs.worker.gpu-count=0",
-                "--jobs.worker.work-dir=" + dir.resolve("work"),
-                "--jobs.worker.heartbeat-interval=1s",
-                "--jobs.worker.kill-grace=2s",
-                "--jobs.worker.kafka-bootstrap-servers=" + kafka.bootstrapServers()));
-        command.addAll(List.of(extraArgs));
+                "-XX:TieredStopAtLevel=1", "-jar", jar.toString()));
+        settings.forEach((k, v) -> command.add("--" + k + "=" + v));
         try {
             Files.createDirectories(dir);
             Process p = new ProcessBuilder(command).redirectErrorStream(true)

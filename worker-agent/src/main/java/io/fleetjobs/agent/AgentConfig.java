@@ -13,6 +13,15 @@ class AgentConfig {
     @Bean
     Agent agent(WorkerProperties properties, RestClient.Builder http, JsonMapper json) {
         MachineResources resources = MachineResources.resolve(properties);
+        try {
+            var url = java.net.URI.create(properties.schedulerUrl());
+            if (!("http".equals(url.getScheme()) || "https".equals(url.getScheme())) || url.getHost() == null) {
+                throw new IllegalArgumentException("not an http(s) URL");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("jobs.worker.scheduler-url (JOBS_WORKER_SCHEDULER_URL) must be the scheduler's "
+                    + "http(s) URL, e.g. http://scheduler:8082, not '" + properties.schedulerUrl() + "'");
+        }
         InstantSource clock = InstantSource.system();
         SchedulerClient scheduler = new SchedulerClient(http, properties.schedulerUrl(),
                 properties.heartbeatInterval().plus(Duration.ofSeconds(10)));

@@ -1,0 +1,154 @@
+package io.fleetjobs.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fleetjobs.testsupport.Api;
+import io.fleetjobs.testsupport.TcpProxy;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/** The agent under faults: a partition, a kill -9 and restart, bad configuration. */
+class AgentFaultsTest {
+    private static Platform platform;
+    private static Api user;
+
+    @BeforeAll
+    static void start() {
+        platform = new Platform(Map.of("jobs.agent.lease-ttl", "3s"));
+        user = platform.tenant("faults");
+    }
+
+    @AfterAll
+    static void stop() {
+        platform.close();
+    }
+
+    /** A job for the agent of one region only: each test's agent gets its own region, so tests stay apart. */
+    private static String submit(String region, String script) {
+        var created = user.post("/api/v1/jobs", """
+                {"name": "f", "resources": {"cpu": 1, "memoryMb": 64}, "placement": {"region": "%s"},
+                 "execution": {"command": ["sh", "-c", "%s"]}}""".formatted(region, script));
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        return created.field("id");
+    }
+
+    private static JsonNode job(String id) {
+        return user.get("/api/v1/jobs/" + id).json();
+    }
+
+    private static void awaitState(String id, String state, int attempt) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            JsonNode j = job(id);
+            return state.equals(j.get("state").asString()) && j.get("attempt").asInt() == attempt;
+        });
+    }
+
+    @Test
+    void aPartitionedAgentKillsItsAttemptItselfAndTheAttemptsNeverOverlap() throws IOException {
+        try (TcpProxy link = new TcpProxy(platform.schedulerPort())) {
+            platform.agent("partitioned", link.port(), "--jobs.worker.region=partition");
+            String marker = "partition-" + UUID.randomUUID();
+            String id = submit("partition", "sleep 300; echo " + marker);
+            awaitState(id, "RUNNING", 1);
+            ProcessHandle first = await().atMost(Duration.ofSeconds(10)).until(() -> Processes.find(marker), Optional::isPresent)
+                    .orElseThrow();
+
+            link.cut();
+            Instant cut = Instant.now();
+            // lease TTL 3 s, then TERM; sleep dies on TERM: gone well within 15 s
+            await().atMost(Duration.ofSeconds(15)).until(() -> Processes.gone(first));
+            Instant killed = Instant.now();
+            assertThat(Duration.between(cut, killed)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+            assertThat(job(id).get("state").asString()).as("nobody placed it again meanwhile").isEqualTo("RUNNING");
+
+            link.restore();
+            // the agent's report (LEASE_EXPIRED) sends the job back to the queue on the platform's budget, and it runs again
+            awaitState(id, "RUNNING", 2);
+            JsonNode attempts = user.get("/api/v1/jobs/" + id + "/attempts").json().get("items");
+            assertThat(attempts.get(0).get("failureReason").asString()).isEqualTo("LEASE_EXPIRED");
+            Instant firstEnded = Instant.parse(attempts.get(0).get("finishedAt").asString());
+            Instant secondStarted = Instant.parse(attempts.get(1).get("startedAt").asString());
+            assertThat(firstEnded).isBefore(secondStarted);
+            assertThat(killed).isBefore(secondStarted.plusMillis(1));
+            user.post("/api/v1/jobs/" + id + "/cancel", null);
+            awaitState(id, "CANCELED", 2);
+        }
+    }
+
+    @Test
+    void aRestartedAgentKillsWhatItsPreviousIncarnationLeftAndTheJobRunsAgain() {
+        Platform.AgentProcess agent = platform.agent("restarted", platform.schedulerPort(), "--jobs.worker.region=restart");
+        String marker = "restart-" + UUID.randomUUID();
+        String id = submit("restart", "sleep 300; echo " + marker);
+        awaitState(id, "RUNNING", 1);
+        ProcessHandle orphan = await().atMost(Duration.ofSeconds(10)).until(() -> Processes.find(marker), Optional::isPresent)
+                .orElseThrow();
+
+        agent.kill(); // kill -9: the job's process is orphaned, still running
+        await().atMost(Duration.ofSeconds(10)).until(() -> !agent.process().isAlive());
+        assertThat(Processes.gone(orphan)).isFalse();
+
+        platform.agent("restarted", platform.schedulerPort(), "--jobs.worker.region=restart");
+        await().atMost(Duration.ofSeconds(30)).until(() -> Processes.gone(orphan));
+        awaitState(id, "RUNNING", 2);
+        JsonNode attempts = user.get("/api/v1/jobs/" + id + "/attempts").json().get("items");
+        assertThat(attempts.get(0).get("failureReason").asString()).isEqualTo("AGENT_RESTARTED");
+        assertThat(job(id).get("machineId").asString()).isEqualTo("restarted");
+        user.post("/api/v1/jobs/" + id + "/cancel", null);
+        awaitState(id, "CANCELED", 2);
+    }
+
+    @Test
+    void badConfigurationFailsFastSayingWhatToSet() throws Exception {
+        assertThat(failedAgent("no-token", "--jobs.worker.join-token=")).contains("jobs.worker.join-token");
+        assertThat(failedAgent("nowhere", "--jobs.worker.scheduler-url=http://127.0.0.1:1", "--jobs.worker.join-timeout=1s"))
+                .contains("jobs.worker.scheduler-url");
+        assertThat(failedAgent("bad-cpu", "--jobs.worker.cpu=lots")).contains("jobs.worker.cpu");
+        assertThat(failedAgent("bad-token", "--jobs.worker.join-token=wrong")).contains("join-token");
+    }
+
+    /** Runs an agent that must exit at once, non-zero; returns its output. */
+    private static String failedAgent(String machineId, String... args) throws Exception {
+        Platform.AgentProcess agent = platform.agent(machineId, platform.schedulerPort(), args);
+        assertThat(agent.process().waitFor(60, TimeUnit.SECONDS)).as(machineId + " exits").isTrue();
+        assertThat(agent.process().exitValue()).as(machineId + " exit status").isNotZero();
+        return Files.readString(agent.log());
+    }
+
+    /** Processes of jobs, found by a marker in their command line. */
+    static final class Processes {
+        static Optional<ProcessHandle> find(String marker) {
+            List<ProcessHandle> found = new ArrayList<>();
+            ProcessHandle.allProcesses().filter(p -> p.info().commandLine().map(c -> c.contains(marker)).orElse(false))
+                    .forEach(found::add);
+            return found.stream().findFirst();
+        }
+
+        /** Ended, zombies included (orphans re-parented to a PID 1 that does not reap stay zombies). */
+        static boolean gone(ProcessHandle process) {
+            if (!process.isAlive()) {
+                return true;
+            }
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+                return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+            } catch (IOException e) {
+                return true;
+            }
+        }
+    }
+}
