@@ -70,6 +70,35 @@ class EndToEndTest {
         assertThat(logs.get("stdout").asString()).isEqualTo("hi\n");
     }
 
+    /**
+     * Twenty jobs one after another, each run to success; prints the time from submit to RUNNING as
+     * the database recorded it (a measurement for the docs, not an assertion on speed).
+     */
+    @Test
+    void submitToRunningIsMeasuredOnSequentialJobs() {
+        List<Long> millis = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            String id = submit("latency-" + i, "true");
+            awaitState(id, "SUCCEEDED", Duration.ofSeconds(60));
+            java.time.Instant submitted = null;
+            java.time.Instant running = null;
+            for (JsonNode e : user.get("/api/v1/jobs/" + id + "/events").json().get("items")) {
+                java.time.Instant at = java.time.Instant.parse(e.get("at").asString());
+                switch (e.get("to").asString()) {
+                    case "SUBMITTED" -> submitted = at;
+                    case "RUNNING" -> running = at;
+                    default -> { }
+                }
+            }
+            assertThat(submitted).isNotNull();
+            assertThat(running).as("job %s passed through RUNNING", id).isNotNull();
+            millis.add(Duration.between(submitted, running).toMillis());
+        }
+        java.util.Collections.sort(millis);
+        System.out.printf("submit -> RUNNING over %d sequential jobs: p50 %d ms, p90 %d ms, max %d ms%n", millis.size(),
+                millis.get(millis.size() / 2), millis.get(millis.size() * 9 / 10), millis.getLast());
+    }
+
     @Test
     void aFailingCommandEndsFailedWithItsExitCode() {
         String id = submit("fails", "echo oops >&2; exit 3");
