@@ -19,10 +19,9 @@ final class PlanRun {
     private final Explainer explainer;
     private final TenantLedger ledger;
 
-    /*
-     * What the plan learnt about jobs that fit nowhere, so that a flood of identical jobs costs one
-     * search and one explanation, not one each (Nomad caches feasibility per class of node likewise).
-     */
+    // What the plan learnt about jobs that fit nowhere, so that a flood of identical jobs costs one search
+    // and one explanation rather than one each (Nomad likewise caches feasibility per class of node).
+
     /** Shapes that found no machine: capacity only goes down within a plan, so they never will. */
     private final Set<Shape> unplaceable = new HashSet<>();
     /** Explanations by shape, valid while no placement has changed any machine since. */
