@@ -68,7 +68,7 @@ public final class PlacementStore {
 
     /** Machines that are not lost (the engine counts the others under the filter that rejects them), as of now (not locked: the commit re-checks under lock). */
     public List<MachineRow> schedulableMachines() {
-        return jdbc.sql("select " + MachineStore.COLUMNS + " from machines where status <> 'LOST'")
+        return jdbc.sql("select " + MachineStore.COLUMNS + " from machines where status <> 'LOST' order by id collate \"C\"")
                 .query(MachineStore.MACHINE).list();
     }
 

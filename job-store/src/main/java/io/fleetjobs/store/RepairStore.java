@@ -1,0 +1,144 @@
+package io.fleetjobs.store;
+
+import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.MachineStatus;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * What the reconciler reads to compare desired with actual state, and the few repairs that are
+ * not job transitions (machine status, allocation counters). Job and attempt changes go through
+ * {@link AttemptReports}, like an agent's reports.
+ */
+public final class RepairStore {
+    private final JdbcClient jdbc;
+
+    public RepairStore(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** A machine's liveness as last recorded. */
+    public record Liveness(String id, String region, MachineStatus status, String statusReason, Instant lastHeartbeatAt) {
+    }
+
+    public List<Liveness> liveness() {
+        return jdbc.sql("select id, region, status, status_reason, last_heartbeat_at from machines")
+                .query((rs, n) -> new Liveness(rs.getString(1), rs.getString(2), MachineStatus.valueOf(rs.getString(3)),
+                        rs.getString(4), JobStore.instant(rs, 5)))
+                .list();
+    }
+
+    /**
+     * Moves a machine to {@code to} if it is still as read: same status and no heartbeat since
+     * (a machine that heartbeats meanwhile keeps its status).
+     */
+    public boolean setStatus(Liveness read, MachineStatus to, String reason) {
+        return jdbc.sql("""
+                        update machines set status = :to, status_reason = :reason,
+                            capacity_version = capacity_version + case when :to = 'READY' then 1 else 0 end
+                        where id = :id and status = :from
+                          and last_heartbeat_at is not distinct from cast(:hb as timestamptz)""")
+                .param("to", to.name()).param("reason", reason).param("id", read.id())
+                .param("from", read.status().name())
+                .param("hb", read.lastHeartbeatAt() == null ? null : JobStore.ts(read.lastHeartbeatAt()))
+                .update() == 1;
+    }
+
+    /** Changes only the reason shown for a machine's status. */
+    public void setReason(String machineId, MachineStatus status, String reason) {
+        jdbc.sql("update machines set status_reason = :reason where id = :id and status = :status")
+                .param("reason", reason).param("id", machineId).param("status", status.name())
+                .update();
+    }
+
+    /** A live attempt, as the sweeps see it. */
+    public record LiveAttempt(UUID jobId, int attempt, long epoch, String machineId, AttemptState state, Instant startedAt,
+            Integer timeoutSeconds) {
+    }
+
+    /** Attempts leased to an agent that did not start them before their lease expired. */
+    public List<LiveAttempt> expiredLeases(Instant now) {
+        return jdbc.sql("""
+                        select job_id, attempt, lease_epoch, machine_id, state, started_at, null from attempts
+                        where state = 'SCHEDULED' and lease_expires_at < :now""")
+                .param("now", JobStore.ts(now))
+                .query(LIVE).list();
+    }
+
+    /** Running attempts whose job has a time limit that passed more than {@code slackSeconds} ago. */
+    public List<LiveAttempt> overdue(Instant now, long slackSeconds) {
+        return jdbc.sql("""
+                        select a.job_id, a.attempt, a.lease_epoch, a.machine_id, a.state, a.started_at,
+                               (j.spec->'execution'->>'timeoutSeconds')::int
+                        from attempts a join jobs j on j.id = a.job_id
+                        where a.state = 'RUNNING' and j.spec->'execution'->>'timeoutSeconds' is not null
+                          and a.started_at + make_interval(secs => (j.spec->'execution'->>'timeoutSeconds')::int + :slack) < :now""")
+                .param("now", JobStore.ts(now)).param("slack", slackSeconds)
+                .query(LIVE).list();
+    }
+
+    private static final org.springframework.jdbc.core.RowMapper<LiveAttempt> LIVE = (rs, n) -> new LiveAttempt(
+            rs.getObject(1, UUID.class), rs.getInt(2), rs.getLong(3), rs.getString(4), AttemptState.valueOf(rs.getString(5)),
+            JobStore.instant(rs, 6), (Integer) rs.getObject(7));
+
+    /**
+     * Releases what ended attempts still hold (none should: an attempt is released when it ends)
+     * and sets each machine's counters to the sum over its held attempts where they differ.
+     *
+     * <p>Call in a transaction: the machine rows are locked first (in id order, as the scheduler
+     * locks them), so that the sums are taken after every commit that changed them.
+     *
+     * @return machines whose counters were wrong
+     */
+    public int repairAllocations(Instant now) {
+        jdbc.sql("select id from machines order by id for update").query(String.class).list();
+        jdbc.sql("update attempts set released_at = :now where released_at is null and state not in ('SCHEDULED', 'RUNNING')")
+                .param("now", JobStore.ts(now)).update();
+        return jdbc.sql("""
+                        update machines m set alloc_cpu_millis = coalesce(h.c, 0), alloc_memory_mb = coalesce(h.r, 0),
+                            alloc_gpu_count = coalesce(h.g, 0), capacity_version = m.capacity_version + 1
+                        from machines m2 left join (
+                            select machine_id, sum(cpu_millis) c, sum(memory_mb) r, sum(gpu_count) g
+                            from attempts where released_at is null group by machine_id) h on h.machine_id = m2.id
+                        where m.id = m2.id and (m.alloc_cpu_millis <> coalesce(h.c, 0)
+                           or m.alloc_memory_mb <> coalesce(h.r, 0) or m.alloc_gpu_count <> coalesce(h.g, 0))""")
+                .update();
+    }
+
+    /** Whether any machine's counters differ from the sum over its held attempts (a cheap check, no locks). */
+    public boolean allocationsDrifted() {
+        return jdbc.sql("""
+                        select exists (select 1 from machines m left join (
+                            select machine_id, sum(cpu_millis) c, sum(memory_mb) r, sum(gpu_count) g
+                            from attempts where released_at is null group by machine_id) h on h.machine_id = m.id
+                        where m.alloc_cpu_millis <> coalesce(h.c, 0) or m.alloc_memory_mb <> coalesce(h.r, 0)
+                           or m.alloc_gpu_count <> coalesce(h.g, 0))
+                        or exists (select 1 from attempts where released_at is null
+                                   and state not in ('SCHEDULED', 'RUNNING'))""")
+                .query(Boolean.class).single();
+    }
+
+    /** The failure reasons of a machine's last {@code n} ended attempts, newest first (null for a success). */
+    public List<FailureReason> lastOutcomes(String machineId, int n) {
+        return jdbc.sql("""
+                        select state, failure_reason from attempts
+                        where machine_id = :m and state not in ('SCHEDULED', 'RUNNING')
+                        order by finished_at desc nulls last limit :n""")
+                .param("m", machineId).param("n", n)
+                .query((rs, i) -> rs.getString(2) == null ? null : FailureReason.valueOf(rs.getString(2)))
+                .list();
+    }
+
+    /** Machines READY that ended at least one attempt with a platform failure since {@code since}. */
+    public List<String> machinesWithRecentPlatformFailures(Instant since) {
+        return jdbc.sql("""
+                        select distinct a.machine_id from attempts a join machines m on m.id = a.machine_id
+                        where m.status = 'READY' and a.finished_at > :since
+                          and a.failure_reason in ('START_FAILED', 'MACHINE_LOST', 'LEASE_EXPIRED')""")
+                .param("since", JobStore.ts(since))
+                .query(String.class).list();
+    }
+}

@@ -1,0 +1,28 @@
+package io.fleetjobs.reconciler;
+
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * @param interval how often every sweep runs
+ * @param suspectAfter a machine silent this long takes no new work
+ * @param lostAfter a machine silent this long is lost: its attempts are retried elsewhere. Longer than
+ *     the agents' lease TTL, so that a cut-off agent has killed its attempts before they run elsewhere
+ * @param massSilenceShare more than this share of a region silent at once is an outage: nobody is declared lost
+ * @param massSilenceMinMachines regions smaller than this are never judged by share
+ * @param timeoutSlack how long past a job's time limit before the reconciler fails an attempt its agent did not stop
+ * @param drainStreak attempts in a row that fail to start or are lost before a machine is drained
+ */
+@ConfigurationProperties("jobs.reconciler")
+public record ReconcilerProperties(Duration interval, Duration suspectAfter, Duration lostAfter, Double massSilenceShare,
+        Integer massSilenceMinMachines, Duration timeoutSlack, Integer drainStreak) {
+    public ReconcilerProperties {
+        interval = interval == null ? Duration.ofSeconds(1) : interval;
+        suspectAfter = suspectAfter == null ? Duration.ofSeconds(6) : suspectAfter;
+        lostAfter = lostAfter == null ? Duration.ofSeconds(15) : lostAfter;
+        massSilenceShare = massSilenceShare == null ? 0.5 : massSilenceShare;
+        massSilenceMinMachines = massSilenceMinMachines == null ? 3 : massSilenceMinMachines;
+        timeoutSlack = timeoutSlack == null ? Duration.ofSeconds(30) : timeoutSlack;
+        drainStreak = drainStreak == null ? 3 : drainStreak;
+    }
+}

@@ -1,0 +1,46 @@
+package io.fleetjobs.reconciler.sweeps;
+
+import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.agent.AttemptReport;
+import io.fleetjobs.store.AttemptReports;
+import io.fleetjobs.store.RepairStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Instant;
+
+/**
+ * Attempts leased to a machine but not started before their lease expired end LEASE_EXPIRED and
+ * are retried (a new attempt, on the platform's budget). Should the agent start the old one late,
+ * its report is for an attempt that has ended (no effect) and the reply tells it to kill it.
+ */
+public final class ExpiredLeaseSweep implements Sweep {
+    private final RepairStore repair;
+    private final AttemptReports reports;
+    private final MeterRegistry meters;
+
+    public ExpiredLeaseSweep(RepairStore repair, AttemptReports reports, MeterRegistry meters) {
+        this.repair = repair;
+        this.reports = reports;
+        this.meters = meters;
+    }
+
+    @Override
+    public String name() {
+        return "expired-leases";
+    }
+
+    @Override
+    public int run(Instant now) {
+        int ended = 0;
+        for (RepairStore.LiveAttempt a : repair.expiredLeases(now)) {
+            var outcome = reports.apply(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), a.machineId(),
+                    AttemptState.FAILED, null, FailureReason.LEASE_EXPIRED, null, now, null,
+                    "the lease expired before the agent started the attempt"));
+            if (outcome == AttemptReports.Outcome.APPLIED) {
+                ended++;
+            }
+        }
+        meters.counter("reconciler.actions", "kind", "lease-expired").increment(ended);
+        return ended;
+    }
+}
