@@ -112,6 +112,35 @@ class AgentFaultsTest {
         awaitState(id, "CANCELED", 2);
     }
 
+    /**
+     * A machine dies (its agent and its job processes killed with SIGKILL): after the lost TTL the
+     * reconciler declares it lost and the job runs on another machine. Prints the time from the
+     * death to the job running elsewhere (a measurement, not an assertion on speed).
+     */
+    @Test
+    void aDeadMachinesJobRunsElsewhere() {
+        Platform.AgentProcess doomed = platform.agent("doomed", platform.schedulerPort(), "--jobs.worker.region=loss");
+        String marker = "loss-" + UUID.randomUUID();
+        String id = submit("loss", "sleep 300; echo " + marker);
+        awaitState(id, "RUNNING", 1);
+        assertThat(job(id).get("machineId").asString()).isEqualTo("doomed");
+        ProcessHandle jobProcess = await().atMost(Duration.ofSeconds(10))
+                .until(() -> Processes.find(marker), Optional::isPresent).orElseThrow();
+        platform.agent("survivor", platform.schedulerPort(), "--jobs.worker.region=loss");
+
+        Instant death = Instant.now();
+        doomed.kill();
+        jobProcess.destroyForcibly();
+        awaitState(id, "RUNNING", 2);
+        Duration recovery = Duration.between(death, Instant.now());
+        JsonNode attempts = user.get("/api/v1/jobs/" + id + "/attempts").json().get("items");
+        assertThat(attempts.get(0).get("failureReason").asString()).isEqualTo("MACHINE_LOST");
+        assertThat(job(id).get("machineId").asString()).isEqualTo("survivor");
+        System.out.printf("machine loss -> its job running elsewhere: %d ms (lost TTL 15 s)%n", recovery.toMillis());
+        user.post("/api/v1/jobs/" + id + "/cancel", null);
+        awaitState(id, "CANCELED", 2);
+    }
+
     @Test
     void badConfigurationFailsFastSayingWhatToSet() throws Exception {
         assertThat(failedAgent("no-token", "--jobs.worker.join-token=")).contains("jobs.worker.join-token");

@@ -3,6 +3,7 @@ package io.fleetjobs.system;
 import io.fleetjobs.jobservice.JobServiceApplication;
 import io.fleetjobs.model.JobEvent;
 import io.fleetjobs.model.agent.AttemptReport;
+import io.fleetjobs.reconciler.ReconcilerApplication;
 import io.fleetjobs.scheduler.service.SchedulerApplication;
 import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.TestDatabases;
@@ -19,7 +20,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The platform for end-to-end tests: job-service and scheduler-service on a real PostgreSQL and a
+ * The platform for end-to-end tests: job-service, scheduler-service and reconciler-service on a real PostgreSQL and a
  * real Kafka broker, and worker agents as separate processes ({@code worker-agent.jar}) that run
  * real jobs.
  */
@@ -31,6 +32,7 @@ final class Platform implements AutoCloseable {
     private final TestKafka kafka = new TestKafka(JobEvent.TOPIC, AttemptReport.TOPIC).start();
     private final ConfigurableApplicationContext jobService;
     private final ConfigurableApplicationContext scheduler;
+    private final ConfigurableApplicationContext reconciler;
     private final List<AgentProcess> agents = new ArrayList<>();
     final Api admin;
 
@@ -49,6 +51,7 @@ final class Platform implements AutoCloseable {
         Map<String, Object> ss = new HashMap<>(common);
         ss.put("jobs.agent.join-token", JOIN_TOKEN);
         scheduler = new SpringApplicationBuilder(SchedulerApplication.class).run(args(ss));
+        reconciler = new SpringApplicationBuilder(ReconcilerApplication.class).run(args(common));
         admin = new Api(port(jobService), ADMIN_TOKEN);
     }
 
@@ -140,6 +143,7 @@ final class Platform implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         });
+        reconciler.close();
         scheduler.close();
         jobService.close();
         kafka.close();
