@@ -25,6 +25,16 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         return problem(e.status(), e.getMessage(), e.errors());
     }
 
+    /** The database cannot be reached: nothing was written; the caller may try again shortly. */
+    @ExceptionHandler({org.springframework.dao.DataAccessResourceFailureException.class,
+            org.springframework.transaction.CannotCreateTransactionException.class})
+    ResponseEntity<ProblemDetail> databaseDown(RuntimeException e) {
+        ResponseEntity<ProblemDetail> response = problem(HttpStatus.SERVICE_UNAVAILABLE,
+                "the database is unreachable; try again shortly", List.of());
+        return ResponseEntity.status(response.getStatusCode()).headers(h -> h.add(HttpHeaders.RETRY_AFTER, "2"))
+                .contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON).body(response.getBody());
+    }
+
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException e,
             HttpHeaders headers, HttpStatusCode status, WebRequest request) {

@@ -75,6 +75,10 @@ class SchedulerServiceTest {
         String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + port + "/actuator/prometheus")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
+        String health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/actuator/health")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(health).contains("\"kafka\":{\"status\":\"UP\"").contains("\"db\":{\"status\":\"UP\"");
         assertThat(metrics).contains("scheduler_placements_total").contains("scheduler_cycle_seconds")
                 .contains("scheduler_claim_seconds").contains("scheduler_conflicts_total");
     }

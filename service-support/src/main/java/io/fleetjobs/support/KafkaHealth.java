@@ -1,4 +1,4 @@
-package io.fleetjobs.jobservice.outbox;
+package io.fleetjobs.support;
 
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.AdminClient;
@@ -7,13 +7,12 @@ import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.kafka.core.KafkaAdmin;
-import org.springframework.stereotype.Component;
 
 /**
- * Kafka as health sees it: UP when the cluster answers within two seconds. DOWN does not stop the
- * API (Postgres is the truth; events wait in the outbox), so readiness does not include it.
+ * Kafka as health sees it: UP when the cluster answers within two seconds. DOWN does not stop a
+ * service (Postgres is the truth; events wait in the outbox, wake-ups fall back to periodic
+ * cycles), so readiness does not include it. Registered as {@code kafka} by {@link SupportAutoConfiguration}.
  */
-@Component("kafka")
 public class KafkaHealth implements HealthIndicator, AutoCloseable {
     private final KafkaAdmin admin;
     private AdminClient client;
