@@ -3,11 +3,11 @@ package io.fleetjobs.jobservice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fleetjobs.local.KafkaProcess;
 import io.fleetjobs.model.JobEvent;
 import io.fleetjobs.store.Inbox;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Json;
-import io.fleetjobs.testsupport.KafkaProcess;
 import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.TestDatabases;
 import java.nio.file.Path;

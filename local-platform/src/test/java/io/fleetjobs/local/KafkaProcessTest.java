@@ -1,4 +1,4 @@
-package io.fleetjobs.testsupport;
+package io.fleetjobs.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

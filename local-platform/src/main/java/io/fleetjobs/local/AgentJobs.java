@@ -1,0 +1,76 @@
+package io.fleetjobs.local;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The job processes an agent leaves behind when it stops. The worker agent does not end its attempts on
+ * SIGTERM (its {@code Agent.stop()} only ends its loop): each attempt runs as a process group of its own
+ * ({@code setsid}), recorded in {@code <work-dir>/<machine-id>/running/*.pgid} until it ends, and a
+ * restarted agent kills what its previous incarnation recorded. An init system ends them with the
+ * agent's cgroup; here the launcher does: after the agent has exited it ends every group still recorded
+ * (SIGTERM, a grace, SIGKILL), and any process that was the agent's descendant before the stop. The records
+ * are left to the next agent, which finds their groups gone. The attempts end {@code AGENT_RESTARTED}
+ * when that agent joins again, and are retried on the platform's budget, not the user's.
+ */
+final class AgentJobs {
+    private AgentJobs() {
+    }
+
+    /** Ends the groups recorded under {@code runningDir} and the processes given; returns how many processes were alive. */
+    static int end(Path runningDir, List<ProcessHandle> descendantsBeforeStop, Duration grace) {
+        Set<ProcessHandle> targets = new LinkedHashSet<>(descendantsBeforeStop);
+        for (long pgid : recordedGroups(runningDir)) {
+            targets.addAll(Processes.groupMembers(pgid));
+        }
+        return Processes.terminate(targets.stream().filter(Processes::aliveNotZombie).toList(), grace);
+    }
+
+    /**
+     * The process groups recorded under {@code runningDir} (the agent's {@code jobId=, attempt=, pgid=,
+     * bootId=, startTicks=} files) that may still be the attempts': recorded in this boot, and with a
+     * leader that is either gone (the rest of the group may live on) or started when recorded.
+     */
+    static List<Long> recordedGroups(Path runningDir) {
+        if (!Files.isDirectory(runningDir)) {
+            return List.of();
+        }
+        Optional<String> boot = Processes.bootId();
+        try (Stream<Path> files = Files.list(runningDir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".pgid"))
+                    .flatMap(f -> read(f).stream())
+                    .filter(r -> r.bootId().isEmpty() || boot.isEmpty() || r.bootId().equals(boot.get()))
+                    .filter(r -> Processes.stat(r.pgid()).map(s -> s.gone() || r.startTicks() < 0 || s.startTicks() == r.startTicks())
+                            .orElse(true))
+                    .map(Record::pgid)
+                    .filter(pgid -> pgid > 1)
+                    .toList();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    private record Record(long pgid, String bootId, long startTicks) {
+    }
+
+    private static Optional<Record> read(Path file) {
+        try {
+            Properties fields = new Properties();
+            fields.load(new StringReader(Files.readString(file, StandardCharsets.UTF_8)));
+            return Optional.of(new Record(Long.parseLong(fields.getProperty("pgid")), fields.getProperty("bootId", ""),
+                    Long.parseLong(fields.getProperty("startTicks", "-1"))));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+}

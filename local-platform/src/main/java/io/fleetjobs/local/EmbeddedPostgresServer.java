@@ -1,0 +1,213 @@
+package io.fleetjobs.local;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * PostgreSQL 17 from Maven Central binaries (zonky), run by the launcher's JVM, with its data in a
+ * directory that is kept between runs, durable (fsync and synchronous commit on), on a fixed port.
+ * The server itself is a daemon of pg_ctl's, not a child of the launcher: its process comes from
+ * {@code postmaster.pid}.
+ */
+final class EmbeddedPostgresServer implements Component {
+    static final String DATABASE = "fleetjobs";
+    static final String USER = "postgres";
+
+    private final Path dataDir;
+    private final Path binariesDir;
+    private final int port;
+    private final Path log;
+    private final Duration startTimeout;
+    private EmbeddedPostgres server;
+
+    EmbeddedPostgresServer(Path dataDir, Path binariesDir, int port, Path log, Duration startTimeout) {
+        this.dataDir = dataDir;
+        this.binariesDir = binariesDir;
+        this.port = port;
+        this.log = log;
+        this.startTimeout = startTimeout;
+    }
+
+    @Override
+    public String name() {
+        return LocalPlatform.POSTGRES;
+    }
+
+    @Override
+    public Path log() {
+        return log;
+    }
+
+    @Override
+    public String address() {
+        return ":" + port;
+    }
+
+    String jdbcUrl() {
+        return "jdbc:postgresql://localhost:" + port + "/" + DATABASE;
+    }
+
+    int port() {
+        return port;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (server != null) {
+            return;
+        }
+        try {
+            endLeftoverServer();
+            Files.createDirectories(binariesDir);
+            Files.createDirectories(log.getParent());
+            Files.writeString(log, "==== " + java.time.Instant.now() + " starting postgres on port " + port + ", data in "
+                    + dataDir + "\n", StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+            ProcessBuilder.Redirect toLog = ProcessBuilder.Redirect.appendTo(log.toFile());
+            server = EmbeddedPostgres.builder()
+                    .setDataDirectory(dataDir)
+                    .setCleanDataDirectory(false)
+                    .setOverrideWorkingDirectory(binariesDir.toFile())
+                    .setPort(port)
+                    .setRegisterShutdownHook(false) // the launcher stops it last, after the services
+                    .setPGStartupWait(startTimeout)
+                    .setServerConfig("fsync", "on")
+                    .setServerConfig("synchronous_commit", "on")
+                    .setServerConfig("full_page_writes", "on")
+                    .setServerConfig("max_connections", "100")
+                    .setOutputRedirector(toLog)
+                    .setErrorRedirector(toLog)
+                    .start();
+        } catch (IOException | RuntimeException e) {
+            server = null;
+            throw new IllegalStateException("postgres did not start on port " + port + " (data in " + dataDir + "): " + e
+                    + "; see " + log, e);
+        }
+        createDatabase();
+    }
+
+    private void createDatabase() {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://localhost:" + port + "/postgres", USER, "")) {
+            try (PreparedStatement exists = c.prepareStatement("select 1 from pg_database where datname = ?")) {
+                exists.setString(1, DATABASE);
+                try (ResultSet rs = exists.executeQuery()) {
+                    if (rs.next()) {
+                        return;
+                    }
+                }
+            }
+            try (Statement create = c.createStatement()) {
+                create.execute("create database " + DATABASE);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create database " + DATABASE + " on port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A server on this data directory that an earlier launcher left running (it died before stopping
+     * it): asked to shut down (SIGTERM: no new sessions; the services it served are gone already), killed
+     * after a while.
+     */
+    private void endLeftoverServer() {
+        postmaster().ifPresent(p -> {
+            List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
+            all.addFirst(p);
+            Processes.terminate(all, Duration.ofSeconds(30));
+        });
+    }
+
+    @Override
+    public void stop(Duration grace) {
+        EmbeddedPostgres s;
+        Optional<ProcessHandle> postmaster;
+        synchronized (this) {
+            s = server;
+            server = null;
+            if (s == null) {
+                return;
+            }
+            postmaster = postmaster();
+        }
+        try {
+            s.close(); // pg_ctl stop -m fast, waiting a few seconds
+        } catch (IOException e) {
+            // what is left is killed below
+        }
+        postmaster.ifPresent(p -> {
+            List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
+            all.addFirst(p);
+            Processes.terminate(all, grace);
+        });
+    }
+
+    /** SIGKILL to the server and each of its processes, as a crash of its machine; the next start recovers from the WAL. */
+    @Override
+    public void kill() {
+        EmbeddedPostgres s;
+        synchronized (this) {
+            s = server;
+            server = null;
+            if (s == null) {
+                return;
+            }
+        }
+        postmaster().ifPresent(p -> {
+            List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
+            all.addFirst(p);
+            Processes.kill(all);
+        });
+        try {
+            s.close(); // releases zonky's lock on the data directory; pg_ctl finds no server to stop
+        } catch (IOException e) {
+            // nothing left to stop
+        }
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return server != null && postmaster().isPresent();
+    }
+
+    @Override
+    public Optional<ProcessHandle> process() {
+        return isRunning() ? postmaster() : Optional.empty();
+    }
+
+    /** The server on this data directory, from {@code postmaster.pid}, when it is a live postgres. */
+    private Optional<ProcessHandle> postmaster() {
+        Path pidFile = dataDir.resolve("postmaster.pid");
+        try {
+            if (!Files.exists(pidFile)) {
+                return Optional.empty();
+            }
+            String first = Files.readAllLines(pidFile, StandardCharsets.UTF_8).getFirst().strip();
+            return ProcessHandle.of(Long.parseLong(first)).filter(ProcessHandle::isAlive)
+                    .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(true));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    static void requireWritable(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make " + dir, e);
+        }
+    }
+}

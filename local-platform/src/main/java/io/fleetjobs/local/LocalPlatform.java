@@ -1,0 +1,790 @@
+package io.fleetjobs.local;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * The whole platform on this machine, each piece a process of its own that can be started, stopped
+ * (SIGTERM, a grace, SIGKILL), killed (SIGKILL) and restarted by name: {@code postgres}, {@code kafka},
+ * {@code job-service}, {@code scheduler-service}, {@code reconciler-service}, {@code api-gateway},
+ * {@code agent-1}, {@code agent-2}, …
+ *
+ * <pre>
+ *   start():  postgres, kafka            (together; each skipped when given from outside)
+ *             the services whose jar is built   (together; job-service and scheduler-service required)
+ *             agent-1 … agent-n          (together, once the scheduler answers)
+ *   stop():   the same, in reverse
+ * </pre>
+ *
+ * <p>Each service is {@code java <options> -jar <module>/target/<jar> --server.port=<port>} with the
+ * database, Kafka and tokens in its environment ({@code JOBS_DB_URL}, …); it is up once
+ * {@code GET /actuator/health} answers at all (and its readiness probe, when it has one, says ready).
+ * Each agent is {@code worker-agent.jar} as machine {@code local-<n>} in region {@code local}, with its
+ * work directory under {@code <home>/workers}; it is up once it has joined. Output goes to
+ * {@code <home>/logs/<name>.log}. PostgreSQL, unless a URL is given, runs embedded (from this JVM)
+ * with its data in {@code <home>/pg}, kept between runs; the Kafka broker, unless bootstrap servers are
+ * given, is a process with its data in {@code <home>/kafka}, fresh on each {@link #start()}.
+ *
+ * <p>The home is locked while a platform runs on it; processes that a launcher which died hard left
+ * running there are ended on the next start.
+ */
+public final class LocalPlatform implements AutoCloseable {
+    public static final String POSTGRES = "postgres";
+    public static final String KAFKA = "kafka";
+    public static final String JOB_SERVICE = "job-service";
+    public static final String SCHEDULER_SERVICE = "scheduler-service";
+    public static final String RECONCILER_SERVICE = "reconciler-service";
+    public static final String API_GATEWAY = "api-gateway";
+    public static final String AGENT_PREFIX = "agent-";
+
+    /** A service: its name, default port and runnable jar (relative to the repository). */
+    record Service(String name, int defaultPort, String jar, boolean required) {
+    }
+
+    /** The services, one line each; a service whose jar is not built is skipped and reported by {@link #missing()}. */
+    static final List<Service> SERVICES = List.of(
+            new Service(JOB_SERVICE, 8081, "job-service/target/job-service-exec.jar", true),
+            new Service(SCHEDULER_SERVICE, 8082, "scheduler-service/target/scheduler-service-exec.jar", true),
+            new Service(RECONCILER_SERVICE, 8083, "reconciler-service/target/reconciler-service-exec.jar", false),
+            new Service(API_GATEWAY, 8080, "api-gateway/target/api-gateway-exec.jar", false));
+    static final String AGENT_JAR = "worker-agent/target/worker-agent.jar";
+
+    /**
+     * Small heaps, the serial collector and the C1 compiler only: a quick start and a small footprint
+     * matter here, peak throughput does not.
+     */
+    public static final List<String> SERVICE_JVM_OPTIONS = List.of("-Xms32m", "-Xmx256m", "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1", "-Xss512k");
+    public static final List<String> AGENT_JVM_OPTIONS = List.of("-Xms16m", "-Xmx96m", "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1", "-Xss512k");
+    public static final List<String> KAFKA_JVM_OPTIONS = List.of("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1");
+
+    static final int POSTGRES_PORT = 55432;
+    static final int KAFKA_PORT = 59092;
+    static final int KAFKA_CONTROLLER_PORT = 59093;
+
+    /** What the platform says while it starts and stops. Called from the starting threads, so possibly concurrently. */
+    public interface Listener {
+        default void starting(List<String> components) {
+        }
+
+        default void ready(String component, String address, Duration took) {
+        }
+
+        default void skipped(String component, String why) {
+        }
+
+        default void stopping(String component) {
+        }
+
+        default void stopped(String component) {
+        }
+
+        /** A component ended on its own (not stopped or killed through this API); {@code exitCode} -1 when unknown. */
+        default void exited(String component, int exitCode, Path log) {
+        }
+
+        default void note(String message) {
+        }
+    }
+
+    private final Builder config;
+    private final Path home;
+    private final PidFiles pidFiles;
+    private final Map<String, Component> components = new LinkedHashMap<>();
+    private final List<List<String>> tiers = new ArrayList<>();
+    private final Map<String, Path> missing = new LinkedHashMap<>();
+    private final Map<String, Integer> servicePorts = new HashMap<>();
+    private final String adminToken;
+    private final String joinToken;
+    private final Object startLock = new Object();
+    private volatile boolean closed;
+    private boolean prepared;
+    private FileChannel lockChannel;
+    private FileLock lock;
+
+    private LocalPlatform(Builder config) {
+        this.config = config;
+        this.home = config.home.toAbsolutePath().normalize();
+        this.pidFiles = new PidFiles(home.resolve("run"));
+        this.adminToken = config.adminToken != null ? config.adminToken : keptSecret("admin-token");
+        this.joinToken = config.joinToken != null ? config.joinToken : keptSecret("join-token");
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---------------------------------------------------------------- the whole platform
+
+    /** Starts everything, in order, waiting for each piece; on a failure stops what started and throws. */
+    public LocalPlatform start() {
+        synchronized (startLock) {
+            closed = false;
+            prepare();
+            lock();
+            try {
+                for (List<String> tier : tiers) {
+                    startTogether(tier);
+                }
+            } catch (RuntimeException e) {
+                stop();
+                throw e;
+            }
+            return this;
+        }
+    }
+
+    /** Stops everything it started, in reverse order, agents (and their job processes) first, PostgreSQL last. */
+    public void stop() {
+        closed = true;
+        List<List<String>> reversed = new ArrayList<>(tiers).reversed();
+        for (List<String> tier : reversed) {
+            stopTogether(tier);
+        }
+        unlock();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    // ---------------------------------------------------------------- one component
+
+    /** Starts one component (a no-op while it runs) and waits until it serves. */
+    public void start(String name) {
+        synchronized (startLock) {
+            closed = false;
+            prepare();
+            lock();
+        }
+        startOne(component(name));
+    }
+
+    /** Stops one component: SIGTERM (PostgreSQL: a fast shutdown), up to the stop timeout, then SIGKILL. An agent's job processes go too. */
+    public void stop(String name) {
+        Component c = component(name);
+        config.listener.stopping(name);
+        c.stop(config.stopTimeout);
+        config.listener.stopped(name);
+    }
+
+    /** Kills one component with SIGKILL, as a crash would; an agent's job processes are left running, as a crash leaves them. */
+    public void kill(String name) {
+        component(name).kill();
+    }
+
+    /** Stops, then starts one component, waiting until it serves again. */
+    public void restart(String name) {
+        stop(name);
+        start(name);
+    }
+
+    public boolean isRunning(String name) {
+        return component(name).isRunning();
+    }
+
+    /** The component's main process while it runs (for PostgreSQL, the postmaster). */
+    public Optional<ProcessHandle> process(String name) {
+        return component(name).process();
+    }
+
+    public Path log(String name) {
+        return component(name).log();
+    }
+
+    /** The components this platform runs, in start order. */
+    public List<String> components() {
+        synchronized (startLock) {
+            prepare();
+            return List.copyOf(components.keySet());
+        }
+    }
+
+    /** The services that are not built, with the jar that is missing. */
+    public Map<String, Path> missing() {
+        synchronized (startLock) {
+            prepare();
+            return Map.copyOf(missing);
+        }
+    }
+
+    // ---------------------------------------------------------------- where things are
+
+    public Path home() {
+        return home;
+    }
+
+    /** Where clients go: the gateway when it is built, else job-service. */
+    public URI url() {
+        synchronized (startLock) {
+            prepare();
+            return url(components.containsKey(API_GATEWAY) ? API_GATEWAY : JOB_SERVICE);
+        }
+    }
+
+    /** A service's base URL. */
+    public URI url(String service) {
+        Integer port = servicePorts.get(service);
+        if (port == null) {
+            throw new IllegalArgumentException("no such service: " + service);
+        }
+        return URI.create("http://localhost:" + port);
+    }
+
+    public String databaseUrl() {
+        if (config.databaseUrl != null) {
+            return config.databaseUrl;
+        }
+        return ((EmbeddedPostgresServer) component(POSTGRES)).jdbcUrl();
+    }
+
+    public String databaseUser() {
+        return config.databaseUrl != null ? config.databaseUser : EmbeddedPostgresServer.USER;
+    }
+
+    public String databasePassword() {
+        return config.databaseUrl != null ? config.databasePassword : "";
+    }
+
+    /** Whether PostgreSQL runs embedded (no URL was given). */
+    public boolean embeddedDatabase() {
+        return config.databaseUrl == null;
+    }
+
+    public String kafkaBootstrapServers() {
+        if (config.kafkaBootstrapServers != null) {
+            return config.kafkaBootstrapServers;
+        }
+        return ((KafkaBroker) component(KAFKA)).bootstrapServers();
+    }
+
+    /** The local broker's process API (ports, log), when the broker is local. */
+    public Optional<KafkaProcess> kafka() {
+        synchronized (startLock) {
+            prepare();
+            return Optional.ofNullable((KafkaBroker) components.get(KAFKA)).map(KafkaBroker::kafka);
+        }
+    }
+
+    /** The ports this platform listens on, by component (Kafka: broker and controller). */
+    public Map<String, List<Integer>> ports() {
+        synchronized (startLock) {
+            prepare();
+            Map<String, List<Integer>> ports = new LinkedHashMap<>();
+            if (components.get(POSTGRES) instanceof EmbeddedPostgresServer pg) {
+                ports.put(POSTGRES, List.of(pg.port()));
+            }
+            if (components.get(KAFKA) instanceof KafkaBroker k) {
+                ports.put(KAFKA, List.of(k.kafka().port(), k.kafka().controllerPort()));
+            }
+            components.keySet().stream().filter(servicePorts::containsKey).forEach(s -> ports.put(s, List.of(servicePorts.get(s))));
+            return ports;
+        }
+    }
+
+    public String adminToken() {
+        return adminToken;
+    }
+
+    public String joinToken() {
+        return joinToken;
+    }
+
+    /** Whether the admin token was generated here (and kept under the home), rather than given. */
+    public boolean generatedAdminToken() {
+        return config.adminToken == null;
+    }
+
+    public boolean generatedJoinToken() {
+        return config.joinToken == null;
+    }
+
+    // ---------------------------------------------------------------- how
+
+    private Component component(String name) {
+        synchronized (startLock) {
+            prepare();
+            Component c = components.get(name);
+            if (c == null) {
+                String why = missing.containsKey(name) ? " (not built: " + missing.get(name) + " is missing)"
+                        : name.equals(POSTGRES) || name.equals(KAFKA) ? " (given from outside: " + name + " is not run here)" : "";
+                throw new IllegalArgumentException("no component " + name + why + "; there are " + components.keySet());
+            }
+            return c;
+        }
+    }
+
+    private void startOne(Component c) {
+        if (closed) {
+            throw new IllegalStateException("the platform is stopping");
+        }
+        Instant began = Instant.now();
+        c.start();
+        config.listener.ready(c.name(), c.address(), Duration.between(began, Instant.now()));
+    }
+
+    private void startTogether(List<String> names) {
+        List<String> present = names.stream().filter(components::containsKey).toList();
+        if (present.isEmpty()) {
+            return;
+        }
+        config.listener.starting(present);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> starts = new ArrayList<>();
+            for (String n : present) {
+                starts.add(threads.submit(() -> startOne(components.get(n))));
+            }
+            RuntimeException first = null;
+            for (Future<?> f : starts) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                    if (first == null) {
+                        first = cause;
+                    } else {
+                        first.addSuppressed(cause);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while starting", e);
+                }
+            }
+            if (first != null) {
+                throw first;
+            }
+        }
+    }
+
+    private void stopTogether(List<String> names) {
+        List<Component> running = names.stream().map(components::get).filter(Objects::nonNull).filter(Component::isRunning).toList();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (Component c : names.stream().map(components::get).filter(Objects::nonNull).toList()) {
+                boolean report = running.contains(c);
+                threads.submit(() -> {
+                    if (report) {
+                        config.listener.stopping(c.name());
+                    }
+                    c.stop(config.stopTimeout);
+                    if (report) {
+                        config.listener.stopped(c.name());
+                    }
+                });
+            }
+        }
+    }
+
+    /** Once: locks the home, ends what an earlier launcher left running there, and lays out the components. */
+    private void prepare() {
+        if (prepared) {
+            return;
+        }
+        lock();
+        for (PidFiles.Leftover left : pidFiles.takeLeftovers()) {
+            config.listener.note("ending " + left.component() + " (pid " + left.process().pid()
+                    + "), left running by an earlier launcher");
+            List<ProcessHandle> all = new ArrayList<>(left.process().descendants().toList());
+            all.addFirst(left.process());
+            Processes.terminate(all, Duration.ofSeconds(10));
+        }
+        components.clear();
+        tiers.clear();
+        missing.clear();
+        servicePorts.clear();
+        layOut();
+        prepared = true;
+    }
+
+    private void layOut() {
+        Path logs = home.resolve("logs");
+        List<String> prefix = Processes.ownSessionPrefix();
+        int offset = config.portOffset;
+
+        List<String> infrastructure = new ArrayList<>();
+        if (config.databaseUrl == null) {
+            int port = config.postgresPort > 0 ? config.postgresPort : Processes.preferredOrFree(POSTGRES_PORT + offset);
+            components.put(POSTGRES, new EmbeddedPostgresServer(home.resolve("pg"), home.resolve("postgres-binaries"), port,
+                    logs.resolve(POSTGRES + ".log"), config.startTimeout));
+            infrastructure.add(POSTGRES);
+        }
+        if (config.kafkaBootstrapServers == null) {
+            KafkaProcess kafka = new KafkaProcess(home.resolve("kafka"), config.classPath,
+                    Processes.preferredOrFree(KAFKA_PORT + offset), Processes.preferredOrFree(KAFKA_CONTROLLER_PORT + offset),
+                    withTmpDir(config.kafkaJvmOptions, KAFKA), logs.resolve(KAFKA + ".log"), prefix);
+            components.put(KAFKA, new KafkaBroker(kafka, config.startTimeout, pidFiles, config.listener));
+            infrastructure.add(KAFKA);
+        }
+        tiers.add(infrastructure);
+
+        List<String> services = new ArrayList<>();
+        for (Service s : SERVICES) {
+            if (config.without.contains(s.name())) {
+                continue;
+            }
+            int port = config.portOffset + s.defaultPort();
+            servicePorts.put(s.name(), port);
+            Path jar = config.repository.resolve(s.jar()).toAbsolutePath().normalize();
+            if (!Files.isRegularFile(jar)) {
+                missing.put(s.name(), jar);
+                if (s.required()) {
+                    throw new IllegalStateException(s.name() + " is not built: " + jar + " is missing (./mvnw -DskipTests package)");
+                }
+                config.listener.skipped(s.name(), "not built (" + config.repository.relativize(config.repository.resolve(s.jar()))
+                        + " is missing)");
+                continue;
+            }
+            List<String> args = new ArrayList<>(List.of("--server.port=" + port));
+            args.addAll(config.serviceArgs.getOrDefault(s.name(), List.of()));
+            components.put(s.name(), new JavaProcess(s.name(),
+                    JavaProcess.command(prefix, withTmpDir(config.serviceJvmOptions, s.name()), jar, args),
+                    serviceEnvironment(), home, logs.resolve(s.name() + ".log"), ":" + port,
+                    JavaProcess.http(port, Duration.ofSeconds(20)), (descendants, grace) -> Processes.terminate(descendants, grace),
+                    config.startTimeout, pidFiles, config.listener));
+            services.add(s.name());
+        }
+        tiers.add(services);
+
+        List<String> agents = new ArrayList<>();
+        if (config.workers > 0) {
+            Path jar = config.repository.resolve(AGENT_JAR).toAbsolutePath().normalize();
+            if (!Files.isRegularFile(jar)) {
+                throw new IllegalStateException("worker-agent is not built: " + jar + " is missing (./mvnw -DskipTests package)");
+            }
+            for (int i = 1; i <= config.workers; i++) {
+                String name = AGENT_PREFIX + i;
+                String machine = "local-" + i;
+                Path workDir = home.resolve("workers");
+                List<String> args = new ArrayList<>(List.of(
+                        "--jobs.worker.scheduler-url=http://127.0.0.1:" + servicePorts.get(SCHEDULER_SERVICE),
+                        "--jobs.worker.machine-id=" + machine,
+                        "--jobs.worker.region=local",
+                        "--jobs.worker.cpu=" + config.agentCpu,
+                        "--jobs.worker.memory-mb=" + config.agentMemoryMb,
+                        "--jobs.worker.gpu-count=0",
+                        "--jobs.worker.work-dir=" + workDir));
+                Map<String, String> env = new HashMap<>();
+                env.put("JOBS_WORKER_JOIN_TOKEN", joinToken); // not on the command line, where ps shows it
+                if (config.kafkaBootstrapServers != null || components.containsKey(KAFKA)) {
+                    args.add("--jobs.worker.kafka-bootstrap-servers=" + kafkaBootstrapServersUnchecked());
+                }
+                args.addAll(config.agentArgs);
+                Path running = workDir.resolve(machine).resolve("running");
+                components.put(name, new JavaProcess(name,
+                        JavaProcess.command(prefix, withTmpDir(config.agentJvmOptions, name), jar, args), env, home,
+                        logs.resolve(name + ".log"), "machine " + machine + ", " + config.agentCpu + " cpu, "
+                                + config.agentMemoryMb + " MiB",
+                        JavaProcess.logSays("joined as machine"),
+                        (descendants, grace) -> {
+                            int ended = AgentJobs.end(running, descendants, grace);
+                            if (ended > 0) {
+                                config.listener.note(name + ": ended " + ended + " job process(es) it left running");
+                            }
+                        },
+                        config.startTimeout, pidFiles, config.listener));
+                agents.add(name);
+            }
+        }
+        tiers.add(agents);
+    }
+
+    private String kafkaBootstrapServersUnchecked() {
+        return config.kafkaBootstrapServers != null ? config.kafkaBootstrapServers
+                : ((KafkaBroker) components.get(KAFKA)).bootstrapServers();
+    }
+
+    private Map<String, String> serviceEnvironment() {
+        Map<String, String> env = new HashMap<>();
+        env.put("JOBS_DB_URL", config.databaseUrl != null ? config.databaseUrl
+                : ((EmbeddedPostgresServer) components.get(POSTGRES)).jdbcUrl());
+        env.put("JOBS_DB_USER", databaseUser());
+        env.put("JOBS_DB_PASSWORD", Objects.requireNonNullElse(databasePassword(), ""));
+        env.put("JOBS_KAFKA_BOOTSTRAP_SERVERS", kafkaBootstrapServersUnchecked());
+        env.put("JOBS_BOOTSTRAP_ADMIN_TOKEN", adminToken);
+        env.put("JOBS_AGENT_JOIN_TOKEN", joinToken);
+        if (System.getenv("JOBS_DB_POOL_SIZE") == null) {
+            env.put("JOBS_DB_POOL_SIZE", "5");
+        }
+        return env;
+    }
+
+    /** The options, plus a temporary directory of the component's own under the home (Tomcat's, Kafka's scratch files). */
+    private List<String> withTmpDir(List<String> options, String component) {
+        Path tmp = home.resolve("tmp").resolve(component);
+        try {
+            Files.createDirectories(tmp);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make " + tmp, e);
+        }
+        List<String> all = new ArrayList<>(options);
+        all.add("-Djava.io.tmpdir=" + tmp);
+        return all;
+    }
+
+    private void lock() {
+        if (lock != null) {
+            return;
+        }
+        try {
+            Files.createDirectories(home);
+            lockChannel = FileChannel.open(home.resolve("launcher.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            try {
+                lock = lockChannel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                lockChannel.close();
+                lockChannel = null;
+                throw new IllegalStateException("another launcher runs a platform on " + home
+                        + "; stop it first, or give this one another home");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lock " + home, e);
+        }
+    }
+
+    private void unlock() {
+        synchronized (startLock) {
+            try {
+                if (lock != null) {
+                    lock.release();
+                }
+                if (lockChannel != null) {
+                    lockChannel.close();
+                }
+            } catch (IOException e) {
+                // the lock goes with the channel or the process
+            }
+            lock = null;
+            lockChannel = null;
+        }
+    }
+
+    /** A token kept under the home (owner-only), made on first use: the same on every run over the same data. */
+    private String keptSecret(String file) {
+        Path path = home.resolve(file);
+        try {
+            if (Files.isRegularFile(path)) {
+                String kept = Files.readString(path, StandardCharsets.UTF_8).strip();
+                if (!kept.isEmpty()) {
+                    return kept;
+                }
+            }
+            Files.createDirectories(home);
+            byte[] random = new byte[24];
+            new SecureRandom().nextBytes(random);
+            String token = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+            Files.deleteIfExists(path);
+            try {
+                Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            } catch (UnsupportedOperationException e) {
+                Files.createFile(path);
+            }
+            Files.writeString(path, token + "\n", StandardCharsets.UTF_8);
+            return token;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot keep a token in " + path, e);
+        }
+    }
+
+    /** How the platform is laid out. Everything has a default; {@link #build()} starts nothing. */
+    public static final class Builder {
+        private Path home = Path.of(".local");
+        private Path repository = Path.of("");
+        private int workers = 2;
+        private String databaseUrl;
+        private String databaseUser;
+        private String databasePassword;
+        private String kafkaBootstrapServers;
+        private String adminToken;
+        private String joinToken;
+        private int portOffset;
+        private int postgresPort;
+        private String agentCpu = "2";
+        private long agentMemoryMb = 2048;
+        private List<String> serviceJvmOptions = SERVICE_JVM_OPTIONS;
+        private List<String> agentJvmOptions = AGENT_JVM_OPTIONS;
+        private List<String> kafkaJvmOptions = KAFKA_JVM_OPTIONS;
+        private final Map<String, List<String>> serviceArgs = new HashMap<>();
+        private final List<String> agentArgs = new ArrayList<>();
+        private final Set<String> without = new LinkedHashSet<>();
+        private String classPath = System.getProperty("java.class.path");
+        private Duration startTimeout = Duration.ofSeconds(120);
+        private Duration stopTimeout = Duration.ofSeconds(20);
+        private Listener listener = new Listener() {
+        };
+
+        private Builder() {
+        }
+
+        /** Where data, logs, work directories and kept tokens live; default {@code .local}. */
+        public Builder home(Path home) {
+            this.home = home;
+            return this;
+        }
+
+        /** The repository root, where the modules' {@code target/} jars are; default the current directory. */
+        public Builder repository(Path repository) {
+            this.repository = repository;
+            return this;
+        }
+
+        /** How many worker agents; default 2. */
+        public Builder workers(int workers) {
+            if (workers < 0) {
+                throw new IllegalArgumentException("workers must not be negative: " + workers);
+            }
+            this.workers = workers;
+            return this;
+        }
+
+        /** An external PostgreSQL (JDBC URL) instead of the embedded one. */
+        public Builder databaseUrl(String url) {
+            this.databaseUrl = blankToNull(url);
+            return this;
+        }
+
+        public Builder databaseUser(String user) {
+            this.databaseUser = user;
+            return this;
+        }
+
+        public Builder databasePassword(String password) {
+            this.databasePassword = password;
+            return this;
+        }
+
+        /** External Kafka brokers instead of the local one. */
+        public Builder kafkaBootstrapServers(String servers) {
+            this.kafkaBootstrapServers = blankToNull(servers);
+            return this;
+        }
+
+        /** The bootstrap admin token; default one generated and kept in {@code <home>/admin-token}. */
+        public Builder adminToken(String token) {
+            this.adminToken = blankToNull(token);
+            return this;
+        }
+
+        /** The agents' join token; default one generated and kept in {@code <home>/join-token}. */
+        public Builder joinToken(String token) {
+            this.joinToken = blankToNull(token);
+            return this;
+        }
+
+        /**
+         * Added to every default port (services 8080–8083, PostgreSQL 55432, Kafka 59092 and 59093), so that
+         * two platforms can run side by side; default 0.
+         */
+        public Builder portOffset(int offset) {
+            this.portOffset = offset;
+            return this;
+        }
+
+        /** The embedded PostgreSQL's port; default 55432 (plus the offset), or a free one when that is taken. */
+        public Builder postgresPort(int port) {
+            this.postgresPort = port;
+            return this;
+        }
+
+        /** What each agent offers; default 2 cores and 2048 MiB (no GPU). */
+        public Builder agentResources(String cpu, long memoryMb) {
+            this.agentCpu = cpu;
+            this.agentMemoryMb = memoryMb;
+            return this;
+        }
+
+        public Builder serviceJvmOptions(List<String> options) {
+            this.serviceJvmOptions = List.copyOf(options);
+            return this;
+        }
+
+        public Builder agentJvmOptions(List<String> options) {
+            this.agentJvmOptions = List.copyOf(options);
+            return this;
+        }
+
+        public Builder kafkaJvmOptions(List<String> options) {
+            this.kafkaJvmOptions = List.copyOf(options);
+            return this;
+        }
+
+        /** More command-line arguments for one service ({@code --jobs.agent.lease-ttl=3s}); they win over the defaults. */
+        public Builder serviceArgs(String service, String... args) {
+            serviceArgs.computeIfAbsent(service, s -> new ArrayList<>()).addAll(List.of(args));
+            return this;
+        }
+
+        /** More command-line arguments for every agent ({@code --jobs.worker.kill-grace=2s}). */
+        public Builder agentArgs(String... args) {
+            agentArgs.addAll(List.of(args));
+            return this;
+        }
+
+        /** Services not to run even when built. */
+        public Builder without(String... services) {
+            without.addAll(List.of(services));
+            return this;
+        }
+
+        /** The class path the Kafka broker runs from; default this JVM's, which must hold the Kafka server jars. */
+        public Builder kafkaClassPath(String classPath) {
+            this.classPath = classPath;
+            return this;
+        }
+
+        /** How long one component may take to come up; default 120 s. */
+        public Builder startTimeout(Duration timeout) {
+            this.startTimeout = timeout;
+            return this;
+        }
+
+        /** How long one component has between SIGTERM and SIGKILL; default 20 s. */
+        public Builder stopTimeout(Duration timeout) {
+            this.stopTimeout = timeout;
+            return this;
+        }
+
+        public Builder listener(Listener listener) {
+            this.listener = Objects.requireNonNull(listener);
+            return this;
+        }
+
+        public LocalPlatform build() {
+            return new LocalPlatform(this);
+        }
+
+        private static String blankToNull(String s) {
+            return s == null || s.isBlank() ? null : s;
+        }
+    }
+}
