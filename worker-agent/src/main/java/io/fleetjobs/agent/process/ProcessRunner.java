@@ -48,6 +48,27 @@ public final class ProcessRunner {
 
     private static final Logger log = LoggerFactory.getLogger(ProcessRunner.class);
 
+    /**
+     * Runs the job's argv ({@code "$@"}) as a child of a small shell that is the group leader and
+     * holds the agent's pipe as its standard input. When the agent dies, for whatever reason, the
+     * pipe reaches end of file and the watcher kills the whole group: a job never outlives its
+     * agent, so it cannot run on while the control plane, having declared the machine lost, starts
+     * it elsewhere. The job itself reads /dev/null; the shell exits with the job's status (128 + n
+     * when a signal n ended it). The shell outlasts a TERM sent to the group (it keeps waiting for the
+     * job), so the status is the job's: 143 when the job obeys TERM, 137 when it had to be KILLed.
+     * (A background list's standard input is /dev/null unless redirected, hence the pipe is handed to
+     * the watcher as descriptor 3.)
+     */
+    static final String TIED_TO_AGENT = String.join("\n",
+            "exec 3<&0",
+            "\"$@\" </dev/null 3<&- & child=$!",
+            "( read -r _ <&3; kill -KILL 0 ) & watcher=$!",
+            "exec 3<&-",
+            "trap : TERM INT HUP",
+            "while :; do wait \"$child\"; status=$?; kill -0 \"$child\" 2>/dev/null || break; done",
+            "kill \"$watcher\" 2>/dev/null",
+            "exit \"$status\"");
+
     private final Path attemptsDir;
     private final Path runningDir;
     private final long logCapBytes;
@@ -123,8 +144,8 @@ public final class ProcessRunner {
                     + e, e);
         }
 
-        List<String> argv = new ArrayList<>(command.size() + 1);
-        argv.add("setsid");
+        List<String> argv = new ArrayList<>(command.size() + 6);
+        argv.addAll(List.of("setsid", "sh", "-c", TIED_TO_AGENT, "fleetjobs-attempt"));
         argv.addAll(command);
         ProcessBuilder builder = new ProcessBuilder(argv).directory(directory.toFile());
         Map<String, String> environment = builder.environment();
@@ -157,11 +178,14 @@ public final class ProcessRunner {
                     + " (is setsid, from util-linux, on the agent's PATH?): " + e.getMessage(), e);
         }
         Instant startedAt = clock.instant();
-        try {
-            process.getOutputStream().close();
-        } catch (IOException e) {
-            log.debug("attempt {}: closing standard input: {}", key, e.toString());
-        }
+        // the group's lifeline: open while this agent lives, closed at the attempt's end
+        process.onExit().thenRun(() -> {
+            try {
+                process.getOutputStream().close();
+            } catch (IOException e) {
+                log.debug("attempt {}: closing its lifeline: {}", key, e.toString());
+            }
+        });
         try {
             PgidRecord.of(key, process.pid()).write(record);
         } catch (IOException e) {

@@ -69,8 +69,14 @@ class ProcessRunnerTest {
                 && ProcessGroups.stat(pid).map(stat -> !stat.gone()).orElse(false);
     }
 
+    /**
+     * The processes the job itself started: descendants of the job's own process, which runs under
+     * the group leader (the shell that ties the group to the agent) beside that shell's watcher.
+     */
     static List<Long> descendants(RunningAttempt attempt) {
-        return ProcessHandle.of(attempt.pgid()).orElseThrow().descendants().map(ProcessHandle::pid).toList();
+        return ProcessHandle.of(attempt.pgid()).orElseThrow().children()
+                .filter(child -> !child.info().commandLine().orElse("").contains("fleetjobs-attempt"))
+                .flatMap(ProcessHandle::descendants).map(ProcessHandle::pid).toList();
     }
 
     @Test
