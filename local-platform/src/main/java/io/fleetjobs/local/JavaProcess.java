@@ -18,13 +18,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * A runnable jar as a process of its own ({@code java <options> -jar <jar> <args>}), its output
  * appended to its log, with a readiness check: a service answers HTTP, an agent says it joined.
  */
 final class JavaProcess implements Component {
-    /** Whether a started process serves yet. */
+    /** Whether a started process serves yet; one per start, as it may keep what it saw. */
     interface Readiness {
         boolean ready(JavaProcess process);
     }
@@ -42,7 +43,7 @@ final class JavaProcess implements Component {
     private final Path directory;
     private final Path log;
     private final String address;
-    private final Readiness readiness;
+    private final Supplier<Readiness> readiness;
     private final AfterStop afterStop;
     private final Duration startTimeout;
     private final PidFiles pidFiles;
@@ -53,7 +54,7 @@ final class JavaProcess implements Component {
     private volatile Process ending;
 
     JavaProcess(String name, List<String> command, Map<String, String> environment, Path directory, Path log,
-            String address, Readiness readiness, AfterStop afterStop, Duration startTimeout, PidFiles pidFiles,
+            String address, Supplier<Readiness> readiness, AfterStop afterStop, Duration startTimeout, PidFiles pidFiles,
             LocalPlatform.Listener listener) {
         this.name = name;
         this.command = List.copyOf(command);
@@ -108,7 +109,12 @@ final class JavaProcess implements Component {
             ending = null;
             pidFiles.record(name, started.toHandle());
         }
-        awaitReady(started);
+        try {
+            awaitReady(started);
+        } catch (RuntimeException e) {
+            kill(); // what did not come up in time is of no use, and must not hold its port
+            throw e;
+        }
         started.onExit().thenAccept(p -> {
             if (ending != p) {
                 listener.exited(name, p.exitValue(), log);
@@ -117,6 +123,7 @@ final class JavaProcess implements Component {
     }
 
     private void awaitReady(Process started) {
+        Readiness readiness = this.readiness.get();
         Instant deadline = Instant.now().plus(startTimeout);
         while (true) {
             if (!started.isAlive()) {
@@ -200,8 +207,8 @@ final class JavaProcess implements Component {
     }
 
     /** Ready once the log says so (an agent: "joined as machine"). */
-    static Readiness logSays(String text) {
-        return p -> p.outputSinceStart().contains(text);
+    static Supplier<Readiness> logSays(String text) {
+        return () -> p -> p.outputSinceStart().contains(text);
     }
 
     /**
@@ -209,22 +216,23 @@ final class JavaProcess implements Component {
      * down), and then its readiness probe ({@code /actuator/health/readiness}, which leaves Kafka out)
      * says so, answers anything but 503, or has said 503 for {@code readinessGrace}.
      */
-    static Readiness http(int port, Duration readinessGrace) {
+    static Supplier<Readiness> http(int port, Duration readinessGrace) {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(1)).build();
-        Instant[] upSince = {null};
-        return p -> {
-            if (upSince[0] == null) {
-                if (status(http, port, "/actuator/health") < 0) {
-                    return false;
+        return () -> new Readiness() {
+            private Instant upSince;
+
+            @Override
+            public boolean ready(JavaProcess p) {
+                if (upSince == null) {
+                    if (status(http, port, "/actuator/health") < 0) {
+                        return false;
+                    }
+                    upSince = Instant.now();
                 }
-                upSince[0] = Instant.now();
+                int readiness = status(http, port, "/actuator/health/readiness");
+                return readiness >= 0 && readiness != 503 || Instant.now().isAfter(upSince.plus(readinessGrace));
             }
-            int readiness = status(http, port, "/actuator/health/readiness");
-            if (readiness >= 0 && readiness != 503) {
-                return true;
-            }
-            return Instant.now().isAfter(upSince[0].plus(readinessGrace));
         };
     }
 

@@ -85,9 +85,17 @@ final class Processes {
         }
     }
 
-    /** Alive, a zombie (ended, not yet reaped by a parent that is not us) not counting. */
+    /**
+     * Alive. A child of this JVM is gone once reaped (its zombie state is no proof: a multi-threaded process's
+     * leader turns zombie while its other threads still exit, holding its files and ports). Any other process
+     * is gone once a zombie, as it may never be reaped where its new parent does not reap orphans.
+     */
     static boolean aliveNotZombie(ProcessHandle p) {
-        return p.isAlive() && stat(p.pid()).map(s -> !s.gone()).orElse(true);
+        if (!p.isAlive()) {
+            return false;
+        }
+        boolean child = p.parent().map(parent -> parent.pid() == ProcessHandle.current().pid()).orElse(false);
+        return child || stat(p.pid()).map(s -> !s.gone()).orElse(true);
     }
 
     /** What procfs says of one process: its state, process group and start time in clock ticks since boot. */
