@@ -34,7 +34,8 @@ class ReconcilerConfig {
 
     @Bean
     ReconcilerLoop reconcilerLoop(JdbcClient jdbc, JobStore jobs, InstantSource clock, ReconcilerProperties p,
-            MeterRegistry meters) {
+            MeterRegistry meters, io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
+            io.github.resilience4j.retry.RetryRegistry retries) {
         RepairStore repair = new RepairStore(jdbc);
         AttemptReports reports = new AttemptReports(jdbc, jobs, new SecureRandom());
         Liveness liveness = new Liveness(p.suspectAfter(), p.lostAfter(), p.massSilenceShare(), p.massSilenceMinMachines());
@@ -43,6 +44,7 @@ class ReconcilerConfig {
                 new ExpiredLeaseSweep(repair, reports, meters),
                 new OverdueAttemptSweep(repair, reports, p.timeoutSlack(), meters),
                 new AutoDrainSweep(repair, new MachineStore(jdbc, clock), p.drainStreak(), Duration.ofMinutes(10), meters),
-                new AllocationSweep(jobs, repair, meters)), clock, p, meters);
+                new AllocationSweep(jobs, repair, meters)), clock, p, meters, breakers.circuitBreaker("database"),
+                retries.retry("database"));
     }
 }

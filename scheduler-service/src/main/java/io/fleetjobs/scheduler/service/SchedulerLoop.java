@@ -1,6 +1,9 @@
 package io.fleetjobs.scheduler.service;
 
 import io.fleetjobs.store.PlacementStore;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.retry.Retry;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -30,6 +33,8 @@ public final class SchedulerLoop implements SmartLifecycle {
     private final InstantSource clock;
     private final MeterRegistry meters;
     private final Semaphore wake = new Semaphore(0);
+    private final CircuitBreaker database;
+    private final Retry retry;
     private final Map<String, AtomicLong> depthByQueue = new ConcurrentHashMap<>();
     private volatile boolean running;
     private volatile boolean roomAppeared;
@@ -38,6 +43,18 @@ public final class SchedulerLoop implements SmartLifecycle {
 
     public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc, SchedulerProperties properties,
             InstantSource clock, MeterRegistry meters) {
+        this(cycle, placement, jdbc, properties, clock, meters, CircuitBreaker.ofDefaults("database"), Retry.ofDefaults("database"));
+    }
+
+    /**
+     * @param database opens while the database keeps failing: the loop then waits longer between tries,
+     *     and health shows it (DOWN with the circuit open)
+     * @param retry retries a failed cycle with backoff before it counts as one failure
+     */
+    public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc, SchedulerProperties properties,
+            InstantSource clock, MeterRegistry meters, CircuitBreaker database, Retry retry) {
+        this.database = database;
+        this.retry = retry;
         this.cycle = cycle;
         this.placement = placement;
         this.jdbc = jdbc;
@@ -62,21 +79,15 @@ public final class SchedulerLoop implements SmartLifecycle {
     private void loop() {
         while (running) {
             try {
-                if (roomAppeared) {
-                    roomAppeared = false;
-                    cycle.invalidate();
-                    placement.wakeWaiting(10_000);
-                }
-                SchedulerCycle.Result result;
-                do {
-                    result = cycle.runOnce();
-                } while (running && result.placed() + result.conflicts() > 0);
-                refreshDepth();
+                database.executeRunnable(Retry.decorateRunnable(retry, this::work));
+            } catch (CallNotPermittedException e) {
+                log.debug("database circuit open; waiting");
             } catch (RuntimeException e) {
                 log.warn("scheduling cycle failed; trying again: {}", e.getMessage());
             }
+            long waitMs = properties.interval().toMillis() * (database.getState() == CircuitBreaker.State.OPEN ? 4 : 1);
             try {
-                if (wake.tryAcquire(properties.interval().toMillis(), TimeUnit.MILLISECONDS)) {
+                if (wake.tryAcquire(waitMs, TimeUnit.MILLISECONDS)) {
                     wake.drainPermits();
                 }
             } catch (InterruptedException e) {
@@ -84,6 +95,20 @@ public final class SchedulerLoop implements SmartLifecycle {
                 return;
             }
         }
+    }
+
+    /** Cycles back to back while they place anything. */
+    private void work() {
+        if (roomAppeared) {
+            roomAppeared = false;
+            cycle.invalidate();
+            placement.wakeWaiting(10_000);
+        }
+        SchedulerCycle.Result result;
+        do {
+            result = cycle.runOnce();
+        } while (running && result.placed() + result.conflicts() > 0);
+        refreshDepth();
     }
 
     private void refreshDepth() {
