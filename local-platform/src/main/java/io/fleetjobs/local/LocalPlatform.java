@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -124,6 +125,7 @@ public final class LocalPlatform implements AutoCloseable {
     private final Map<String, Integer> servicePorts = new HashMap<>();
     private final String adminToken;
     private final String joinToken;
+    private final String internalSecret;
     private final Object startLock = new Object();
     private volatile boolean closed;
     private boolean prepared;
@@ -136,6 +138,7 @@ public final class LocalPlatform implements AutoCloseable {
         this.pidFiles = new PidFiles(home.resolve("run"));
         this.adminToken = config.adminToken != null ? config.adminToken : keptSecret("admin-token");
         this.joinToken = config.joinToken != null ? config.joinToken : keptSecret("join-token");
+        this.internalSecret = config.internalSecret != null ? config.internalSecret : keptSecret("internal-secret");
     }
 
     public static Builder builder() {
@@ -253,9 +256,13 @@ public final class LocalPlatform implements AutoCloseable {
 
     /** A service's base URL. */
     public URI url(String service) {
-        Integer port = servicePorts.get(service);
+        Integer port;
+        synchronized (startLock) {
+            prepare();
+            port = servicePorts.get(service);
+        }
         if (port == null) {
-            throw new IllegalArgumentException("no such service: " + service);
+            throw new IllegalArgumentException("no service " + service + " here; there are " + servicePorts.keySet());
         }
         return URI.create("http://localhost:" + port);
     }
@@ -420,7 +427,12 @@ public final class LocalPlatform implements AutoCloseable {
         tiers.clear();
         missing.clear();
         servicePorts.clear();
-        layOut();
+        try {
+            layOut();
+        } catch (RuntimeException e) {
+            unlock();
+            throw e;
+        }
         prepared = true;
     }
 
@@ -445,23 +457,26 @@ public final class LocalPlatform implements AutoCloseable {
         }
         tiers.add(infrastructure);
 
-        List<String> services = new ArrayList<>();
+        List<Service> built = new ArrayList<>();
         for (Service s : SERVICES) {
             if (config.without.contains(s.name())) {
                 continue;
             }
-            int port = config.portOffset + s.defaultPort();
-            servicePorts.put(s.name(), port);
             Path jar = config.repository.resolve(s.jar()).toAbsolutePath().normalize();
-            if (!Files.isRegularFile(jar)) {
+            if (Files.isRegularFile(jar)) {
+                built.add(s);
+                servicePorts.put(s.name(), config.portOffset + s.defaultPort());
+            } else if (s.required()) {
+                throw new IllegalStateException(s.name() + " is not built: " + jar + " is missing (./mvnw -DskipTests package)");
+            } else {
                 missing.put(s.name(), jar);
-                if (s.required()) {
-                    throw new IllegalStateException(s.name() + " is not built: " + jar + " is missing (./mvnw -DskipTests package)");
-                }
-                config.listener.skipped(s.name(), "not built (" + config.repository.relativize(config.repository.resolve(s.jar()))
-                        + " is missing)");
-                continue;
+                config.listener.skipped(s.name(), "not built (" + s.jar() + " is missing)");
             }
+        }
+        List<String> services = new ArrayList<>();
+        for (Service s : built) {
+            int port = servicePorts.get(s.name());
+            Path jar = config.repository.resolve(s.jar()).toAbsolutePath().normalize();
             List<String> args = new ArrayList<>(List.of("--server.port=" + port));
             args.addAll(config.serviceArgs.getOrDefault(s.name(), List.of()));
             components.put(s.name(), new JavaProcess(s.name(),
@@ -484,7 +499,8 @@ public final class LocalPlatform implements AutoCloseable {
                 String machine = "local-" + i;
                 Path workDir = home.resolve("workers");
                 List<String> args = new ArrayList<>(List.of(
-                        "--jobs.worker.scheduler-url=http://127.0.0.1:" + servicePorts.get(SCHEDULER_SERVICE),
+                        "--jobs.worker.scheduler-url=http://127.0.0.1:"
+                                + servicePorts.getOrDefault(SCHEDULER_SERVICE, config.portOffset + 8082),
                         "--jobs.worker.machine-id=" + machine,
                         "--jobs.worker.region=local",
                         "--jobs.worker.cpu=" + config.agentCpu,
@@ -530,6 +546,10 @@ public final class LocalPlatform implements AutoCloseable {
         env.put("JOBS_KAFKA_BOOTSTRAP_SERVERS", kafkaBootstrapServersUnchecked());
         env.put("JOBS_BOOTSTRAP_ADMIN_TOKEN", adminToken);
         env.put("JOBS_AGENT_JOIN_TOKEN", joinToken);
+        env.put("JOBS_INTERNAL_SECRET", internalSecret); // the gateway signs callers' identities with it, services check them
+        // where each service is, for the one that routes to the others: JOBS_JOB_SERVICE_URL, JOBS_SCHEDULER_SERVICE_URL, …
+        servicePorts.forEach((name, port) -> env.put("JOBS_" + name.toUpperCase(Locale.ROOT).replace('-', '_') + "_URL",
+                "http://127.0.0.1:" + port));
         if (System.getenv("JOBS_DB_POOL_SIZE") == null) {
             env.put("JOBS_DB_POOL_SIZE", "5");
         }
@@ -627,6 +647,7 @@ public final class LocalPlatform implements AutoCloseable {
         private String kafkaBootstrapServers;
         private String adminToken;
         private String joinToken;
+        private String internalSecret;
         private int portOffset;
         private int postgresPort;
         private String agentCpu = "2";
@@ -695,6 +716,12 @@ public final class LocalPlatform implements AutoCloseable {
             return this;
         }
 
+        /** The secret the gateway signs callers' identities with for the services; default one generated and kept in {@code <home>/internal-secret}. */
+        public Builder internalSecret(String secret) {
+            this.internalSecret = blankToNull(secret);
+            return this;
+        }
+
         /** The agents' join token; default one generated and kept in {@code <home>/join-token}. */
         public Builder joinToken(String token) {
             this.joinToken = blankToNull(token);
@@ -706,6 +733,10 @@ public final class LocalPlatform implements AutoCloseable {
          * two platforms can run side by side; default 0.
          */
         public Builder portOffset(int offset) {
+            if (offset < 0 || KAFKA_CONTROLLER_PORT + offset > 65_535) {
+                throw new IllegalArgumentException("the port offset must be between 0 and " + (65_535 - KAFKA_CONTROLLER_PORT)
+                        + ", not " + offset);
+            }
             this.portOffset = offset;
             return this;
         }

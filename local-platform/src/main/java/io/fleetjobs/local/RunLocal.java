@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
  * <p>Environment: {@code JOBS_LOCAL_HOME} (default {@code .local}), {@code JOBS_LOCAL_WORKERS}
  * (default 2), {@code JOBS_LOCAL_PORT_OFFSET} (default 0), {@code JOBS_DB_URL} with {@code JOBS_DB_USER}
  * and {@code JOBS_DB_PASSWORD}, {@code JOBS_KAFKA_BOOTSTRAP_SERVERS}, {@code JOBS_BOOTSTRAP_ADMIN_TOKEN},
- * {@code JOBS_AGENT_JOIN_TOKEN}; {@code JOBS_LOCAL_STARTED_AT} (epoch millis, set by the script) is where
+ * {@code JOBS_AGENT_JOIN_TOKEN}, {@code JOBS_INTERNAL_SECRET}; {@code JOBS_LOCAL_STARTED_AT} (epoch millis, set by the script) is where
  * the times it prints count from.
  */
 public final class RunLocal {
@@ -46,6 +46,7 @@ public final class RunLocal {
                 .kafkaBootstrapServers(env.get("JOBS_KAFKA_BOOTSTRAP_SERVERS"))
                 .adminToken(env.get("JOBS_BOOTSTRAP_ADMIN_TOKEN"))
                 .joinToken(env.get("JOBS_AGENT_JOIN_TOKEN"))
+                .internalSecret(env.get("JOBS_INTERNAL_SECRET"))
                 .listener(console)
                 .build();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -7,8 +7,6 @@ import io.fleetjobs.testsupport.Api;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,9 +14,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -30,18 +28,17 @@ import org.junit.jupiter.api.Test;
  * made ({@code JOBS_LOCAL_NO_BUILD=1}); the home is fresh, so PostgreSQL is initialised too.
  */
 class RunLocalTest {
-    private static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
-
     private final List<String> output = new ArrayList<>();
     private Process runLocal;
     private Path home;
+    private boolean passed;
 
     @Test
     void startsThePlatformRunsAJobAndLeavesNothingBehindOnSigterm() throws Exception {
         home = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "run-local-");
-        int offset = freePortOffset();
-        ProcessBuilder builder = new ProcessBuilder(REPOSITORY.resolve("bin/run-local").toString())
-                .directory(REPOSITORY.toFile()).redirectErrorStream(true);
+        int offset = LocalMode.freePortOffset();
+        ProcessBuilder builder = new ProcessBuilder(LocalMode.REPOSITORY.resolve("bin/run-local").toString())
+                .directory(LocalMode.REPOSITORY.toFile()).redirectErrorStream(true);
         Map<String, String> env = builder.environment();
         List.of("JOBS_DB_URL", "JOBS_KAFKA_BOOTSTRAP_SERVERS", "JOBS_BOOTSTRAP_ADMIN_TOKEN", "JOBS_AGENT_JOIN_TOKEN")
                 .forEach(env::remove);
@@ -76,16 +73,17 @@ class RunLocalTest {
         assertThat(user.get("/api/v1/jobs/" + id).field("machineId")).isEqualTo("local-1");
 
         List<ProcessHandle> platform = runLocal.descendants().toList();
-        assertThat(platform).as("services, the broker and the agent").hasSizeGreaterThanOrEqualTo(5);
+        assertThat(platform).as("services, the broker and the agent").hasSizeGreaterThanOrEqualTo(4);
         runLocal.toHandle().destroy(); // SIGTERM
         await().atMost(Duration.ofSeconds(60)).until(() -> !runLocal.isAlive());
         assertThat(output()).contains("stopped.");
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            assertThat(platform.stream().filter(ProcessHandle::isAlive).map(RunLocalTest::describe)).isEmpty();
-            assertThat(processesNaming(home)).as("PostgreSQL and anything else run from the home").isEmpty();
-            assertThat(ports.stream().filter(p -> !portFree(p))).as("ports still taken").isEmpty();
+            assertThat(platform.stream().filter(LocalMode::alive).map(LocalMode::describe)).isEmpty();
+            assertThat(LocalMode.processesNaming(home)).as("PostgreSQL and anything else run from the home").isEmpty();
+            assertThat(ports.stream().filter(p -> !LocalMode.portFree(p))).as("ports still taken").isEmpty();
         });
         assertThat(home.resolve("run-local.pid")).doesNotExist();
+        passed = true;
     }
 
     @AfterEach
@@ -95,7 +93,18 @@ class RunLocalTest {
             runLocal.destroyForcibly();
         }
         if (home != null) {
-            processesNaming(home).forEach(ProcessHandle::destroyForcibly);
+            LocalMode.processesNaming(home).forEach(ProcessHandle::destroyForcibly);
+            if (passed) {
+                deleteTree(home); // PostgreSQL's binaries and data; kept for reading when the test failed
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) {
+        try (var walk = Files.walk(root)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // target/ is cleaned anyway
         }
     }
 
@@ -122,38 +131,5 @@ class RunLocalTest {
         Matcher m = Pattern.compile("(?m)^  " + Pattern.quote(name) + " +(\\S.*?)(?:   \\(.*)?$").matcher(output());
         assertThat(m.find()).as("'%s' in the output:\n%s", name, output()).isTrue();
         return m.group(1).strip();
-    }
-
-    /** An offset from the default ports at which the services' ports are free, so that a developer's own run-local does not get in the way. */
-    private static int freePortOffset() {
-        for (int i = 0; i < 50; i++) {
-            int offset = 1000 + ThreadLocalRandom.current().nextInt(5000);
-            if (List.of(8080, 8081, 8082, 8083, 55432, 59092, 59093).stream().allMatch(p -> portFree(p + offset))) {
-                return offset;
-            }
-        }
-        throw new IllegalStateException("no free range of ports for run-local");
-    }
-
-    private static boolean portFree(int port) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(port));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static List<ProcessHandle> processesNaming(Path dir) {
-        String name = dir.toString();
-        return ProcessHandle.allProcesses()
-                .filter(p -> p.pid() != ProcessHandle.current().pid())
-                .filter(p -> p.info().commandLine().map(c -> c.contains(name)).orElse(false))
-                .toList();
-    }
-
-    private static String describe(ProcessHandle p) {
-        return p.pid() + " " + p.info().commandLine().map(c -> c.substring(0, Math.min(160, c.length()))).orElse("?");
     }
 }

@@ -1,0 +1,110 @@
+package io.fleetjobs.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** How a platform is laid out before anything starts: which components, which ports, which tokens, one launcher per home. */
+class LocalPlatformLayoutTest {
+    @TempDir
+    Path repository;
+    @TempDir
+    Path home;
+
+    private void build(String... jars) throws IOException {
+        for (String jar : jars) {
+            Files.createDirectories(repository.resolve(jar).getParent());
+            Files.writeString(repository.resolve(jar), "not really a jar");
+        }
+    }
+
+    private LocalPlatform.Builder platform() {
+        return LocalPlatform.builder().home(home).repository(repository).portOffset(2_000);
+    }
+
+    @Test
+    void runsWhatIsBuiltInOrderAndNamesWhatIsNot() throws IOException {
+        build("job-service/target/job-service-exec.jar", "scheduler-service/target/scheduler-service-exec.jar",
+                LocalPlatform.AGENT_JAR);
+        LocalPlatform platform = platform().workers(2).build();
+        try {
+            assertThat(platform.components()).containsExactly("postgres", "kafka", "job-service", "scheduler-service",
+                    "agent-1", "agent-2");
+            assertThat(platform.missing()).containsOnlyKeys("reconciler-service", "api-gateway");
+            assertThat(platform.url()).hasToString("http://localhost:10081");
+            assertThat(platform.ports()).containsEntry("job-service", List.of(10081))
+                    .containsEntry("scheduler-service", List.of(10082)).containsKey("postgres").containsKey("kafka");
+            assertThat(platform.log("agent-2")).isEqualTo(home.resolve("logs/agent-2.log"));
+            assertThat(platform.isRunning("job-service")).isFalse();
+            assertThatThrownBy(() -> platform.kill("api-gateway")).hasMessageContaining("not built");
+        } finally {
+            platform.stop();
+        }
+    }
+
+    @Test
+    void theGatewayIsTheUrlOnceBuilt() throws IOException {
+        build("job-service/target/job-service-exec.jar", "scheduler-service/target/scheduler-service-exec.jar",
+                "api-gateway/target/api-gateway-exec.jar");
+        LocalPlatform platform = platform().workers(0).build();
+        try {
+            assertThat(platform.url()).hasToString("http://localhost:10080");
+            assertThat(platform.url("job-service")).hasToString("http://localhost:10081");
+        } finally {
+            platform.stop();
+        }
+    }
+
+    @Test
+    void givenDatabaseAndBrokerAreNotRunHere() throws IOException {
+        build("job-service/target/job-service-exec.jar", "scheduler-service/target/scheduler-service-exec.jar");
+        LocalPlatform platform = platform().workers(0).databaseUrl("jdbc:postgresql://db:5432/jobs").databaseUser("jobs")
+                .databasePassword("secret").kafkaBootstrapServers("kafka:9092").build();
+        try {
+            assertThat(platform.components()).containsExactly("job-service", "scheduler-service");
+            assertThat(platform.databaseUrl()).isEqualTo("jdbc:postgresql://db:5432/jobs");
+            assertThat(platform.kafkaBootstrapServers()).isEqualTo("kafka:9092");
+            assertThatThrownBy(() -> platform.stop("postgres")).hasMessageContaining("given from outside");
+        } finally {
+            platform.stop();
+        }
+    }
+
+    @Test
+    void aRequiredServiceThatIsNotBuiltIsAnError() {
+        assertThatThrownBy(() -> platform().build().components()).hasMessageContaining("job-service is not built");
+    }
+
+    @Test
+    void generatedTokensAreKeptForTheNextRunAndGivenOnesWin() {
+        LocalPlatform first = platform().build();
+        LocalPlatform second = platform().build();
+        assertThat(first.adminToken()).isEqualTo(second.adminToken()).hasSizeGreaterThan(20);
+        assertThat(first.joinToken()).isEqualTo(second.joinToken()).isNotEqualTo(first.adminToken());
+        assertThat(first.generatedAdminToken()).isTrue();
+        LocalPlatform given = platform().adminToken("mine").build();
+        assertThat(given.adminToken()).isEqualTo("mine");
+        assertThat(given.generatedAdminToken()).isFalse();
+    }
+
+    @Test
+    void oneLauncherPerHome() throws IOException {
+        build("job-service/target/job-service-exec.jar", "scheduler-service/target/scheduler-service-exec.jar");
+        LocalPlatform first = platform().workers(0).build();
+        try {
+            first.components();
+            assertThatThrownBy(() -> platform().workers(0).build().components()).hasMessageContaining("another launcher");
+        } finally {
+            first.stop();
+        }
+        LocalPlatform next = platform().workers(0).build();
+        assertThat(next.components()).contains("job-service");
+        next.stop();
+    }
+}

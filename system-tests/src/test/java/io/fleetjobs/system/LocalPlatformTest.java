@@ -1,0 +1,130 @@
+package io.fleetjobs.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fleetjobs.local.LocalPlatform;
+import io.fleetjobs.testsupport.Api;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The launcher's controls, which fault-injection tests use: a component killed with SIGKILL is gone
+ * at once and comes back on start; a job of a killed agent runs again after the agent's restart;
+ * PostgreSQL killed comes back with its data.
+ */
+class LocalPlatformTest {
+    private static final String AGENT = LocalPlatform.AGENT_PREFIX + "1";
+
+    private static LocalPlatform platform;
+    private static Api admin;
+    private static List<ProcessHandle> processes;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path home = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "local-platform-");
+        platform = LocalPlatform.builder()
+                .home(home)
+                .repository(LocalMode.REPOSITORY)
+                .workers(1)
+                .portOffset(LocalMode.freePortOffset())
+                .without(LocalPlatform.RECONCILER_SERVICE, LocalPlatform.API_GATEWAY)
+                .agentArgs("--jobs.worker.kill-grace=2s", "--jobs.worker.heartbeat-interval=1s")
+                .stopTimeout(Duration.ofSeconds(10))
+                .build()
+                .start();
+        admin = new Api(platform.url().getPort(), platform.adminToken());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (platform == null) {
+            return;
+        }
+        List<ProcessHandle> running = platform.components().stream().flatMap(c -> platform.process(c).stream()).toList();
+        platform.stop();
+        assertThat(running).allSatisfy(p -> assertThat(LocalMode.alive(p)).as("%s", p.info().commandLine()).isFalse());
+        assertThat(platform.ports().values().stream().flatMap(List::stream).filter(p -> !LocalMode.portFree(p))).isEmpty();
+    }
+
+    @Test
+    void aKilledServiceIsGoneAtOnceAndComesBackOnStart() {
+        ProcessHandle before = platform.process(LocalPlatform.JOB_SERVICE).orElseThrow();
+        platform.kill(LocalPlatform.JOB_SERVICE);
+        assertThat(LocalMode.alive(before)).isFalse();
+        assertThat(platform.isRunning(LocalPlatform.JOB_SERVICE)).isFalse();
+        assertThat(LocalMode.portFree(platform.url().getPort())).isTrue();
+
+        platform.start(LocalPlatform.JOB_SERVICE);
+        assertThat(platform.process(LocalPlatform.JOB_SERVICE).orElseThrow().pid()).isNotEqualTo(before.pid());
+        assertThat(admin.get("/api/v1/jobs").status()).isEqualTo(200);
+    }
+
+    @Test
+    void aKilledAgentIsGoneAtOnceAndItsJobRunsAgainAfterItsRestart() {
+        String id = submit("311");
+        ProcessHandle agent = platform.process(AGENT).orElseThrow();
+        ProcessHandle job = awaitJobProcess("sleep 311");
+
+        platform.kill(AGENT);
+        assertThat(LocalMode.alive(agent)).isFalse();
+        platform.start(AGENT);
+        assertThat(LocalMode.alive(job)).as("the job of the killed agent").isFalse();
+        await().atMost(Duration.ofSeconds(30)).until(() -> attempts(id).size() >= 2);
+        assertThat(attempts(id).get(0).get("failureReason").asString()).isEqualTo("AGENT_RESTARTED");
+        cancel(id);
+    }
+
+    @Test
+    void postgresKilledComesBackWithItsData() {
+        var created = admin.post("/api/v1/jobs", """
+                {"name":"kept","resources":{"cpu":0.1,"memoryMb":16},"execution":{"command":["true"]}}""");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        String id = created.field("id");
+        ProcessHandle postmaster = platform.process(LocalPlatform.POSTGRES).orElseThrow();
+
+        platform.kill(LocalPlatform.POSTGRES);
+        assertThat(LocalMode.alive(postmaster)).isFalse();
+        platform.start(LocalPlatform.POSTGRES);
+
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .until(() -> admin.get("/api/v1/jobs/" + id).status() == 200);
+        assertThat(admin.get("/api/v1/jobs/" + id).field("name")).isEqualTo("kept");
+    }
+
+    private static String submit(String sleepSeconds) {
+        var created = admin.post("/api/v1/jobs", """
+                {"name":"sleeper","resources":{"cpu":0.1,"memoryMb":16},"execution":{"command":["sleep","%s"]}}"""
+                .formatted(sleepSeconds));
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        return created.field("id");
+    }
+
+    /** The job's process, a child of the agent's. */
+    private static ProcessHandle awaitJobProcess(String commandLine) {
+        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(
+                () -> platform.process(AGENT).flatMap(a -> a.descendants()
+                        .filter(p -> p.info().commandLine().map(c -> c.contains(commandLine)).orElse(false)).findFirst()),
+                Optional::isPresent).orElseThrow();
+    }
+
+    private static List<JsonNode> attempts(String id) {
+        List<JsonNode> items = new ArrayList<>();
+        admin.get("/api/v1/jobs/" + id + "/attempts").json().get("items").forEach(items::add);
+        return items;
+    }
+
+    private static void cancel(String id) {
+        admin.post("/api/v1/jobs/" + id + "/cancel", null);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> "CANCELED".equals(admin.get("/api/v1/jobs/" + id).field("state")));
+    }
+}
