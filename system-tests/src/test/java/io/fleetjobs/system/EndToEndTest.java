@@ -71,8 +71,10 @@ class EndToEndTest {
     }
 
     /**
-     * Twenty jobs one after another, each run to success; prints the time from submit to RUNNING as
-     * the database recorded it (a measurement for the docs, not an assertion on speed).
+     * Twenty jobs one after another, each run to success; prints the time from submit (the job's
+     * first history row) to its process starting (the attempt's start, as the agent reported it): a
+     * measurement for the docs, not an assertion on speed. A job that ends before its start report
+     * is applied goes SCHEDULED to SUCCEEDED directly, so the RUNNING transition is not the measure.
      */
     @Test
     void submitToRunningIsMeasuredOnSequentialJobs() {
@@ -80,23 +82,16 @@ class EndToEndTest {
         for (int i = 0; i < 20; i++) {
             String id = submit("latency-" + i, "true");
             awaitState(id, "SUCCEEDED", Duration.ofSeconds(60));
-            java.time.Instant submitted = null;
-            java.time.Instant running = null;
-            for (JsonNode e : user.get("/api/v1/jobs/" + id + "/events").json().get("items")) {
-                java.time.Instant at = java.time.Instant.parse(e.get("at").asString());
-                switch (e.get("to").asString()) {
-                    case "SUBMITTED" -> submitted = at;
-                    case "RUNNING" -> running = at;
-                    default -> { }
-                }
-            }
-            assertThat(submitted).isNotNull();
-            assertThat(running).as("job %s passed through RUNNING", id).isNotNull();
-            millis.add(Duration.between(submitted, running).toMillis());
+            java.time.Instant submitted = java.time.Instant.parse(
+                    user.get("/api/v1/jobs/" + id + "/events").json().get("items").get(0).get("at").asString());
+            JsonNode attempt = user.get("/api/v1/jobs/" + id + "/attempts").json().get("items").get(0);
+            assertThat(attempt.get("startedAt").isNull()).as("job %s has a start time", id).isFalse();
+            java.time.Instant started = java.time.Instant.parse(attempt.get("startedAt").asString());
+            millis.add(Duration.between(submitted, started).toMillis());
         }
         java.util.Collections.sort(millis);
-        System.out.printf("submit -> RUNNING over %d sequential jobs: p50 %d ms, p90 %d ms, max %d ms%n", millis.size(),
-                millis.get(millis.size() / 2), millis.get(millis.size() * 9 / 10), millis.getLast());
+        System.out.printf("submit -> process started over %d sequential jobs: p50 %d ms, p90 %d ms, max %d ms%n",
+                millis.size(), millis.get(millis.size() / 2), millis.get(millis.size() * 9 / 10), millis.getLast());
     }
 
     @Test
