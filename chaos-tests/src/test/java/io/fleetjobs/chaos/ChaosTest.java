@@ -19,8 +19,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -72,14 +75,17 @@ class ChaosTest {
                 .startTimeout(Duration.ofMinutes(3)).build().start()) {
             JdbcClient db = JdbcClient.create(dataSource(platform));
             Api admin = new Api(platform.url().getPort(), platform.adminToken());
-            await().atMost(Duration.ofSeconds(60)).until(() -> admin.post("/api/v1/admin/tenants", "{\"name\":\"chaos\"}").status() == 201);
+            // 201, or 409 when an earlier try created it but its answer was lost
+            await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                    .until(() -> List.of(201, 409).contains(admin.post("/api/v1/admin/tenants", "{\"name\":\"chaos\"}").status()));
             Api user = admin.as(admin.post("/api/v1/admin/tenants/chaos/api-keys", "{}").field("key"));
 
-            Thread sampler = Thread.ofVirtual().start(() -> sample(db));
+            ScheduledExecutorService timer = Executors.newScheduledThreadPool(2, Thread.ofVirtual().factory());
+            timer.scheduleWithFixedDelay(() -> sample(db), 0, 250, TimeUnit.MILLISECONDS);
             Thread replayer = Thread.ofVirtual().start(new Replayer(platform.kafkaBootstrapServers(), faulting, random.nextLong())::run);
-            Thread injector = Thread.ofVirtual().start(() -> injectFaults(platform));
+            CompletableFuture<Void> injected = injectFaults(platform, plan(), 0);
             List<Submitted> submitted = submitWorkload(user, witness);
-            injector.join();
+            injected.join();
             faulting.set(false);
             replayer.join();
 
@@ -90,7 +96,7 @@ class ChaosTest {
                 }
             }
             await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(() -> settled(db));
-            sampler.interrupt();
+            timer.shutdownNow();
             report(db, submitted, witness);
         }
     }
@@ -105,50 +111,61 @@ class ChaosTest {
 
     // ------------------------------------------------------------------ the workload
 
+    /** Submits the workload spread over most of the fault window, each job at its planned moment. */
     private List<Submitted> submitWorkload(Api user, Path witness) {
-        List<Submitted> submitted = new ArrayList<>();
-        Instant start = Instant.now();
+        Map<Integer, Submitted> submitted = new ConcurrentHashMap<>();
         long gapMillis = Math.max(1, faultWindow.toMillis() * 8 / 10 / jobs);
         for (int i = 0; i < jobs; i++) {
             Kind kind = pick();
-            String key = "chaos-" + seed + "-" + i;
             String body = spec(kind, i, witness);
-            String id = null;
-            while (id == null) { // the same key again after a failure: submission is idempotent
-                try {
-                    var r = user.post("/api/v1/jobs", body, Map.of("Idempotency-Key", key));
-                    if (r.status() == 201 || r.status() == 200) {
-                        id = r.field("id");
-                    } else {
-                        pause(Duration.ofMillis(200));
-                    }
-                } catch (RuntimeException e) {
-                    pause(Duration.ofMillis(200)); // job-service is down: it comes back
-                }
-            }
-            submitted.add(new Submitted(id, kind));
-            if (kind == Kind.CANCELED) {
-                String jobId = id;
-                long after = 500 + random.nextInt(6_000);
-                Thread.ofVirtual().start(() -> {
-                    pause(Duration.ofMillis(after));
-                    for (int tries = 0; tries < 100; tries++) {
-                        try {
-                            int status = user.post("/api/v1/jobs/" + jobId + "/cancel", null).status();
-                            if (status == 202 || status == 409) {
-                                return;
-                            }
-                        } catch (RuntimeException e) {
-                            // down for a moment
-                        }
-                        pause(Duration.ofMillis(300));
-                    }
-                });
-            }
-            Instant next = start.plusMillis(gapMillis * (i + 1));
-            pause(Duration.between(Instant.now(), next));
+            long cancelAfter = 500 + random.nextInt(6_000);
+            int n = i;
+            later(gapMillis * i, () -> submit(user, n, kind, body, cancelAfter, submitted));
         }
-        return submitted;
+        await().atMost(faultWindow.plusMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> submitted.size() == jobs);
+        List<Submitted> inOrder = new ArrayList<>();
+        for (int i = 0; i < jobs; i++) {
+            inOrder.add(submitted.get(i));
+        }
+        return inOrder;
+    }
+
+    /** One submission; on a failure (job-service down, a cut connection) the same key again shortly: submission is idempotent. */
+    private void submit(Api user, int i, Kind kind, String body, long cancelAfter, Map<Integer, Submitted> submitted) {
+        try {
+            var r = user.post("/api/v1/jobs", body, Map.of("Idempotency-Key", "chaos-" + seed + "-" + i));
+            if (r.status() == 201 || r.status() == 200) {
+                String id = r.field("id");
+                submitted.put(i, new Submitted(id, kind));
+                if (kind == Kind.CANCELED) {
+                    later(cancelAfter, () -> cancel(user, id, 0));
+                }
+                return;
+            }
+        } catch (RuntimeException e) {
+            // down for a moment
+        }
+        later(200, () -> submit(user, i, kind, body, cancelAfter, submitted));
+    }
+
+    private void cancel(Api user, String id, int tries) {
+        try {
+            int status = user.post("/api/v1/jobs/" + id + "/cancel", null).status();
+            if (status == 202 || status == 409) {
+                return;
+            }
+        } catch (RuntimeException e) {
+            // down for a moment
+        }
+        if (tries < 100) {
+            later(300, () -> cancel(user, id, tries + 1));
+        }
+    }
+
+    /** Runs {@code task} after {@code millis}, on a virtual thread. */
+    private static CompletableFuture<Void> later(long millis, Runnable task) {
+        return CompletableFuture.runAsync(task, CompletableFuture.delayedExecutor(Math.max(0, millis), TimeUnit.MILLISECONDS,
+                Thread.ofVirtual().factory()::newThread));
     }
 
     private Kind pick() {
@@ -181,50 +198,77 @@ class ChaosTest {
 
     // ------------------------------------------------------------------ the faults
 
-    private void injectFaults(LocalPlatform platform) {
-        Instant end = Instant.now().plus(faultWindow);
-        boolean machineDied = false;
-        while (Instant.now().isBefore(end)) {
-            pause(Duration.ofMillis(2_000 + random.nextInt(4_000)));
-            int f = random.nextInt(8);
-            try {
-                switch (f) {
-                    case 0 -> crashAndRestart(platform, LocalPlatform.SCHEDULER_SERVICE);
-                    case 1 -> crashAndRestart(platform, LocalPlatform.JOB_SERVICE);
-                    case 2 -> crashAndRestart(platform, LocalPlatform.RECONCILER_SERVICE);
-                    case 3, 4 -> crashAndRestart(platform, agent(platform));
-                    case 5 -> {
-                        record("restart kafka");
-                        platform.restart(LocalPlatform.KAFKA);
-                    }
-                    case 6 -> cutDatabaseConnections(platform);
-                    default -> {
-                        if (!machineDied && agents > 1) {
-                            machineDied = true;
-                            killMachine(platform, agent(platform));
-                        } else {
-                            cutDatabaseConnections(platform);
-                        }
-                    }
-                }
-            } catch (RuntimeException e) {
-                record("fault " + f + " failed to apply: " + e.getMessage());
+    /** One planned fault: when (from the start), which, and for crashes how long the component stays down. */
+    record Fault(long atMillis, int kind, long downMillis, int target) {
+    }
+
+    /** The whole fault schedule, drawn from the seed up front. */
+    private List<Fault> plan() {
+        List<Fault> plan = new ArrayList<>();
+        long t = 0;
+        while (true) {
+            t += 2_000 + random.nextInt(4_000);
+            if (t >= faultWindow.toMillis()) {
+                return plan;
             }
+            plan.add(new Fault(t, random.nextInt(8), 500 + random.nextInt(3_000), random.nextInt(1_000)));
         }
     }
 
-    private String agent(LocalPlatform platform) {
-        List<String> alive = platform.components().stream()
-                .filter(c -> c.startsWith(LocalPlatform.AGENT_PREFIX) && !machineDeaths.containsKey(c)).toList();
-        return alive.get(random.nextInt(alive.size()));
+    /** Applies the planned faults one after another, each at its moment (or at once, when the one before ran late). */
+    private CompletableFuture<Void> injectFaults(LocalPlatform platform, List<Fault> plan, int next) {
+        if (next == plan.size()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (next == 0) {
+            faultsStart = System.nanoTime();
+        }
+        Fault fault = plan.get(next);
+        long wait = fault.atMillis() - (System.nanoTime() - faultsStart) / 1_000_000;
+        return later(wait, () -> { })
+                .thenCompose(ignored -> apply(platform, fault))
+                .exceptionally(e -> {
+                    record("fault " + fault.kind() + " failed to apply: " + e.getMessage());
+                    return null;
+                })
+                .thenCompose(ignored -> injectFaults(platform, plan, next + 1));
     }
 
-    private void crashAndRestart(LocalPlatform platform, String name) {
-        long down = 500 + random.nextInt(3_000);
-        record("kill -9 " + name + ", back after " + down + " ms");
+    private long faultsStart;
+    private boolean machineDied;
+
+    private CompletableFuture<Void> apply(LocalPlatform platform, Fault fault) {
+        return switch (fault.kind()) {
+            case 0 -> crashAndRestart(platform, LocalPlatform.SCHEDULER_SERVICE, fault.downMillis());
+            case 1 -> crashAndRestart(platform, LocalPlatform.JOB_SERVICE, fault.downMillis());
+            case 2 -> crashAndRestart(platform, LocalPlatform.RECONCILER_SERVICE, fault.downMillis());
+            case 3, 4 -> crashAndRestart(platform, agent(platform, fault.target()), fault.downMillis());
+            case 5 -> CompletableFuture.runAsync(() -> {
+                record("restart kafka");
+                platform.restart(LocalPlatform.KAFKA);
+            });
+            case 6 -> CompletableFuture.runAsync(() -> cutDatabaseConnections(platform));
+            default -> CompletableFuture.runAsync(() -> {
+                if (!machineDied && agents > 1) {
+                    machineDied = true;
+                    killMachine(platform, agent(platform, fault.target()));
+                } else {
+                    cutDatabaseConnections(platform);
+                }
+            });
+        };
+    }
+
+    private String agent(LocalPlatform platform, int target) {
+        List<String> alive = platform.components().stream()
+                .filter(c -> c.startsWith(LocalPlatform.AGENT_PREFIX) && !machineDeaths.containsKey(c)).toList();
+        return alive.get(target % alive.size());
+    }
+
+    private CompletableFuture<Void> crashAndRestart(LocalPlatform platform, String name, long downMillis) {
+        record("kill -9 " + name + ", back after " + downMillis + " ms");
         platform.kill(name);
-        pause(Duration.ofMillis(down));
-        platform.start(name);
+        return later(downMillis, () -> platform.start(name));
     }
 
     /** A machine dies for good: its agent and every process of its jobs, at once. */
@@ -250,30 +294,23 @@ class ChaosTest {
         faults.add(Instant.now() + " " + fault);
     }
 
-    /** Samples, while everything runs, whether any machine holds more than its capacity. */
+    /** One sample, taken every 250 ms while everything runs: does any machine hold more than its capacity? */
     private void sample(JdbcClient db) {
-        while (!Thread.currentThread().isInterrupted()) {
-            try {
-                int bad = db.sql("""
-                        select count(*) from machines m left join (
-                            select machine_id, sum(cpu_millis) c, sum(memory_mb) r, sum(gpu_count) g
-                            from attempts where released_at is null group by machine_id) h on h.machine_id = m.id
-                        where m.alloc_cpu_millis > m.cpu_millis or m.alloc_memory_mb > m.memory_mb
-                           or m.alloc_gpu_count > m.gpu_count or coalesce(h.c, 0) > m.cpu_millis
-                           or coalesce(h.r, 0) > m.memory_mb or coalesce(h.g, 0) > m.gpu_count""")
-                        .query(Integer.class).single();
-                samples.incrementAndGet();
-                if (bad > 0) {
-                    overCommitSamples.incrementAndGet();
-                }
-            } catch (RuntimeException e) {
-                // the database connection was cut: sample again
+        try {
+            int bad = db.sql("""
+                    select count(*) from machines m left join (
+                        select machine_id, sum(cpu_millis) c, sum(memory_mb) r, sum(gpu_count) g
+                        from attempts where released_at is null group by machine_id) h on h.machine_id = m.id
+                    where m.alloc_cpu_millis > m.cpu_millis or m.alloc_memory_mb > m.memory_mb
+                       or m.alloc_gpu_count > m.gpu_count or coalesce(h.c, 0) > m.cpu_millis
+                       or coalesce(h.r, 0) > m.memory_mb or coalesce(h.g, 0) > m.gpu_count""")
+                    .query(Integer.class).single();
+            samples.incrementAndGet();
+            if (bad > 0) {
+                overCommitSamples.incrementAndGet();
             }
-            try {
-                Thread.sleep(250);
-            } catch (InterruptedException e) {
-                return;
-            }
+        } catch (RuntimeException e) {
+            // the database connection was cut: the next sample will do
         }
     }
 
@@ -420,20 +457,5 @@ class ChaosTest {
             }
         }
         return intervals;
-    }
-
-    static void pause(Duration d) {
-        if (d.isNegative() || d.isZero()) {
-            return;
-        }
-        try {
-            Thread.sleep(d);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    static UUID uuid(String s) {
-        return UUID.fromString(s);
     }
 }
