@@ -1,0 +1,231 @@
+package io.fleetjobs.jobctl;
+
+import io.fleetjobs.sdk.model.Attempt;
+import io.fleetjobs.sdk.model.AttemptList;
+import io.fleetjobs.sdk.model.AttemptLogs;
+import io.fleetjobs.sdk.model.Capacity;
+import io.fleetjobs.sdk.model.Event;
+import io.fleetjobs.sdk.model.EventList;
+import io.fleetjobs.sdk.model.Job;
+import io.fleetjobs.sdk.model.JobPage;
+import io.fleetjobs.sdk.model.JobState;
+import io.fleetjobs.sdk.model.Machine;
+import io.fleetjobs.sdk.model.MachineList;
+import java.util.UUID;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/** The reading commands and cancel: one API call each, printed as a table or as the API's JSON. */
+final class JobCommands {
+    private JobCommands() {
+    }
+
+    static void printJob(java.io.PrintWriter out, Job j) {
+        Table t = new Table("FIELD", "VALUE");
+        t.row("id", j.getId()).row("name", j.getName()).row("tenant", j.getTenant()).row("queue", j.getQueue())
+                .row("priority", j.getPriority())
+                .row("state", j.getState() + (Boolean.TRUE.equals(j.getCancelRequested()) && !terminal(j) ? " (cancel requested)" : ""))
+                .row("reason", j.getStateReason()).row("attempt", j.getAttempt()).row("machine", j.getMachineId())
+                .row("exit code", j.getExitCode()).row("failure", j.getFailureReason())
+                .row("command", j.getExecution() == null ? null : String.join(" ", j.getExecution().getCommand()))
+                .row("created", j.getCreatedAt()).row("updated", j.getUpdatedAt()).row("finished", j.getFinishedAt());
+        t.print(out);
+    }
+
+    private static boolean terminal(Job j) {
+        return io.fleetjobs.sdk.FleetJobsClient.isTerminal(j.getState());
+    }
+
+    @Command(name = "get", description = "Shows a job.")
+    static final class Get extends CommandBase {
+        @Parameters(paramLabel = "JOB_ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            String body = client().jobs().getJobWithResponseSpec(jobId(id)).body(String.class);
+            if (json()) {
+                printJson(body);
+            } else {
+                printJob(out(), read(body, Job.class));
+            }
+            return JobCtl.OK;
+        }
+    }
+
+    @Command(name = "list", description = "Lists jobs, newest first.")
+    static final class ListJobs extends CommandBase {
+        @Option(names = "--state", paramLabel = "STATE", description = "Only jobs in this state: ${COMPLETION-CANDIDATES}.")
+        JobState state;
+
+        @Option(names = "--limit", paramLabel = "N", defaultValue = "50", description = "Jobs per page (1-500; default ${DEFAULT-VALUE}).")
+        int limit;
+
+        @Option(names = "--page-token", paramLabel = "TOKEN", description = "The page after the one that gave this token.")
+        String pageToken;
+
+        @Option(names = "--all", description = "Every page, not just the first.")
+        boolean all;
+
+        @Override
+        public Integer call() {
+            String token = pageToken;
+            Table table = new Table("ID", "NAME", "STATE", "ATTEMPT", "MACHINE", "CREATED");
+            ArrayNode items = mapper().createArrayNode();
+            while (true) {
+                String body = client().jobs().listJobsWithResponseSpec(state, limit, token).body(String.class);
+                if (json() && !all) {
+                    printJson(body);
+                    return JobCtl.OK;
+                }
+                JobPage page = read(body, JobPage.class);
+                if (json()) {
+                    mapper().readTree(body).path("items").forEach(items::add);
+                } else {
+                    page.getItems().forEach(j -> table.row(j.getId(), j.getName(), j.getState(), j.getAttempt(),
+                            j.getMachineId(), j.getCreatedAt()));
+                }
+                token = page.getNextPageToken();
+                if (!all || token == null) {
+                    break;
+                }
+            }
+            if (json()) {
+                ObjectNode result = mapper().createObjectNode();
+                result.set("items", items);
+                printJson(mapper().writeValueAsString(result));
+            } else {
+                table.print(out());
+                if (token != null) {
+                    err().println("more: --page-token " + token + " (or --all)");
+                    err().flush();
+                }
+            }
+            return JobCtl.OK;
+        }
+    }
+
+    @Command(name = "cancel", description = "Cancels a job (again is fine; a job already SUCCEEDED or FAILED is a conflict).")
+    static final class Cancel extends CommandBase {
+        @Parameters(paramLabel = "JOB_ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            String body = client().jobs().cancelJobWithResponseSpec(jobId(id)).body(String.class);
+            if (json()) {
+                printJson(body);
+            } else {
+                Job j = read(body, Job.class);
+                out().println(j.getId() + " " + (j.getState() == JobState.CANCELED ? "CANCELED" : j.getState() + ", cancel requested"));
+                out().flush();
+            }
+            return JobCtl.OK;
+        }
+    }
+
+    @Command(name = "attempts", description = "Lists a job's attempts.")
+    static final class Attempts extends CommandBase {
+        @Parameters(paramLabel = "JOB_ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            String body = client().jobs().listAttemptsWithResponseSpec(jobId(id)).body(String.class);
+            if (json()) {
+                printJson(body);
+                return JobCtl.OK;
+            }
+            Table t = new Table("ATTEMPT", "MACHINE", "STATE", "SCHEDULED", "STARTED", "FINISHED", "EXIT", "FAILURE");
+            for (Attempt a : read(body, AttemptList.class).getItems()) {
+                t.row(a.getAttempt(), a.getMachineId(), a.getState(), a.getScheduledAt(), a.getStartedAt(), a.getFinishedAt(),
+                        a.getExitCode(), a.getFailureReason());
+            }
+            t.print(out());
+            return JobCtl.OK;
+        }
+    }
+
+    @Command(name = "events", description = "Lists a job's state changes, oldest first.")
+    static final class Events extends CommandBase {
+        @Parameters(paramLabel = "JOB_ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            String body = client().jobs().listEventsWithResponseSpec(jobId(id)).body(String.class);
+            if (json()) {
+                printJson(body);
+                return JobCtl.OK;
+            }
+            Table t = new Table("AT", "FROM", "TO", "REASON");
+            for (Event e : read(body, EventList.class).getItems()) {
+                t.row(e.getAt(), e.getFrom(), e.getTo(), e.getReason());
+            }
+            t.print(out());
+            return JobCtl.OK;
+        }
+    }
+
+    @Command(name = "logs", description = "Prints an attempt's output: stdout here, stderr on stderr (the last 64 KiB of each).")
+    static final class Logs extends CommandBase {
+        @Parameters(paramLabel = "JOB_ID")
+        String id;
+
+        @Option(names = {"-a", "--attempt"}, paramLabel = "N", description = "The attempt (1 for the first); default the latest.")
+        Integer attempt;
+
+        @Override
+        public Integer call() {
+            UUID job = jobId(id);
+            int n = attempt != null ? attempt : client().get(job).getAttempt();
+            if (n < 1) {
+                throw new JobCtl.CliException(JobCtl.NOT_FOUND, "job " + id + " has no attempt yet");
+            }
+            String body = client().jobs().getAttemptLogsWithResponseSpec(job, n).body(String.class);
+            if (json()) {
+                printJson(body);
+                return JobCtl.OK;
+            }
+            AttemptLogs logs = read(body, AttemptLogs.class);
+            if (logs.getStdout() != null) {
+                out().print(logs.getStdout());
+                out().flush();
+            }
+            if (logs.getStderr() != null) {
+                err().print(logs.getStderr());
+                err().flush();
+            }
+            return JobCtl.OK;
+        }
+    }
+
+    @Command(name = "machines", description = "Lists the machines of the fleet.")
+    static final class Machines extends CommandBase {
+        @Override
+        public Integer call() {
+            String body = client().machines().listMachinesWithResponseSpec().body(String.class);
+            if (json()) {
+                printJson(body);
+                return JobCtl.OK;
+            }
+            Table t = new Table("ID", "REGION", "STATUS", "CPU", "MEMORY_MB", "GPUS", "GPU_TYPE", "LAST_HEARTBEAT");
+            for (Machine m : read(body, MachineList.class).getItems()) {
+                t.row(m.getId(), m.getRegion(), m.getStatus(), used(m, Capacity::getCpu), used(m, Capacity::getMemoryMb),
+                        used(m, Capacity::getGpuCount), m.getGpuType(), m.getLastHeartbeatAt());
+            }
+            t.print(out());
+            return JobCtl.OK;
+        }
+
+        /** "allocated/capacity". */
+        private static String used(Machine m, java.util.function.Function<Capacity, Object> field) {
+            Object used = m.getAllocated() == null ? null : field.apply(m.getAllocated());
+            Object total = m.getCapacity() == null ? null : field.apply(m.getCapacity());
+            return (used == null ? "0" : used) + "/" + (total == null ? "?" : total);
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package io.fleetjobs.sdk;
+
+import io.fleetjobs.sdk.api.AdminApi;
+import io.fleetjobs.sdk.api.JobsApi;
+import io.fleetjobs.sdk.api.MachinesApi;
+import io.fleetjobs.sdk.invoker.ApiClient;
+import io.fleetjobs.sdk.model.Event;
+import io.fleetjobs.sdk.model.Job;
+import io.fleetjobs.sdk.model.JobPage;
+import io.fleetjobs.sdk.model.JobSpec;
+import io.fleetjobs.sdk.model.JobState;
+import io.fleetjobs.sdk.model.Problem;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.UUID;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+import org.springframework.web.client.RestClientResponseException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The FleetJobs API from Java: the generated clients ({@link #jobs()}, {@link #admin()}, {@link #machines()})
+ * sharing one connection and token, and what they make awkward: every page of a listing as one stream, and
+ * following a job until it ends.
+ *
+ * <pre>{@code
+ * FleetJobsClient fleet = FleetJobsClient.connect("http://localhost:8080", System.getenv("JOBS_TOKEN"));
+ * Job job = fleet.submit(new JobSpec().name("hello").resources(new Resources().cpu(BigDecimal.ONE).memoryMb(256L))
+ *         .execution(new Execution().command(List.of("echo", "hi"))));
+ * Job done = fleet.watch(job.getId(), Duration.ofMinutes(5), event -> System.out.println(event.getTo()));
+ * }</pre>
+ *
+ * Errors are the generated clients' {@link RestClientResponseException} (see {@link #problem}); a server that
+ * cannot be reached is Spring's {@code ResourceAccessException}.
+ */
+public final class FleetJobsClient {
+    /** The poll interval of {@link #watch} unless told otherwise. */
+    public static final Duration DEFAULT_POLL = Duration.ofMillis(500);
+    private static final JsonMapper PROBLEM_READER = ApiClient.createDefaultMapper(null);
+
+    private final ApiClient apiClient;
+    private final JobsApi jobs;
+    private final AdminApi admin;
+    private final MachinesApi machines;
+    private final Duration pollInterval;
+
+    private FleetJobsClient(ApiClient apiClient, Duration pollInterval) {
+        this.apiClient = apiClient;
+        this.jobs = new JobsApi(apiClient);
+        this.admin = new AdminApi(apiClient);
+        this.machines = new MachinesApi(apiClient);
+        this.pollInterval = pollInterval;
+    }
+
+    /** A client of the API at {@code baseUrl} (the gateway, {@code http://localhost:8080} locally) with a bearer token. */
+    public static FleetJobsClient connect(String baseUrl, String token) {
+        ApiClient client = new ApiClient();
+        client.setBasePath(stripTrailingSlash(Objects.requireNonNull(baseUrl, "baseUrl")));
+        if (token != null && !token.isBlank()) {
+            client.setBearerToken(token);
+        }
+        client.setUserAgent("fleetjobs-sdk");
+        return new FleetJobsClient(client, DEFAULT_POLL);
+    }
+
+    /** The same connection, polling every {@code interval} in {@link #watch}. */
+    public FleetJobsClient withPollInterval(Duration interval) {
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("poll interval must be positive: " + interval);
+        }
+        return new FleetJobsClient(apiClient, interval);
+    }
+
+    public JobsApi jobs() {
+        return jobs;
+    }
+
+    public AdminApi admin() {
+        return admin;
+    }
+
+    public MachinesApi machines() {
+        return machines;
+    }
+
+    public ApiClient apiClient() {
+        return apiClient;
+    }
+
+    public Job submit(JobSpec spec) {
+        return jobs.submitJob(spec, null);
+    }
+
+    /** Submits with an {@code Idempotency-Key}: the same key and spec again return the same job. */
+    public Job submit(JobSpec spec, String idempotencyKey) {
+        return jobs.submitJob(spec, idempotencyKey);
+    }
+
+    public Job get(UUID id) {
+        return jobs.getJob(id);
+    }
+
+    public Job cancel(UUID id) {
+        return jobs.cancelJob(id);
+    }
+
+    /** Every job of the caller in {@code state} (null for all), newest first, fetching pages of {@code pageSize} as read. */
+    public Stream<Job> listAll(JobState state, int pageSize) {
+        Iterator<Job> jobsIterator = new Iterator<>() {
+            private JobPage page = jobs.listJobs(state, pageSize, null);
+            private int next;
+
+            @Override
+            public boolean hasNext() {
+                while (next >= page.getItems().size() && page.getNextPageToken() != null) {
+                    page = jobs.listJobs(state, pageSize, page.getNextPageToken());
+                    next = 0;
+                }
+                return next < page.getItems().size();
+            }
+
+            @Override
+            public Job next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                return page.getItems().get(next++);
+            }
+        };
+        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(jobsIterator, Spliterator.ORDERED), false);
+    }
+
+    public static boolean isTerminal(JobState state) {
+        return state == JobState.SUCCEEDED || state == JobState.FAILED || state == JobState.CANCELED;
+    }
+
+    /**
+     * Follows a job until it ends: calls {@code onTransition} once for each of its state changes, in order (those
+     * before the call too), and returns the job as it ended.
+     *
+     * @throws TimeoutException when the job has not ended within {@code timeout}
+     */
+    public Job watch(UUID id, Duration timeout, Consumer<Event> onTransition) throws TimeoutException, InterruptedException {
+        Instant deadline = Instant.now().plus(timeout);
+        int seen = 0;
+        while (true) {
+            List<Event> events = jobs.listEvents(id).getItems();
+            for (int i = seen; i < events.size(); i++) {
+                onTransition.accept(events.get(i));
+            }
+            seen = Math.max(seen, events.size());
+            if (!events.isEmpty() && isTerminal(events.getLast().getTo())) {
+                return jobs.getJob(id);
+            }
+            if (!Instant.now().isBefore(deadline)) {
+                throw new TimeoutException("job " + id + " has not ended within " + timeout);
+            }
+            Thread.sleep(pollInterval.toMillis());
+        }
+    }
+
+    /** The RFC 9457 problem an error answer carried, when it carried one. */
+    public static Optional<Problem> problem(RestClientResponseException e) {
+        String body = e.getResponseBodyAsString();
+        if (body.isBlank()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(PROBLEM_READER.readValue(body, Problem.class));
+        } catch (RuntimeException notAProblem) {
+            return Optional.empty();
+        }
+    }
+
+    /** The JSON mapper the generated clients use, for reading and writing the models. */
+    public JsonMapper mapper() {
+        return apiClient.getJsonMapper();
+    }
+
+    private static String stripTrailingSlash(String url) {
+        return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+}
