@@ -14,14 +14,16 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The job processes an agent leaves behind when it stops. The worker agent does not end its attempts on
- * SIGTERM (its {@code Agent.stop()} only ends its loop): each attempt runs as a process group of its own
- * ({@code setsid}), recorded in {@code <work-dir>/<machine-id>/running/*.pgid} until it ends, and a
- * restarted agent kills what its previous incarnation recorded. An init system ends them with the
- * agent's cgroup; here the launcher does: after the agent has exited it ends every group still recorded
- * (SIGTERM, a grace, SIGKILL), and any process that was the agent's descendant before the stop. The records
- * are left to the next agent, which finds their groups gone. The attempts end {@code AGENT_RESTARTED}
- * when that agent joins again, and are retried on the platform's budget, not the user's.
+ * The job processes an agent may leave behind when it stops. The worker agent does not end its attempts
+ * on SIGTERM (its {@code Agent.stop()} only ends its loop); each attempt runs as a process group of its
+ * own ({@code setsid}), recorded in {@code <work-dir>/<machine-id>/running/*.pgid} while it runs, with a
+ * lifeline to the agent that kills the group once the agent is gone, and a restarted agent kills what
+ * its previous incarnation recorded. A job that left its group, or outlived its lifeline, would still
+ * run on; so after an agent has exited on a stop the launcher ends every group still recorded (SIGTERM,
+ * a grace, SIGKILL) and any process that was the agent's descendant before the stop, as an init system
+ * ends a service's cgroup. The records are left to the next agent, which finds their groups gone. The
+ * attempts end {@code AGENT_RESTARTED} when the agent joins again, and are retried on the platform's
+ * budget, not the user's: the agent goes first, so that no job is seen to fail with a signal.
  */
 final class AgentJobs {
     private AgentJobs() {

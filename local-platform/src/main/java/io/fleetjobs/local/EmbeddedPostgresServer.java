@@ -2,10 +2,10 @@ package io.fleetjobs.local;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -74,9 +75,8 @@ final class EmbeddedPostgresServer implements Component {
             endLeftoverServer();
             Files.createDirectories(binariesDir);
             Files.createDirectories(log.getParent());
-            Files.writeString(log, "==== " + java.time.Instant.now() + " starting postgres on port " + port + ", data in "
-                    + dataDir + "\n", StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.APPEND);
+            Files.writeString(log, "==== " + Instant.now() + " starting postgres on port " + port + ", data in " + dataDir + "\n",
+                    StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             ProcessBuilder.Redirect toLog = ProcessBuilder.Redirect.appendTo(log.toFile());
             server = EmbeddedPostgres.builder()
                     .setDataDirectory(dataDir)
@@ -200,14 +200,6 @@ final class EmbeddedPostgresServer implements Component {
                     .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(true));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
-        }
-    }
-
-    static void requireWritable(Path dir) {
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot make " + dir, e);
         }
     }
 }

@@ -153,16 +153,16 @@ public final class LocalPlatform implements AutoCloseable {
             closed = false;
             prepare();
             lock();
-            try {
-                for (List<String> tier : tiers) {
-                    startTogether(tier);
-                }
-            } catch (RuntimeException e) {
-                stop();
-                throw e;
-            }
-            return this;
         }
+        try {
+            for (List<String> tier : tiers) {
+                startTogether(tier);
+            }
+        } catch (RuntimeException e) {
+            stop();
+            throw e;
+        }
+        return this;
     }
 
     /** Stops everything it started, in reverse order, agents (and their job processes) first, PostgreSQL last. */
@@ -192,7 +192,10 @@ public final class LocalPlatform implements AutoCloseable {
         startOne(component(name));
     }
 
-    /** Stops one component: SIGTERM (PostgreSQL: a fast shutdown), up to the stop timeout, then SIGKILL. An agent's job processes go too. */
+    /**
+     * Stops one component: SIGTERM (PostgreSQL: a fast shutdown), up to the stop timeout, then SIGKILL. For an
+     * agent, then whatever job processes it leaves (see {@link AgentJobs}).
+     */
     public void stop(String name) {
         Component c = component(name);
         config.listener.stopping(name);
@@ -200,7 +203,10 @@ public final class LocalPlatform implements AutoCloseable {
         config.listener.stopped(name);
     }
 
-    /** Kills one component with SIGKILL, as a crash would; an agent's job processes are left running, as a crash leaves them. */
+    /**
+     * Kills one component with SIGKILL, as a crash would (PostgreSQL: every process of the server). The launcher
+     * ends nothing else: an agent's jobs end by the agent's own lifeline, and a restarted agent ends what is left.
+     */
     public void kill(String name) {
         component(name).kill();
     }

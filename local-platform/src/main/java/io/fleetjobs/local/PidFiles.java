@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,8 +32,7 @@ final class PidFiles {
             Path file = dir.resolve(component + ".pid");
             Path partial = dir.resolve(component + ".pid.partial");
             Files.writeString(partial, process.pid() + " " + start + "\n", StandardCharsets.UTF_8);
-            Files.move(partial, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot record the process of " + component + " under " + dir, e);
         }

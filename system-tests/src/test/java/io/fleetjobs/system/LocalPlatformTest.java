@@ -36,7 +36,7 @@ class LocalPlatformTest {
                 .repository(LocalMode.REPOSITORY)
                 .workers(1)
                 .portOffset(LocalMode.freePortOffset())
-                .without(LocalPlatform.RECONCILER_SERVICE, LocalPlatform.API_GATEWAY)
+                .without(LocalPlatform.RECONCILER_SERVICE)
                 .agentArgs("--jobs.worker.kill-grace=2s", "--jobs.worker.heartbeat-interval=1s")
                 .stopTimeout(Duration.ofSeconds(10))
                 .build()
@@ -61,7 +61,7 @@ class LocalPlatformTest {
         platform.kill(LocalPlatform.JOB_SERVICE);
         assertThat(LocalMode.alive(before)).isFalse();
         assertThat(platform.isRunning(LocalPlatform.JOB_SERVICE)).isFalse();
-        assertThat(LocalMode.portFree(platform.url().getPort())).isTrue();
+        assertThat(LocalMode.portFree(platform.url(LocalPlatform.JOB_SERVICE).getPort())).isTrue();
 
         platform.start(LocalPlatform.JOB_SERVICE);
         assertThat(platform.process(LocalPlatform.JOB_SERVICE).orElseThrow().pid()).isNotEqualTo(before.pid());
