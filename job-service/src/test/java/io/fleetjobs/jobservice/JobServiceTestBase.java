@@ -1,10 +1,14 @@
 package io.fleetjobs.jobservice;
 
 import io.fleetjobs.model.JobEvent;
+import io.fleetjobs.store.TenantStore;
+import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.TestDatabases;
 import io.fleetjobs.testsupport.TestKafka;
+import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -12,17 +16,21 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * job-service as it runs: a real server on a random port, a real PostgreSQL with the real
- * migrations, a real Kafka broker. Subclasses share one application context.
+ * migrations, a real Kafka broker. Subclasses share one application context. Tests call it as the
+ * gateway does, with an identity signed with the internal secret ({@link Api#withIdentity}).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 public abstract class JobServiceTestBase {
     protected static final String ADMIN_TOKEN = "test-admin-token-0123456789";
+    protected static final String SECRET = "job-service-test-internal-secret";
     protected static final TestDatabases.Database DB = TestDatabases.create();
     protected static final TestKafka KAFKA = new TestKafka(JobEvent.TOPIC).start();
 
     @LocalServerPort
     protected int port;
     protected Api admin;
+    @Autowired
+    protected TenantStore tenants;
 
     @DynamicPropertySource
     static void servers(DynamicPropertyRegistry registry) {
@@ -31,22 +39,23 @@ public abstract class JobServiceTestBase {
         registry.add("spring.datasource.password", DB::password);
         registry.add("spring.kafka.bootstrap-servers", KAFKA::bootstrapServers);
         registry.add("jobs.bootstrap-admin-token", () -> ADMIN_TOKEN);
+        registry.add("jobs.internal-secret", () -> SECRET);
         registry.add("jobs.outbox.poll-interval", () -> "100ms");
     }
 
     @BeforeEach
     void adminClient() {
-        admin = new Api(port, ADMIN_TOKEN);
+        // the bootstrap admin key made tenant "admin"; the gateway would vouch for it so
+        admin = Api.withIdentity(port, SECRET, tenants.byName("admin").orElseThrow().id(), "admin", CallerIdentity.Role.ADMIN);
     }
 
-    /** A new tenant and a user key of it. */
+    /** A new tenant, and a client calling as a user of it. */
     protected Api newTenant(String name) {
         var created = admin.post("/api/v1/admin/tenants", "{\"name\":\"" + name + "\",\"weight\":1}");
         if (created.status() != 201) {
             throw new IllegalStateException("tenant: " + created);
         }
-        var key = admin.post("/api/v1/admin/tenants/" + name + "/api-keys", "{}");
-        return new Api(port, key.field("key"));
+        return Api.withIdentity(port, SECRET, UUID.fromString(created.field("id")), name, CallerIdentity.Role.USER);
     }
 
     protected static String spec(String name) {

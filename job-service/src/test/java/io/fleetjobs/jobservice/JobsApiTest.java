@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Transition;
+import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.testsupport.Api;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -146,8 +147,16 @@ class JobsApiTest extends JobServiceTestBase {
         assertThat(frank.get("/api/v1/jobs").json().get("items").size()).isZero();
         assertThat(erin.get("/api/v1/jobs/" + id).field("state")).isNotEqualTo("CANCELED");
 
+        // only an identity the gateway signed admits: not none, not an API key, not a forged or foreign one
         assertThat(erin.as(null).get("/api/v1/jobs").status()).isEqualTo(401);
         assertThat(erin.as("fj_not-a-key").get("/api/v1/jobs").status()).isEqualTo(401);
+        assertThat(erin.as(ADMIN_TOKEN).get("/api/v1/jobs").status()).isEqualTo(401);
+        UUID erinId = tenants.byName("erin").orElseThrow().id();
+        long expires = java.time.Instant.now().plusSeconds(30).getEpochSecond();
+        assertThat(erin.withHeaders(Map.of("X-Jobs-Identity", erinId + ";erin;ADMIN;" + expires,
+                "X-Jobs-Identity-Signature", "AAAA")).get("/api/v1/jobs").status()).isEqualTo(401);
+        Api foreign = Api.withIdentity(port, "not-the-secret-of-this-service", erinId, "erin", CallerIdentity.Role.ADMIN);
+        assertThat(foreign.get("/api/v1/jobs/" + id).status()).isEqualTo(401);
         assertThat(erin.post("/api/v1/admin/tenants", "{\"name\":\"mallory\"}").status()).isEqualTo(403);
         assertThat(erin.get("/api/v1/jobs/not-a-uuid").status()).isEqualTo(404);
         assertThat(erin.as(null).get("/actuator/health").status()).isEqualTo(200);
@@ -162,5 +171,26 @@ class JobsApiTest extends JobServiceTestBase {
         assertThat(metrics).contains("jobs_submitted_total");
         assertThat(metrics).containsPattern("jobs_transitions_total\\{.*from=\"SUBMITTED\".*to=\"QUEUED\".*\\}");
         assertThat(metrics).contains("outbox_backlog").contains("outbox_lag_seconds");
+    }
+
+    @Test
+    void anAdminRevokesAKeyAndItAuthenticatesNoMore() {
+        newTenant("heidi");
+        var issued = admin.post("/api/v1/admin/tenants/heidi/api-keys", "{}");
+        assertThat(issued.status()).isEqualTo(201);
+        String keyId = issued.field("id");
+        assertThat(tenants.authenticate(issued.field("key"))).isPresent();
+
+        assertThat(admin.delete("/api/v1/admin/tenants/heidi/api-keys/" + keyId).status()).isEqualTo(204);
+        assertThat(tenants.authenticate(issued.field("key"))).isEmpty();
+        assertThat(admin.delete("/api/v1/admin/tenants/heidi/api-keys/" + keyId).status()).isEqualTo(204);
+        assertThat(admin.delete("/api/v1/admin/tenants/alice-none/api-keys/" + keyId).status()).isEqualTo(404);
+        assertThat(admin.delete("/api/v1/admin/tenants/heidi/api-keys/" + UUID.randomUUID()).status()).isEqualTo(404);
+        assertThat(admin.delete("/api/v1/admin/tenants/heidi/api-keys/not-a-uuid").status()).isEqualTo(404);
+
+        newTenant("ivan");
+        assertThat(admin.delete("/api/v1/admin/tenants/ivan/api-keys/" + keyId).status()).as("another tenant's key").isEqualTo(404);
+        Api heidi = Api.withIdentity(port, SECRET, tenants.byName("heidi").orElseThrow().id(), "heidi", CallerIdentity.Role.USER);
+        assertThat(heidi.delete("/api/v1/admin/tenants/heidi/api-keys/" + keyId).status()).isEqualTo(403);
     }
 }

@@ -8,6 +8,7 @@ import io.fleetjobs.model.JobEvent;
 import io.fleetjobs.store.Inbox;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Json;
+import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.TestDatabases;
 import java.nio.file.Path;
@@ -41,6 +42,7 @@ import org.springframework.test.context.DynamicPropertySource;
 class OutboxKafkaOutageTest {
     private static final int JOBS = 500;
     private static final String ADMIN_TOKEN = "outage-admin-token-0123456789";
+    private static final String SECRET = "outage-test-internal-secret";
     private static final TestDatabases.Database DB = TestDatabases.create();
     private static final KafkaProcess KAFKA = new KafkaProcess(Path.of("target", "kafka-outage-test")).start();
 
@@ -60,6 +62,7 @@ class OutboxKafkaOutageTest {
         registry.add("spring.datasource.password", DB::password);
         registry.add("spring.kafka.bootstrap-servers", KAFKA::bootstrapServers);
         registry.add("jobs.bootstrap-admin-token", () -> ADMIN_TOKEN);
+        registry.add("jobs.internal-secret", () -> SECRET);
         registry.add("jobs.outbox.poll-interval", () -> "100ms");
     }
 
@@ -70,9 +73,10 @@ class OutboxKafkaOutageTest {
 
     @Test
     void eventsWaitOutAnOutageThenArriveInOrderAndApplyOnce() {
-        Api admin = new Api(port, ADMIN_TOKEN);
-        admin.post("/api/v1/admin/tenants", "{\"name\":\"outage\"}");
-        Api user = admin.as(admin.post("/api/v1/admin/tenants/outage/api-keys", "{}").field("key"));
+        UUID adminTenant = jdbc.sql("select id from tenants where name = 'admin'").query(UUID.class).single();
+        Api admin = Api.withIdentity(port, SECRET, adminTenant, "admin", CallerIdentity.Role.ADMIN);
+        String tenant = admin.post("/api/v1/admin/tenants", "{\"name\":\"outage\"}").field("id");
+        Api user = Api.withIdentity(port, SECRET, UUID.fromString(tenant), "outage", CallerIdentity.Role.USER);
 
         KAFKA.stop();
         for (int i = 0; i < JOBS; i++) {

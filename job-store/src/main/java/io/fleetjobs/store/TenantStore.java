@@ -79,6 +79,18 @@ public final class TenantStore {
                 .optional();
     }
 
+    /**
+     * Revokes a key of a tenant; true when the tenant has that key (revoked now or before), false when
+     * it has no such key. A revoked key authenticates no more.
+     */
+    public boolean revokeKey(UUID tenantId, UUID keyId) {
+        jdbc.sql("update api_keys set revoked_at = :now where id = :id and tenant_id = :tenant and revoked_at is null")
+                .param("now", JobStore.ts(clock.instant())).param("id", keyId).param("tenant", tenantId)
+                .update();
+        return jdbc.sql("select count(*) from api_keys where id = :id and tenant_id = :tenant")
+                .param("id", keyId).param("tenant", tenantId).query(Long.class).single() == 1;
+    }
+
     private void storeKey(UUID id, UUID tenantId, Principal.Role role, String key) {
         jdbc.sql("insert into api_keys (id, tenant_id, key_hash, role, created_at) values (:id, :tenant, :hash, :role, :now)")
                 .param("id", id).param("tenant", tenantId).param("hash", hash(key)).param("role", role.name())

@@ -21,22 +21,31 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The platform for end-to-end tests: job-service, scheduler-service and reconciler-service on a real PostgreSQL and a
- * real Kafka broker, and worker agents as separate processes ({@code worker-agent.jar}) that run
- * real jobs.
+ * real Kafka broker, the api-gateway in front of them as a process of its own ({@code api-gateway-exec.jar}), and
+ * worker agents as separate processes ({@code worker-agent.jar}) that run real jobs. Clients go through the
+ * gateway, as outside clients must.
  */
 final class Platform implements AutoCloseable {
     static final String ADMIN_TOKEN = "e2e-admin-token-0123456789";
     static final String JOIN_TOKEN = "e2e-join-token-0123456789";
+    static final String INTERNAL_SECRET = "e2e-internal-secret-0123456789";
 
     private final TestDatabases.Database db = TestDatabases.create();
     private final TestKafka kafka = new TestKafka(JobEvent.TOPIC, AttemptReport.TOPIC).start();
     private final ConfigurableApplicationContext jobService;
     private final ConfigurableApplicationContext scheduler;
     private final ConfigurableApplicationContext reconciler;
+    private final Process gateway;
+    private final int gatewayPort;
     private final List<AgentProcess> agents = new ArrayList<>();
     final Api admin;
 
     Platform(Map<String, String> overrides) {
+        this(overrides, Map.of());
+    }
+
+    /** {@code gatewayOverrides}: properties of the gateway ({@code jobs.gateway.rate-limit...}). */
+    Platform(Map<String, String> overrides, Map<String, String> gatewayOverrides) {
         Map<String, Object> common = new HashMap<>();
         common.put("spring.datasource.url", db.url());
         common.put("spring.datasource.username", db.user());
@@ -44,6 +53,7 @@ final class Platform implements AutoCloseable {
         common.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
         common.put("server.port", "0");
         common.put("jobs.outbox.poll-interval", "100ms");
+        common.put("jobs.internal-secret", INTERNAL_SECRET);
         common.putAll(overrides);
         Map<String, Object> js = new HashMap<>(common);
         js.put("jobs.bootstrap-admin-token", ADMIN_TOKEN);
@@ -52,7 +62,70 @@ final class Platform implements AutoCloseable {
         ss.put("jobs.agent.join-token", JOIN_TOKEN);
         scheduler = new SpringApplicationBuilder(SchedulerApplication.class).run(args(ss));
         reconciler = new SpringApplicationBuilder(ReconcilerApplication.class).run(args(common));
-        admin = new Api(port(jobService), ADMIN_TOKEN);
+        gatewayPort = freePort();
+        gateway = startGateway(gatewayOverrides);
+        admin = new Api(gatewayPort, ADMIN_TOKEN);
+    }
+
+    int gatewayPort() {
+        return gatewayPort;
+    }
+
+    int jobServicePort() {
+        return port(jobService);
+    }
+
+    /** The gateway as a process, as it runs in production; up once its health answers. */
+    private Process startGateway(Map<String, String> overrides) {
+        Path jar = Path.of("..", "api-gateway", "target", "api-gateway-exec.jar");
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException(jar.toAbsolutePath() + " is missing: build api-gateway first");
+        }
+        Map<String, String> settings = new java.util.LinkedHashMap<>();
+        settings.put("server.port", Integer.toString(gatewayPort));
+        settings.put("jobs.gateway.job-service-url", "http://127.0.0.1:" + port(jobService));
+        settings.put("jobs.gateway.scheduler-url", "http://127.0.0.1:" + port(scheduler));
+        settings.putAll(overrides);
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=" + Path.of("target").toAbsolutePath(), "-jar", jar.toString()));
+        settings.forEach((k, v) -> command.add("--" + k + "=" + v));
+        Path log = Path.of("target", "gateway-" + gatewayPort + ".log");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().put("JOBS_DB_URL", db.url());
+        builder.environment().put("JOBS_DB_USER", db.user());
+        builder.environment().put("JOBS_DB_PASSWORD", db.password());
+        builder.environment().put("JOBS_INTERNAL_SECRET", INTERNAL_SECRET);
+        Process p;
+        try {
+            p = builder.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Api probe = new Api(gatewayPort, null);
+        try {
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(90))
+                    .pollInterval(java.time.Duration.ofMillis(200)).ignoreExceptions()
+                    .until(() -> {
+                        if (!p.isAlive()) {
+                            throw new IllegalStateException("the gateway exited; see " + log.toAbsolutePath());
+                        }
+                        return probe.get("/actuator/health").status() == 200;
+                    });
+        } catch (RuntimeException e) {
+            p.destroyForcibly();
+            throw new IllegalStateException("the gateway did not come up; see " + log.toAbsolutePath(), e);
+        }
+        return p;
+    }
+
+    private static int freePort() {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     int schedulerPort() {
@@ -143,6 +216,14 @@ final class Platform implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         });
+        gateway.destroy();
+        try {
+            if (!gateway.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+                gateway.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         reconciler.close();
         scheduler.close();
         jobService.close();

@@ -1,31 +1,73 @@
 package io.fleetjobs.testsupport;
 
+import io.fleetjobs.support.CallerIdentity;
+import io.fleetjobs.support.SignedIdentity;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** A small HTTP client for tests: the real server, the real wire format. */
+/**
+ * A small HTTP client for tests: the real server, the real wire format. It calls either as a
+ * client of the gateway ({@code Authorization: Bearer <token>}) or, for a service tested on its own,
+ * as the gateway does ({@link #withIdentity}: a freshly signed identity on every request).
+ */
 public final class Api {
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private final HttpClient http = HttpClient.newHttpClient();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
     private final String base;
-    private final String token;
+    private final Supplier<Map<String, String>> credentials;
 
     public Api(int port, String token) {
-        this.base = "http://127.0.0.1:" + port;
-        this.token = token;
+        this("http://127.0.0.1:" + port, bearer(token));
     }
 
+    private Api(String base, Supplier<Map<String, String>> credentials) {
+        this.base = base;
+        this.credentials = credentials;
+    }
+
+    /**
+     * A client that calls a service directly as the gateway would for {@code tenantName}
+     * ({@code tenantId}) in {@code role}, signing with {@code secret}.
+     */
+    public static Api withIdentity(int port, String secret, UUID tenantId, String tenantName, CallerIdentity.Role role) {
+        SignedIdentity signer = new SignedIdentity(secret, InstantSource.system());
+        CallerIdentity caller = new CallerIdentity(tenantId, tenantName, role);
+        return new Api("http://127.0.0.1:" + port, () -> {
+            SignedIdentity.Signed signed = signer.sign(caller);
+            return Map.of(SignedIdentity.HEADER, signed.value(), SignedIdentity.SIGNATURE_HEADER, signed.signature());
+        });
+    }
+
+    /** The same server, with a bearer token instead (null: none). */
     public Api as(String otherToken) {
-        return new Api(Integer.parseInt(base.substring(base.lastIndexOf(':') + 1)), otherToken);
+        return new Api(base, bearer(otherToken));
+    }
+
+    /** The same server, with these headers and nothing else as credentials (a forged identity, say). */
+    public Api withHeaders(Map<String, String> headers) {
+        Map<String, String> copy = Map.copyOf(headers);
+        return new Api(base, () -> copy);
+    }
+
+    public int port() {
+        return URI.create(base).getPort();
     }
 
     public Response get(String path) {
         return send(request(path).GET());
+    }
+
+    public Response delete(String path) {
+        return send(request(path).DELETE());
     }
 
     public Response post(String path, String body) {
@@ -39,19 +81,33 @@ public final class Api {
         return send(r);
     }
 
+    /** A POST whose body goes out as it is produced: chunked, with no Content-Length. */
+    public Response postStreamed(String path, byte[] body) {
+        HttpRequest.Builder r = request(path).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofByteArray(body)));
+        return send(r);
+    }
+
     private HttpRequest.Builder request(String path) {
         HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(base + path));
-        if (token != null) {
-            r.header("Authorization", "Bearer " + token);
-        }
+        credentials.get().forEach(r::header);
         return r;
+    }
+
+    private static Supplier<Map<String, String>> bearer(String token) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (token != null) {
+            headers.put("Authorization", "Bearer " + token);
+        }
+        Map<String, String> fixed = Map.copyOf(headers);
+        return () -> fixed;
     }
 
     private Response send(HttpRequest.Builder request) {
         try {
-            HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Response(r.statusCode(), r.body(), r.headers().firstValue("Location").orElse(null),
-                    r.headers().firstValue("Content-Type").orElse(null));
+                    r.headers().firstValue("Content-Type").orElse(null), r.headers().firstValue("Retry-After").orElse(null));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -60,7 +116,7 @@ public final class Api {
         }
     }
 
-    public record Response(int status, String body, String location, String contentType) {
+    public record Response(int status, String body, String location, String contentType, String retryAfter) {
         public JsonNode json() {
             return JSON.readTree(body);
         }

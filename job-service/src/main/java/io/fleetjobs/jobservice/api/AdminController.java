@@ -3,6 +3,7 @@ package io.fleetjobs.jobservice.api;
 import io.fleetjobs.store.Principal;
 import io.fleetjobs.store.Tenant;
 import io.fleetjobs.store.TenantStore;
+import io.fleetjobs.support.CallerIdentity;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.UUID;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestAttribute;
@@ -23,7 +25,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Tenants and their API keys; admins only. */
+/** Tenants and their API keys; admins only (the gateway checks the role too). */
 @RestController
 @RequestMapping("/api/v1/admin")
 class AdminController {
@@ -55,7 +57,7 @@ class AdminController {
     }
 
     @PostMapping("/tenants")
-    ResponseEntity<TenantView> createTenant(@RequestAttribute(Authentication.PRINCIPAL) Principal caller,
+    ResponseEntity<TenantView> createTenant(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
             @RequestBody(required = false) NewTenant body) {
         requireAdmin(caller);
         if (body == null) {
@@ -76,14 +78,32 @@ class AdminController {
     }
 
     @PostMapping("/tenants/{name}/api-keys")
-    ResponseEntity<KeyView> issueKey(@RequestAttribute(Authentication.PRINCIPAL) Principal caller, @PathVariable String name) {
+    ResponseEntity<KeyView> issueKey(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String name) {
         requireAdmin(caller);
         Tenant t = tenants.byName(name).orElseThrow(() -> ApiException.notFound("tenant " + name));
         var key = tenants.issueKey(t.id(), Principal.Role.USER);
         return ResponseEntity.status(HttpStatus.CREATED).body(new KeyView(key.id(), key.key()));
     }
 
-    private static void requireAdmin(Principal caller) {
+    /** Revokes a key of the tenant: 204, also when it was revoked before; 404 when the tenant has no such key. */
+    @DeleteMapping("/tenants/{name}/api-keys/{id}")
+    ResponseEntity<Void> revokeKey(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String name,
+            @PathVariable String id) {
+        requireAdmin(caller);
+        Tenant t = tenants.byName(name).orElseThrow(() -> ApiException.notFound("tenant " + name));
+        UUID keyId;
+        try {
+            keyId = UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.notFound("api key " + id);
+        }
+        if (!tenants.revokeKey(t.id(), keyId)) {
+            throw ApiException.notFound("api key " + id + " of tenant " + name);
+        }
+        return ResponseEntity.noContent().build();
+    }
+
+    private static void requireAdmin(CallerIdentity caller) {
         if (!caller.isAdmin()) {
             throw new ApiException(HttpStatus.FORBIDDEN, "admin role required", List.of());
         }

@@ -5,8 +5,8 @@ import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.store.JobStore;
-import io.fleetjobs.store.Principal;
 import io.fleetjobs.store.Submission;
+import io.fleetjobs.support.CallerIdentity;
 import jakarta.validation.Validator;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +26,10 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The jobs half of API.md, scoped to the caller's tenant: another tenant's job does not exist. */
+/**
+ * The jobs half of API.md, scoped to the caller's tenant: another tenant's job does not exist. The
+ * caller is the identity the gateway signed ({@link io.fleetjobs.support.IdentityFilter}).
+ */
 @RestController
 @RequestMapping("/api/v1/jobs")
 class JobsController {
@@ -43,7 +46,7 @@ class JobsController {
     }
 
     @PostMapping
-    ResponseEntity<JobView> submit(@RequestAttribute(Authentication.PRINCIPAL) Principal caller,
+    ResponseEntity<JobView> submit(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
             @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
             @RequestBody(required = false) JobSpec spec) {
         if (idempotencyKey != null && (idempotencyKey.isEmpty() || idempotencyKey.length() > 128)) {
@@ -70,12 +73,12 @@ class JobsController {
     }
 
     @GetMapping("/{id}")
-    JobView get(@RequestAttribute(Authentication.PRINCIPAL) Principal caller, @PathVariable String id) {
+    JobView get(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id) {
         return JobView.of(find(caller, id), caller.tenantName());
     }
 
     @GetMapping
-    JobView.Page list(@RequestAttribute(Authentication.PRINCIPAL) Principal caller,
+    JobView.Page list(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
             @RequestParam(required = false) String state,
             @RequestParam(required = false) Integer limit,
             @RequestParam(required = false) String pageToken) {
@@ -100,32 +103,32 @@ class JobsController {
     }
 
     @PostMapping("/{id}/cancel")
-    ResponseEntity<JobView> cancel(@RequestAttribute(Authentication.PRINCIPAL) Principal caller, @PathVariable String id) {
+    ResponseEntity<JobView> cancel(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id) {
         JobRecord job = commands.cancel(find(caller, id));
         return ResponseEntity.accepted().body(JobView.of(job, caller.tenantName()));
     }
 
     @GetMapping("/{id}/attempts")
-    JobView.Items<JobView.AttemptView> attempts(@RequestAttribute(Authentication.PRINCIPAL) Principal caller,
+    JobView.Items<JobView.AttemptView> attempts(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
             @PathVariable String id) {
         return new JobView.Items<>(store.attempts(find(caller, id).id()).stream().map(JobView.AttemptView::of).toList());
     }
 
     /** The last 64 KiB of each of stdout and stderr of an attempt, as its agent last reported them. */
     @GetMapping("/{id}/attempts/{attempt}/logs")
-    JobStore.Logs logs(@RequestAttribute(Authentication.PRINCIPAL) Principal caller, @PathVariable String id,
+    JobStore.Logs logs(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id,
             @PathVariable int attempt) {
         return store.logs(find(caller, id).id(), attempt)
                 .orElseThrow(() -> ApiException.notFound("attempt " + attempt + " of job " + id));
     }
 
     @GetMapping("/{id}/events")
-    JobView.Items<JobView.EventView> events(@RequestAttribute(Authentication.PRINCIPAL) Principal caller,
+    JobView.Items<JobView.EventView> events(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
             @PathVariable String id) {
         return new JobView.Items<>(store.history(find(caller, id).id()).stream().map(JobView.EventView::of).toList());
     }
 
-    private JobRecord find(Principal caller, String id) {
+    private JobRecord find(CallerIdentity caller, String id) {
         UUID jobId;
         try {
             jobId = UUID.fromString(id);

@@ -14,6 +14,8 @@ import io.fleetjobs.store.MachineStore;
 import io.fleetjobs.store.Submission;
 import io.fleetjobs.store.TenantStore;
 import io.fleetjobs.store.Transition;
+import io.fleetjobs.support.CallerIdentity;
+import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.TestDatabases;
 import io.fleetjobs.testsupport.TestKafka;
 import java.net.URI;
@@ -22,6 +24,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -35,6 +38,7 @@ import org.springframework.test.context.DynamicPropertySource;
 class SchedulerServiceTest {
     private static final TestDatabases.Database DB = TestDatabases.create();
     private static final TestKafka KAFKA = new TestKafka(JobEvent.TOPIC).start();
+    private static final String SECRET = "scheduler-test-internal-secret";
 
     @LocalServerPort
     int port;
@@ -54,6 +58,7 @@ class SchedulerServiceTest {
         registry.add("spring.datasource.password", DB::password);
         registry.add("spring.kafka.bootstrap-servers", KAFKA::bootstrapServers);
         registry.add("jobs.scheduler.interval", () -> "10m");
+        registry.add("jobs.internal-secret", () -> SECRET);
     }
 
     @Test
@@ -81,5 +86,33 @@ class SchedulerServiceTest {
         assertThat(health).contains("\"kafka\":{\"status\":\"UP\"").contains("\"db\":{\"status\":\"UP\"");
         assertThat(metrics).contains("scheduler_placements_total").contains("scheduler_cycle_seconds")
                 .contains("scheduler_claim_seconds").contains("scheduler_conflicts_total");
+    }
+
+    @Test
+    void machinesAreListedForAdminsThatTheGatewayVouchesFor() {
+        machines.register("list-2", "us-east-1", Map.of("pool", "gpu"), "H100", 16_500, 65_536, 4);
+        Api admin = Api.withIdentity(port, SECRET, UUID.randomUUID(), "admin", CallerIdentity.Role.ADMIN);
+        var listed = admin.get("/api/v1/machines");
+        assertThat(listed.status()).isEqualTo(200);
+        var machine = java.util.stream.StreamSupport.stream(listed.json().get("items").spliterator(), false)
+                .filter(m -> m.get("id").asString().equals("list-2")).findFirst().orElseThrow();
+        assertThat(machine.get("region").asString()).isEqualTo("us-east-1");
+        assertThat(machine.get("labels").get("pool").asString()).isEqualTo("gpu");
+        assertThat(machine.get("capacity").get("cpu").decimalValue()).isEqualByComparingTo("16.5");
+        assertThat(machine.get("capacity").get("memoryMb").asLong()).isEqualTo(65_536);
+        assertThat(machine.get("capacity").get("gpuCount").asInt()).isEqualTo(4);
+        assertThat(machine.get("allocated").get("cpu").decimalValue()).isEqualByComparingTo("0");
+        assertThat(machine.get("gpuType").asString()).isEqualTo("H100");
+        assertThat(machine.get("status").asString()).isEqualTo("READY");
+        assertThat(machine.has("statusReason")).isTrue();
+        assertThat(machine.has("lastHeartbeatAt")).isTrue();
+
+        Api user = Api.withIdentity(port, SECRET, UUID.randomUUID(), "someone", CallerIdentity.Role.USER);
+        assertThat(user.get("/api/v1/machines").status()).isEqualTo(403);
+        assertThat(admin.as(null).get("/api/v1/machines").status()).isEqualTo(401);
+        assertThat(admin.as("any-api-key").get("/api/v1/machines").status()).isEqualTo(401);
+        assertThat(Api.withIdentity(port, "a-secret-this-service-lacks", UUID.randomUUID(), "admin", CallerIdentity.Role.ADMIN)
+                .get("/api/v1/machines").status()).isEqualTo(401);
+        assertThat(admin.as(null).get("/actuator/health").status()).isIn(200, 503);
     }
 }

@@ -1,0 +1,143 @@
+package io.fleetjobs.gateway;
+
+import io.fleetjobs.support.CallerIdentity;
+import io.fleetjobs.support.SignedIdentity;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataAccessException;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * What every request meets before it is routed, in this order:
+ *
+ * <pre>
+ *   any path    strip Authorization and any X-Jobs-Identity* the client sent
+ *   /api/**     Authorization: Bearer &lt;api key&gt;      no or unknown or revoked key  -> 401
+ *               admin paths need the ADMIN role       /api/v1/admin/**, /api/v1/machines/** -> 403
+ *               the tenant's rate limit               over it -> 429 with Retry-After
+ *               the body limit (1 MiB)                over it, declared or chunked -> 413
+ *               sign the caller's identity for the service behind (valid 60 s)
+ * </pre>
+ *
+ * Everything else (health, the OpenAPI document) is public. Paths are judged as the container
+ * normalised them, the same way the services judge them.
+ */
+final class FrontDoor extends OncePerRequestFilter {
+    private static final Logger log = LoggerFactory.getLogger(FrontDoor.class);
+
+    private final ApiKeys keys;
+    private final TenantRateLimits limits;
+    private final SignedIdentity identities;
+    private final long maxBodyBytes;
+    private final Counter rateLimited;
+
+    FrontDoor(ApiKeys keys, TenantRateLimits limits, SignedIdentity identities, long maxBodyBytes, MeterRegistry meters) {
+        this.keys = keys;
+        this.limits = limits;
+        this.identities = identities;
+        this.maxBodyBytes = maxBodyBytes;
+        this.rateLimited = Counter.builder("gateway_rate_limited").description("requests refused with 429").register(meters);
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+        if (!path.startsWith("/api")) {
+            chain.doFilter(new ForwardedRequest(request, null, null), response);
+            return;
+        }
+        Optional<CallerIdentity> caller;
+        try {
+            String key = bearer(request.getHeader("Authorization"));
+            caller = key == null ? Optional.empty() : keys.authenticate(key);
+        } catch (DataAccessException e) {
+            log.warn("cannot look up an API key: {}", e.getMessage());
+            response.setHeader("Retry-After", "2");
+            problem(response, 503, "Service Unavailable", "the key store is unreachable; try again shortly");
+            return;
+        }
+        if (caller.isEmpty()) {
+            response.setHeader("WWW-Authenticate", "Bearer");
+            problem(response, 401, "Unauthorized", "a valid API key is required (Authorization: Bearer <key>)");
+            return;
+        }
+        if (adminOnly(path) && !caller.get().isAdmin()) {
+            problem(response, 403, "Forbidden", "admin role required");
+            return;
+        }
+        Duration wait = limits.acquire(caller.get());
+        if (!wait.isZero()) {
+            rateLimited.increment();
+            response.setHeader("Retry-After", Long.toString(wait.toSeconds()));
+            problem(response, 429, "Too Many Requests", "tenant " + caller.get().tenantName()
+                    + " is over its rate limit; retry after " + wait.toSeconds() + " s");
+            return;
+        }
+        byte[] body = null;
+        long declared = request.getContentLengthLong();
+        if (declared > maxBodyBytes) {
+            tooLarge(response);
+            return;
+        }
+        if (declared < 0 && request.getHeader("Transfer-Encoding") != null) {
+            body = readAtMost(request.getInputStream(), maxBodyBytes + 1);
+            if (body.length > maxBodyBytes) {
+                tooLarge(response);
+                return;
+            }
+        }
+        chain.doFilter(new ForwardedRequest(request, identities.sign(caller.get()), body), response);
+    }
+
+    static boolean adminOnly(String path) {
+        return under(path, "/api/v1/admin") || under(path, "/api/v1/machines");
+    }
+
+    private static boolean under(String path, String prefix) {
+        return path.equals(prefix) || path.startsWith(prefix + "/");
+    }
+
+    private static String bearer(String header) {
+        if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return null;
+        }
+        String key = header.substring(7).trim();
+        return key.isEmpty() || key.length() > 256 ? null : key;
+    }
+
+    private static byte[] readAtMost(InputStream in, long limit) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[16 * 1024];
+        int n;
+        while (out.size() < limit && (n = in.read(buffer, 0, (int) Math.min(buffer.length, limit - out.size()))) > 0) {
+            out.write(buffer, 0, n);
+        }
+        return out.toByteArray();
+    }
+
+    private void tooLarge(HttpServletResponse response) throws IOException {
+        response.setHeader("Connection", "close"); // the rest of the body is not read
+        problem(response, 413, "Content Too Large", "request bodies are limited to " + maxBodyBytes + " bytes");
+    }
+
+    private static void problem(HttpServletResponse response, int status, String title, String detail) throws IOException {
+        response.setStatus(status);
+        response.setContentType("application/problem+json");
+        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"" + title + "\",\"status\":" + status
+                + ",\"detail\":\"" + detail.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}");
+    }
+}

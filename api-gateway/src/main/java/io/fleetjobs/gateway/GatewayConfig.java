@@ -1,0 +1,46 @@
+package io.fleetjobs.gateway;
+
+import io.fleetjobs.store.TenantStore;
+import io.fleetjobs.support.SignedIdentity;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.InstantSource;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+@Configuration(proxyBeanMethods = false)
+class GatewayConfig {
+    @Bean
+    InstantSource clock() {
+        return InstantSource.system();
+    }
+
+    /** The gateway signs; without the secret it shares with the services it has nothing to do, so it does not start. */
+    @Bean
+    SignedIdentity signedIdentity(@Value("${jobs.internal-secret:${JOBS_INTERNAL_SECRET:}}") String secret, InstantSource clock) {
+        SignedIdentity identities = new SignedIdentity(secret, clock);
+        if (!identities.hasSecret()) {
+            throw new IllegalStateException("set JOBS_INTERNAL_SECRET (jobs.internal-secret): the secret the gateway "
+                    + "and the services share, at least " + SignedIdentity.MIN_SECRET_LENGTH + " characters");
+        }
+        return identities;
+    }
+
+    @Bean
+    TenantStore tenantStore(JdbcClient jdbc, InstantSource clock) {
+        return new TenantStore(jdbc, clock);
+    }
+
+    @Bean
+    FilterRegistrationBean<FrontDoor> frontDoor(TenantStore tenants, InstantSource clock, SignedIdentity identities,
+            GatewayProperties properties, MeterRegistry meters) {
+        FrontDoor door = new FrontDoor(new ApiKeys(tenants, clock, properties.keyCacheTtl()),
+                new TenantRateLimits(properties.rateLimit()), identities, properties.maxBodyBytes(), meters);
+        FilterRegistrationBean<FrontDoor> registration = new FilterRegistrationBean<>(door);
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
+        return registration;
+    }
+}

@@ -1,0 +1,201 @@
+package io.fleetjobs.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.sun.net.httpserver.HttpServer;
+import io.fleetjobs.store.Principal;
+import io.fleetjobs.store.TenantStore;
+import io.fleetjobs.support.CallerIdentity;
+import io.fleetjobs.support.SignedIdentity;
+import io.fleetjobs.testsupport.Api;
+import io.fleetjobs.testsupport.TestDatabases;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The gateway on a real PostgreSQL (keys from the real store), in front of two stand-in services that
+ * record what reaches them: what it refuses, and what it passes on.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class FrontDoorTest {
+    private static final String SECRET = "gateway-test-internal-secret";
+    private static final TestDatabases.Database DB = TestDatabases.create();
+    private static final Upstream JOB_SERVICE = new Upstream();
+    private static final Upstream SCHEDULER = new Upstream();
+
+    @LocalServerPort
+    int port;
+    @Autowired
+    TenantStore tenants;
+
+    @DynamicPropertySource
+    static void servers(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", DB::url);
+        registry.add("spring.datasource.username", DB::user);
+        registry.add("spring.datasource.password", DB::password);
+        registry.add("jobs.internal-secret", () -> SECRET);
+        registry.add("jobs.gateway.job-service-url", () -> "http://127.0.0.1:" + JOB_SERVICE.port());
+        registry.add("jobs.gateway.scheduler-url", () -> "http://127.0.0.1:" + SCHEDULER.port());
+        registry.add("jobs.gateway.key-cache-ttl", () -> "200ms");
+        registry.add("jobs.gateway.rate-limit.tenants.throttled.requests-per-second", () -> "2");
+        registry.add("jobs.gateway.rate-limit.tenants.throttled.burst", () -> "3");
+    }
+
+    @AfterAll
+    static void stop() {
+        JOB_SERVICE.server.stop(0);
+        SCHEDULER.server.stop(0);
+    }
+
+    private Api user(String tenant, Principal.Role role) {
+        var t = tenants.create(tenant, 1, null, null, null).or(() -> tenants.byName(tenant)).orElseThrow();
+        return new Api(port, tenants.issueKey(t.id(), role).key());
+    }
+
+    @Test
+    void noKeyOrAnUnknownKeyIs401AndNothingIsForwarded() {
+        JOB_SERVICE.last.set(null);
+        Api anonymous = new Api(port, null);
+        var none = anonymous.get("/api/v1/jobs");
+        assertThat(none.status()).isEqualTo(401);
+        assertThat(none.contentType()).startsWith("application/problem+json");
+        assertThat(anonymous.as("fj_unknown").get("/api/v1/jobs").status()).isEqualTo(401);
+        assertThat(anonymous.as("fj_unknown").get("/api").status()).isEqualTo(401);
+        assertThat(anonymous.get("/api/v1/../v1/jobs").status()).isEqualTo(401);
+        assertThat(JOB_SERVICE.last.get()).isNull();
+        assertThat(anonymous.get("/actuator/health").status()).isEqualTo(200);
+    }
+
+    @Test
+    void theServiceGetsTheSignedIdentityAndNeitherTheKeyNorForgedHeaders() {
+        Api alice = user("alice", Principal.Role.USER);
+        var tenant = tenants.byName("alice").orElseThrow();
+        var forged = new SignedIdentity("a-forger-knows-another-secret", InstantSource.system())
+                .sign(new CallerIdentity(tenant.id(), "alice", CallerIdentity.Role.ADMIN));
+        var r = alice.post("/api/v1/jobs?x=1", "{\"name\":\"n\"}",
+                Map.of(SignedIdentity.HEADER, forged.value(), SignedIdentity.SIGNATURE_HEADER, forged.signature()));
+        assertThat(r.status()).isEqualTo(200);
+        Seen seen = JOB_SERVICE.last.get();
+        assertThat(seen.path()).isEqualTo("/api/v1/jobs?x=1");
+        assertThat(seen.header("Authorization")).isNull();
+        assertThat(new String(seen.body(), StandardCharsets.UTF_8)).isEqualTo("{\"name\":\"n\"}");
+        var verified = new SignedIdentity(SECRET, InstantSource.system())
+                .verify(seen.header(SignedIdentity.HEADER), seen.header(SignedIdentity.SIGNATURE_HEADER));
+        assertThat(verified).contains(new CallerIdentity(tenant.id(), "alice", CallerIdentity.Role.USER));
+    }
+
+    @Test
+    void adminPathsNeedTheAdminRoleAndMachinesGoToTheScheduler() {
+        Api bob = user("bob", Principal.Role.USER);
+        assertThat(bob.post("/api/v1/admin/tenants", "{\"name\":\"x\"}").status()).isEqualTo(403);
+        assertThat(bob.get("/api/v1/machines").status()).isEqualTo(403);
+        assertThat(bob.get("/api/v1/admin").status()).isEqualTo(403);
+
+        Api root = user("root", Principal.Role.ADMIN);
+        SCHEDULER.last.set(null);
+        assertThat(root.get("/api/v1/machines").status()).isEqualTo(200);
+        assertThat(SCHEDULER.last.get().path()).isEqualTo("/api/v1/machines");
+        assertThat(root.post("/api/v1/admin/tenants", "{\"name\":\"x\"}").status()).isEqualTo(200);
+        assertThat(JOB_SERVICE.last.get().path()).isEqualTo("/api/v1/admin/tenants");
+        assertThat(root.get("/api/v1/nowhere").status()).isEqualTo(404);
+    }
+
+    @Test
+    void aRevokedKeyStopsWorkingWithinTheCacheTtl() {
+        var t = tenants.create("carol", 1, null, null, null).orElseThrow();
+        var key = tenants.issueKey(t.id(), Principal.Role.USER);
+        Api carol = new Api(port, key.key());
+        assertThat(carol.get("/api/v1/jobs").status()).isEqualTo(200);
+        assertThat(tenants.revokeKey(t.id(), key.id())).isTrue();
+        await().atMost(Duration.ofSeconds(5)).until(() -> carol.get("/api/v1/jobs").status() == 401);
+    }
+
+    @Test
+    void bodiesOverOneMebibyteAre413DeclaredOrChunked() {
+        Api dave = user("dave", Principal.Role.USER);
+        byte[] big = new byte[1024 * 1024 + 100_000];
+        Arrays.fill(big, (byte) 'a');
+        JOB_SERVICE.last.set(null);
+        var declared = dave.post("/api/v1/jobs", new String(big, StandardCharsets.US_ASCII));
+        assertThat(declared.status()).isEqualTo(413);
+        assertThat(declared.contentType()).startsWith("application/problem+json");
+        assertThat(dave.postStreamed("/api/v1/jobs", big).status()).isEqualTo(413);
+        assertThat(JOB_SERVICE.last.get()).isNull();
+
+        byte[] exactly = Arrays.copyOf(big, 1024 * 1024);
+        assertThat(dave.postStreamed("/api/v1/jobs", exactly).status()).isEqualTo(200);
+        assertThat(JOB_SERVICE.last.get().body()).hasSize(1024 * 1024);
+    }
+
+    @Test
+    void aTenantOverItsRateLimitIs429WithRetryAfterThenRecovers() {
+        Api throttled = user("throttled", Principal.Role.USER);
+        Api other = user("unthrottled", Principal.Role.USER);
+        int ok = 0;
+        Api.Response refused = null;
+        for (int i = 0; i < 10 && refused == null; i++) {
+            var r = throttled.get("/api/v1/jobs");
+            if (r.status() == 429) {
+                refused = r;
+            } else {
+                assertThat(r.status()).isEqualTo(200);
+                ok++;
+            }
+        }
+        assertThat(refused).as("a burst over the limit is refused").isNotNull();
+        assertThat(ok).isBetween(3, 6);
+        assertThat(Long.parseLong(refused.retryAfter())).isBetween(1L, 2L);
+        assertThat(other.get("/api/v1/jobs").status()).as("another tenant is not limited by it").isEqualTo(200);
+        await().atMost(Duration.ofSeconds(5)).until(() -> throttled.get("/api/v1/jobs").status() == 200);
+    }
+
+    record Seen(String path, Map<String, java.util.List<String>> headers, byte[] body) {
+        String header(String name) {
+            return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name)).map(e -> e.getValue().getFirst())
+                    .findFirst().orElse(null);
+        }
+    }
+
+    /** A stand-in service: answers 200 and keeps what it was sent. */
+    static final class Upstream {
+        final HttpServer server;
+        final AtomicReference<Seen> last = new AtomicReference<>();
+
+        Upstream() {
+            try {
+                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            server.createContext("/", exchange -> {
+                byte[] body = exchange.getRequestBody().readAllBytes();
+                last.set(new Seen(exchange.getRequestURI().toString(), Map.copyOf(exchange.getRequestHeaders()), body));
+                byte[] answer = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().add("Content-Type", "application/json");
+                exchange.sendResponseHeaders(200, answer.length);
+                exchange.getResponseBody().write(answer);
+                exchange.close();
+            });
+            server.start();
+        }
+
+        int port() {
+            return server.getAddress().getPort();
+        }
+    }
+}
