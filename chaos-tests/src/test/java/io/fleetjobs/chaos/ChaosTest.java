@@ -165,7 +165,7 @@ class ChaosTest {
     /** Runs {@code task} after {@code millis}, on a virtual thread. */
     private static CompletableFuture<Void> later(long millis, Runnable task) {
         return CompletableFuture.runAsync(task, CompletableFuture.delayedExecutor(Math.max(0, millis), TimeUnit.MILLISECONDS,
-                Thread.ofVirtual().factory()::newThread));
+                r -> Thread.ofVirtual().start(r)));
     }
 
     private Kind pick() {
