@@ -4,6 +4,8 @@ import io.fleetjobs.store.Principal;
 import io.fleetjobs.store.Tenant;
 import io.fleetjobs.store.TenantStore;
 import io.fleetjobs.support.CallerIdentity;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -28,6 +30,7 @@ import org.springframework.web.bind.annotation.RestController;
 /** Tenants and their API keys; admins only (the gateway checks the role too). */
 @RestController
 @RequestMapping("/api/v1/admin")
+@Tag(name = "admin", description = "Tenants and API keys; admins only.")
 class AdminController {
     private final TenantStore tenants;
     private final Validator validator;
@@ -56,6 +59,7 @@ class AdminController {
     record KeyView(UUID id, String key) {
     }
 
+    @Operation(operationId = "createTenant", summary = "Create a tenant")
     @PostMapping("/tenants")
     ResponseEntity<TenantView> createTenant(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
             @RequestBody(required = false) NewTenant body) {
@@ -77,6 +81,7 @@ class AdminController {
         return ResponseEntity.status(HttpStatus.CREATED).body(TenantView.of(t));
     }
 
+    @Operation(operationId = "issueApiKey", summary = "Issue an API key for a tenant")
     @PostMapping("/tenants/{name}/api-keys")
     ResponseEntity<KeyView> issueKey(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String name) {
         requireAdmin(caller);
@@ -86,6 +91,7 @@ class AdminController {
     }
 
     /** Revokes a key of the tenant: 204, also when it was revoked before; 404 when the tenant has no such key. */
+    @Operation(operationId = "revokeApiKey", summary = "Revoke an API key")
     @DeleteMapping("/tenants/{name}/api-keys/{id}")
     ResponseEntity<Void> revokeKey(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String name,
             @PathVariable String id) {

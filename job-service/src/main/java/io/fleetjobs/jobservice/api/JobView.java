@@ -9,12 +9,14 @@ import io.fleetjobs.model.RetryPolicy;
 import io.fleetjobs.store.AttemptRecord;
 import io.fleetjobs.store.HistoryEntry;
 import io.fleetjobs.store.JobRecord;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
 /** A job as the API shows it: the spec's fields and where the job stands. */
+@Schema(name = "Job")
 record JobView(
         UUID id,
         String tenant,

@@ -7,6 +7,8 @@ import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Submission;
 import io.fleetjobs.support.CallerIdentity;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Validator;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +34,7 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @RequestMapping("/api/v1/jobs")
+@Tag(name = "jobs", description = "Jobs of the caller's tenant.")
 class JobsController {
     static final int MAX_PAGE = 500;
 
@@ -45,6 +48,7 @@ class JobsController {
         this.validator = validator;
     }
 
+    @Operation(operationId = "submitJob", summary = "Submit a job")
     @PostMapping
     ResponseEntity<JobView> submit(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
             @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
@@ -72,11 +76,13 @@ class JobsController {
         };
     }
 
+    @Operation(operationId = "getJob", summary = "Get a job")
     @GetMapping("/{id}")
     JobView get(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id) {
         return JobView.of(find(caller, id), caller.tenantName());
     }
 
+    @Operation(operationId = "listJobs", summary = "List jobs")
     @GetMapping
     JobView.Page list(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
             @RequestParam(required = false) String state,
@@ -102,12 +108,14 @@ class JobsController {
         return new JobView.Page(page.stream().map(j -> JobView.of(j, caller.tenantName())).toList(), next);
     }
 
+    @Operation(operationId = "cancelJob", summary = "Cancel a job")
     @PostMapping("/{id}/cancel")
     ResponseEntity<JobView> cancel(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id) {
         JobRecord job = commands.cancel(find(caller, id));
         return ResponseEntity.accepted().body(JobView.of(job, caller.tenantName()));
     }
 
+    @Operation(operationId = "listAttempts", summary = "A job's attempts")
     @GetMapping("/{id}/attempts")
     JobView.Items<JobView.AttemptView> attempts(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
             @PathVariable String id) {
@@ -115,6 +123,7 @@ class JobsController {
     }
 
     /** The last 64 KiB of each of stdout and stderr of an attempt, as its agent last reported them. */
+    @Operation(operationId = "getAttemptLogs", summary = "An attempt's output")
     @GetMapping("/{id}/attempts/{attempt}/logs")
     JobStore.Logs logs(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id,
             @PathVariable int attempt) {
@@ -122,6 +131,7 @@ class JobsController {
                 .orElseThrow(() -> ApiException.notFound("attempt " + attempt + " of job " + id));
     }
 
+    @Operation(operationId = "listEvents", summary = "A job's state changes")
     @GetMapping("/{id}/events")
     JobView.Items<JobView.EventView> events(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
             @PathVariable String id) {
