@@ -38,7 +38,7 @@ final class JavaProcess implements Component {
     private static final Duration POLL = Duration.ofMillis(200);
 
     private final String name;
-    private final List<String> command;
+    private final Supplier<List<String>> command;
     private final Map<String, String> environment;
     private final Path directory;
     private final Path log;
@@ -53,11 +53,11 @@ final class JavaProcess implements Component {
     /** The process that is being stopped or killed on purpose: its end is no news. */
     private volatile Process ending;
 
-    JavaProcess(String name, List<String> command, Map<String, String> environment, Path directory, Path log,
+    JavaProcess(String name, Supplier<List<String>> command, Map<String, String> environment, Path directory, Path log,
             String address, Supplier<Readiness> readiness, AfterStop afterStop, Duration startTimeout, PidFiles pidFiles,
             LocalPlatform.Listener listener) {
         this.name = name;
-        this.command = List.copyOf(command);
+        this.command = command;
         this.environment = Map.copyOf(environment);
         this.directory = directory;
         this.log = log;
@@ -91,6 +91,7 @@ final class JavaProcess implements Component {
             if (process != null && process.isAlive()) {
                 return;
             }
+            List<String> command = this.command.get();
             try {
                 Files.createDirectories(directory);
                 Files.createDirectories(log.getParent());
@@ -250,13 +251,12 @@ final class JavaProcess implements Component {
         }
     }
 
-    /** The command line: {@code [setsid] java <jvm options> -jar <jar> <args>}. */
-    static List<String> command(List<String> prefix, List<String> jvmOptions, Path jar, List<String> args) {
+    /** The command line: {@code [setsid] java <jvm options> <launch: -jar <jar>, and what goes with it> <args>}. */
+    static List<String> command(List<String> prefix, List<String> jvmOptions, List<String> launch, List<String> args) {
         List<String> command = new ArrayList<>(prefix);
         command.add(Processes.javaBin());
         command.addAll(jvmOptions);
-        command.add("-jar");
-        command.add(jar.toString());
+        command.addAll(launch);
         command.addAll(args);
         return command;
     }

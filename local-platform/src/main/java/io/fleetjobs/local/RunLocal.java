@@ -18,7 +18,8 @@ import java.util.stream.Collectors;
  * until SIGTERM or Ctrl-C, which stop everything it started.
  *
  * <p>Environment: {@code JOBS_LOCAL_HOME} (default {@code .local}), {@code JOBS_LOCAL_WORKERS}
- * (default 2), {@code JOBS_LOCAL_PORT_OFFSET} (default 0), {@code JOBS_DB_URL} with {@code JOBS_DB_USER}
+ * (default 2), {@code JOBS_LOCAL_PORT_OFFSET} (default 0), {@code JOBS_LOCAL_CDS} (default 1; 0 runs the
+ * jars as they are, see {@link LocalPlatform.Builder#classDataSharing}), {@code JOBS_DB_URL} with {@code JOBS_DB_USER}
  * and {@code JOBS_DB_PASSWORD}, {@code JOBS_KAFKA_BOOTSTRAP_SERVERS}, {@code JOBS_BOOTSTRAP_ADMIN_TOKEN},
  * {@code JOBS_AGENT_JOIN_TOKEN}, {@code JOBS_INTERNAL_SECRET}; {@code JOBS_LOCAL_STARTED_AT} (epoch millis, set by the script) is where
  * the times it prints count from.
@@ -47,6 +48,7 @@ public final class RunLocal {
                 .adminToken(env.get("JOBS_BOOTSTRAP_ADMIN_TOKEN"))
                 .joinToken(env.get("JOBS_AGENT_JOIN_TOKEN"))
                 .internalSecret(env.get("JOBS_INTERNAL_SECRET"))
+                .classDataSharing(!"0".equals(env.getOrDefault("JOBS_LOCAL_CDS", "1").strip()))
                 .listener(console)
                 .build();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

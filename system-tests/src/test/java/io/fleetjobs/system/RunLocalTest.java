@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code bin/run-local} as a user runs it: it comes up and prints the URL and the admin token, a job
  * runs to success, and SIGTERM leaves no process and no port behind. The jars are the ones this build
- * made ({@code JOBS_LOCAL_NO_BUILD=1}); the home is fresh, so PostgreSQL is initialised too.
+ * made ({@code JOBS_LOCAL_NO_BUILD=1}); the home is fresh, so PostgreSQL is initialised too (and the jars
+ * run as they are: class-data archives would only pay from a second run on).
  */
 class RunLocalTest {
     private final List<String> output = new ArrayList<>();
@@ -46,6 +47,7 @@ class RunLocalTest {
         env.put("JOBS_LOCAL_HOME", home.toString());
         env.put("JOBS_LOCAL_WORKERS", "1");
         env.put("JOBS_LOCAL_NO_BUILD", "1");
+        env.put("JOBS_LOCAL_CDS", "0"); // class-data archives pay from a home's second run on; this home is new
         env.put("JOBS_LOCAL_PORT_OFFSET", Integer.toString(offset));
         runLocal = builder.start();
         Thread.ofPlatform().daemon().name("run-local-output").start(this::collectOutput);
