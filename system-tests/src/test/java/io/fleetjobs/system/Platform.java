@@ -128,6 +128,11 @@ final class Platform implements AutoCloseable {
         }
     }
 
+    /** The base URL API clients (the SDK, jobctl) are given: the gateway's, as outside clients use. */
+    String clientUrl() {
+        return "http://127.0.0.1:" + gatewayPort;
+    }
+
     int schedulerPort() {
         return port(scheduler);
     }
