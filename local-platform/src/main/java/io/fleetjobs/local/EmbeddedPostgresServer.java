@@ -72,7 +72,7 @@ final class EmbeddedPostgresServer implements Component {
             return;
         }
         try {
-            endLeftoverServer();
+            endLeftover(dataDir);
             Files.createDirectories(binariesDir);
             Files.createDirectories(log.getParent());
             Files.writeString(log, "==== " + Instant.now() + " starting postgres on port " + port + ", data in " + dataDir + "\n",
@@ -119,12 +119,12 @@ final class EmbeddedPostgresServer implements Component {
     }
 
     /**
-     * A server on this data directory that an earlier launcher left running (it died before stopping
+     * Ends a server on this data directory that an earlier launcher left running (it died before stopping
      * it): asked to shut down (SIGTERM: no new sessions; the services it served are gone already), killed
-     * after a while.
+     * after a while. Called before the port is chosen, so that the port it held is free again.
      */
-    private void endLeftoverServer() {
-        postmaster().ifPresent(p -> {
+    static void endLeftover(Path dataDir) {
+        postmaster(dataDir).ifPresent(p -> {
             List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
             all.addFirst(p);
             Processes.terminate(all, Duration.ofSeconds(30));
@@ -188,8 +188,12 @@ final class EmbeddedPostgresServer implements Component {
         return isRunning() ? postmaster() : Optional.empty();
     }
 
-    /** The server on this data directory, from {@code postmaster.pid}, when it is a live postgres. */
     private Optional<ProcessHandle> postmaster() {
+        return postmaster(dataDir);
+    }
+
+    /** The server on a data directory, from {@code postmaster.pid}, when it is a live postgres. */
+    private static Optional<ProcessHandle> postmaster(Path dataDir) {
         Path pidFile = dataDir.resolve("postmaster.pid");
         try {
             if (!Files.exists(pidFile)) {

@@ -424,12 +424,16 @@ public final class LocalPlatform implements AutoCloseable {
             return;
         }
         lock();
+        List<ProcessHandle> leftovers = new ArrayList<>();
         for (PidFiles.Leftover left : pidFiles.takeLeftovers()) {
             config.listener.note("ending " + left.component() + " (pid " + left.process().pid()
                     + "), left running by an earlier launcher");
-            List<ProcessHandle> all = new ArrayList<>(left.process().descendants().toList());
-            all.addFirst(left.process());
-            Processes.terminate(all, Duration.ofSeconds(10));
+            leftovers.add(left.process());
+            leftovers.addAll(left.process().descendants().toList());
+        }
+        Processes.terminate(leftovers, Duration.ofSeconds(10));
+        if (config.databaseUrl == null) {
+            EmbeddedPostgresServer.endLeftover(home.resolve("pg"));
         }
         if (config.classDataSharing) {
             List<Path> jars = new ArrayList<>();

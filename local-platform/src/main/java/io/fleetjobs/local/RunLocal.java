@@ -207,6 +207,9 @@ public final class RunLocal {
             out.println("       -H 'Content-Type: application/json' -d '{\"name\": \"hello\", \"resources\": {\"cpu\": 0.1, "
                     + "\"memoryMb\": 16}, \"execution\": {\"command\": [\"sh\", \"-c\", \"echo hello\"]}}'");
             out.println("  curl -s $JOBS_URL/api/v1/jobs -H \"Authorization: Bearer $JOBS_TOKEN\"");
+            if (Files.isExecutable(Path.of("bin", "jobctl"))) {
+                out.println("  ID=$(bin/jobctl submit --name hello --cpu 0.1 --memory 16Mi -- echo hello) && bin/jobctl watch $ID");
+            }
             out.println();
             out.println("Ctrl-C stops everything.");
             out.flush();
