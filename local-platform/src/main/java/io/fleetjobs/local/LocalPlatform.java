@@ -38,7 +38,7 @@ import java.util.concurrent.Future;
  *
  * <pre>
  *   start():  postgres, kafka            (together; each skipped when given from outside)
- *             the services whose jar is built   (together; job-service and scheduler-service required)
+ *             the services whose jar is built   (together; all but the reconciler required)
  *             agent-1 … agent-n          (together, once the scheduler answers)
  *   stop():   the same, in reverse
  * </pre>
@@ -68,12 +68,15 @@ public final class LocalPlatform implements AutoCloseable {
     record Service(String name, int defaultPort, String jar, boolean required) {
     }
 
-    /** The services, one line each; a service whose jar is not built is skipped and reported by {@link #missing()}. */
+    /**
+     * The services, one line each. A required one that is not built is an error (the services answer the API
+     * only through the gateway); any other is skipped and reported by {@link #missing()}.
+     */
     static final List<Service> SERVICES = List.of(
             new Service(JOB_SERVICE, 8081, "job-service/target/job-service-exec.jar", true),
             new Service(SCHEDULER_SERVICE, 8082, "scheduler-service/target/scheduler-service-exec.jar", true),
             new Service(RECONCILER_SERVICE, 8083, "reconciler-service/target/reconciler-service-exec.jar", false),
-            new Service(API_GATEWAY, 8080, "api-gateway/target/api-gateway-exec.jar", false));
+            new Service(API_GATEWAY, 8080, "api-gateway/target/api-gateway-exec.jar", true));
     static final String AGENT_JAR = "worker-agent/target/worker-agent.jar";
 
     /**
@@ -254,7 +257,7 @@ public final class LocalPlatform implements AutoCloseable {
         return home;
     }
 
-    /** Where clients go: the gateway when it is built, else job-service. */
+    /** Where clients go: the gateway (job-service when the gateway is left out). */
     public URI url() {
         synchronized (startLock) {
             prepare();

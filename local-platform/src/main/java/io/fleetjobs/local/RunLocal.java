@@ -190,7 +190,7 @@ public final class RunLocal {
             boolean gateway = platform.components().contains(LocalPlatform.API_GATEWAY);
             out.println();
             out.println("FleetJobs is up in " + since().strip() + ".");
-            out.println("  URL           " + url + (gateway ? "" : "   (job-service; the api-gateway is not built yet)"));
+            out.println("  URL           " + url + (gateway ? "" : "   (job-service: no gateway runs)"));
             out.println("  admin token   " + platform.adminToken()
                     + (platform.generatedAdminToken() ? "   (generated, kept in " + home.resolve("admin-token") + ")" : ""));
             out.println("  join token    " + platform.joinToken()

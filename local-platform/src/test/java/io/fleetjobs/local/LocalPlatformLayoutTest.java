@@ -28,34 +28,38 @@ class LocalPlatformLayoutTest {
         return LocalPlatform.builder().home(home).repository(repository).portOffset(2_000);
     }
 
+    private void buildRequired() throws IOException {
+        build("job-service/target/job-service-exec.jar", "scheduler-service/target/scheduler-service-exec.jar",
+                "api-gateway/target/api-gateway-exec.jar");
+    }
+
     @Test
     void runsWhatIsBuiltInOrderAndNamesWhatIsNot() throws IOException {
-        build("job-service/target/job-service-exec.jar", "scheduler-service/target/scheduler-service-exec.jar",
-                LocalPlatform.AGENT_JAR);
+        buildRequired();
+        build(LocalPlatform.AGENT_JAR);
         LocalPlatform platform = platform().workers(2).build();
         try {
             assertThat(platform.components()).containsExactly("postgres", "kafka", "job-service", "scheduler-service",
-                    "agent-1", "agent-2");
-            assertThat(platform.missing()).containsOnlyKeys("reconciler-service", "api-gateway");
-            assertThat(platform.url()).hasToString("http://localhost:10081");
+                    "api-gateway", "agent-1", "agent-2");
+            assertThat(platform.missing()).containsOnlyKeys("reconciler-service");
+            assertThat(platform.url()).hasToString("http://localhost:10080");
+            assertThat(platform.url("job-service")).hasToString("http://localhost:10081");
             assertThat(platform.ports()).containsEntry("job-service", List.of(10081))
                     .containsEntry("scheduler-service", List.of(10082)).containsKey("postgres").containsKey("kafka");
             assertThat(platform.log("agent-2")).isEqualTo(home.resolve("logs/agent-2.log"));
             assertThat(platform.isRunning("job-service")).isFalse();
-            assertThatThrownBy(() -> platform.kill("api-gateway")).hasMessageContaining("not built");
+            assertThatThrownBy(() -> platform.kill("reconciler-service")).hasMessageContaining("not built");
         } finally {
             platform.stop();
         }
     }
 
     @Test
-    void theGatewayIsTheUrlOnceBuilt() throws IOException {
-        build("job-service/target/job-service-exec.jar", "scheduler-service/target/scheduler-service-exec.jar",
-                "api-gateway/target/api-gateway-exec.jar");
-        LocalPlatform platform = platform().workers(0).build();
+    void withoutTheGatewayTheUrlIsJobService() throws IOException {
+        build("job-service/target/job-service-exec.jar", "scheduler-service/target/scheduler-service-exec.jar");
+        LocalPlatform platform = platform().workers(0).without("api-gateway").build();
         try {
-            assertThat(platform.url()).hasToString("http://localhost:10080");
-            assertThat(platform.url("job-service")).hasToString("http://localhost:10081");
+            assertThat(platform.url()).hasToString("http://localhost:10081");
         } finally {
             platform.stop();
         }
@@ -63,11 +67,11 @@ class LocalPlatformLayoutTest {
 
     @Test
     void givenDatabaseAndBrokerAreNotRunHere() throws IOException {
-        build("job-service/target/job-service-exec.jar", "scheduler-service/target/scheduler-service-exec.jar");
+        buildRequired();
         LocalPlatform platform = platform().workers(0).databaseUrl("jdbc:postgresql://db:5432/jobs").databaseUser("jobs")
                 .databasePassword("secret").kafkaBootstrapServers("kafka:9092").build();
         try {
-            assertThat(platform.components()).containsExactly("job-service", "scheduler-service");
+            assertThat(platform.components()).containsExactly("job-service", "scheduler-service", "api-gateway");
             assertThat(platform.databaseUrl()).isEqualTo("jdbc:postgresql://db:5432/jobs");
             assertThat(platform.kafkaBootstrapServers()).isEqualTo("kafka:9092");
             assertThatThrownBy(() -> platform.stop("postgres")).hasMessageContaining("given from outside");
@@ -95,7 +99,7 @@ class LocalPlatformLayoutTest {
 
     @Test
     void oneLauncherPerHome() throws IOException {
-        build("job-service/target/job-service-exec.jar", "scheduler-service/target/scheduler-service-exec.jar");
+        buildRequired();
         LocalPlatform first = platform().workers(0).build();
         try {
             first.components();
