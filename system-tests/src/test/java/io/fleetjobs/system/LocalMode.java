@@ -6,6 +6,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -62,6 +63,14 @@ final class LocalMode {
                 .filter(p -> p.info().commandLine().map(c -> c.contains(name)).orElse(false))
                 .filter(LocalMode::alive)
                 .toList();
+    }
+
+    static void deleteTree(Path root) {
+        try (var walk = Files.walk(root)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // target/ is cleaned anyway
+        }
     }
 
     static String describe(ProcessHandle p) {

@@ -26,11 +26,11 @@ class LocalPlatformTest {
 
     private static LocalPlatform platform;
     private static Api admin;
-    private static List<ProcessHandle> processes;
+    private static Path home;
 
     @BeforeAll
     static void start() throws Exception {
-        Path home = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "local-platform-");
+        home = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "local-platform-");
         platform = LocalPlatform.builder()
                 .home(home)
                 .repository(LocalMode.REPOSITORY)
@@ -53,6 +53,7 @@ class LocalPlatformTest {
         platform.stop();
         assertThat(running).allSatisfy(p -> assertThat(LocalMode.alive(p)).as("%s", p.info().commandLine()).isFalse());
         assertThat(platform.ports().values().stream().flatMap(List::stream).filter(p -> !LocalMode.portFree(p))).isEmpty();
+        LocalMode.deleteTree(home); // PostgreSQL's binaries and data; kept for reading when a check above failed
     }
 
     @Test

@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -97,16 +96,8 @@ class RunLocalTest {
         if (home != null) {
             LocalMode.processesNaming(home).forEach(ProcessHandle::destroyForcibly);
             if (passed) {
-                deleteTree(home); // PostgreSQL's binaries and data; kept for reading when the test failed
+                LocalMode.deleteTree(home); // PostgreSQL's binaries and data; kept for reading when the test failed
             }
-        }
-    }
-
-    private static void deleteTree(Path root) {
-        try (var walk = Files.walk(root)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // target/ is cleaned anyway
         }
     }
 
