@@ -5,6 +5,7 @@ import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.model.RetryRule;
 import io.fleetjobs.model.agent.AttemptReport;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -29,11 +30,18 @@ public final class AttemptReports {
     private final JdbcClient jdbc;
     private final JobStore jobs;
     private final RandomGenerator random;
+    private final AttemptMetrics metrics;
 
     public AttemptReports(JdbcClient jdbc, JobStore jobs, RandomGenerator random) {
+        this(jdbc, jobs, random, null);
+    }
+
+    /** {@code meters}: where attempt endings and retries are counted ({@link AttemptMetrics}); null counts nothing. */
+    public AttemptReports(JdbcClient jdbc, JobStore jobs, RandomGenerator random, MeterRegistry meters) {
         this.jdbc = jdbc;
         this.jobs = jobs;
         this.random = random;
+        this.metrics = new AttemptMetrics(meters);
     }
 
     public enum Outcome { APPLIED, DUPLICATE, STALE }
@@ -42,6 +50,12 @@ public final class AttemptReports {
     }
 
     public Outcome apply(AttemptReport report) {
+        try (var ignored = JobLogContext.of(report.jobId(), report.attempt(), report.machineId())) {
+            return applyInContext(report);
+        }
+    }
+
+    private Outcome applyInContext(AttemptReport report) {
         return jobs.inTransaction(() -> {
             Optional<Current> found = jdbc.sql("""
                             select state, lease_epoch, machine_id, cpu_millis, memory_mb, gpu_count from attempts
@@ -69,7 +83,11 @@ public final class AttemptReports {
                 return Outcome.APPLIED;
             }
             end(report, current, now);
-            follow(report, job -> job.state().isOnMachine() ? Optional.of(jobOutcome(job, report)) : Optional.empty());
+            metrics.attemptEnded(report.state(), report.failureReason());
+            follow(report, job -> job.state().isOnMachine() ? Optional.of(jobOutcome(job, report)) : Optional.empty())
+                    .filter(t -> t.target() == JobState.QUEUED)
+                    .ifPresent(retry -> metrics.retried(report.failureReason() == null ? FailureReason.EXIT_CODE
+                            : report.failureReason()));
             return Outcome.APPLIED;
         });
     }
@@ -120,16 +138,21 @@ public final class AttemptReports {
         };
     }
 
-    /** Moves the job along, if the reported attempt is still its current one; re-reads when another writer wins. */
-    private void follow(AttemptReport report, java.util.function.Function<JobRecord, Optional<Transition>> decide) {
+    /**
+     * Moves the job along, if the reported attempt is still its current one; re-reads when another writer wins.
+     *
+     * @return the transition made, if any
+     */
+    private Optional<Transition> follow(AttemptReport report,
+            java.util.function.Function<JobRecord, Optional<Transition>> decide) {
         for (int tries = 0; tries < 10; tries++) {
             JobRecord job = jobs.get(report.jobId()).orElse(null);
             if (job == null || job.attempt() != report.attempt()) {
-                return;
+                return Optional.empty();
             }
             Optional<Transition> change = decide.apply(job);
             if (change.isEmpty() || jobs.transition(job, change.get()).isPresent()) {
-                return;
+                return change;
             }
         }
         throw new IllegalStateException("job " + report.jobId() + " kept changing while applying a report");
