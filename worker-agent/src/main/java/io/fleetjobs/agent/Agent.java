@@ -1,9 +1,9 @@
 package io.fleetjobs.agent;
 
+import io.fleetjobs.agent.process.Attempt;
 import io.fleetjobs.agent.process.AttemptKey;
+import io.fleetjobs.agent.process.AttemptRunner;
 import io.fleetjobs.agent.process.Outcome;
-import io.fleetjobs.agent.process.ProcessRunner;
-import io.fleetjobs.agent.process.RunningAttempt;
 import io.fleetjobs.agent.process.StartFailedException;
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.FailureReason;
@@ -48,9 +48,11 @@ final class Agent implements SmartLifecycle {
     private final WorkerProperties properties;
     private final MachineResources resources;
     private final SchedulerClient scheduler;
-    private final ProcessRunner runner;
+    private final AttemptRunner runner;
     private final ReportSink sink;
     private final InstantSource clock;
+    private final Thread.Builder loopThread;
+    private final Duration firstBeatDelay;
     private final Map<AttemptKey, Tracked> running = new ConcurrentHashMap<>();
     private final Map<AttemptKey, AttemptReport> finals = new ConcurrentHashMap<>();
     private final Semaphore wake = new Semaphore(0);
@@ -59,24 +61,37 @@ final class Agent implements SmartLifecycle {
     private JoinResponse identity;
     private Instant lastRenewal;
 
-    Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, ProcessRunner runner,
+    Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
             ReportSink sink, InstantSource clock) {
+        this(properties, resources, scheduler, runner, sink, clock,
+                Thread.ofPlatform().name("agent-loop").daemon(false), Duration.ZERO);
+    }
+
+    /**
+     * @param loopThread     makes the thread the loop runs on (the fleet simulator: a virtual thread per machine)
+     * @param firstBeatDelay how long after joining the first heartbeat goes out, so that many machines joined
+     *                       together do not beat in the same millisecond ever after
+     */
+    Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
+            ReportSink sink, InstantSource clock, Thread.Builder loopThread, Duration firstBeatDelay) {
         this.properties = properties;
         this.resources = resources;
         this.scheduler = scheduler;
         this.runner = runner;
         this.sink = sink;
         this.clock = clock;
+        this.loopThread = loopThread;
+        this.firstBeatDelay = firstBeatDelay;
     }
 
     /** An attempt this agent runs. */
     private static final class Tracked {
         final Lease lease;
-        final RunningAttempt process;
+        final Attempt process;
         final Instant deadline;
         volatile String killReason;
 
-        Tracked(Lease lease, RunningAttempt process, Instant deadline) {
+        Tracked(Lease lease, Attempt process, Instant deadline) {
             this.lease = lease;
             this.process = process;
             this.deadline = deadline;
@@ -91,7 +106,12 @@ final class Agent implements SmartLifecycle {
         }
         join();
         active = true;
-        loop = Thread.ofPlatform().name("agent-loop").daemon(false).start(this::run);
+        loop = loopThread.start(() -> {
+            if (firstBeatDelay.isPositive()) {
+                waitFor(firstBeatDelay);
+            }
+            run();
+        });
     }
 
     /** Joins, retrying while the scheduler cannot be reached, up to the join timeout. */
@@ -174,7 +194,7 @@ final class Agent implements SmartLifecycle {
 
     private void start(AttemptKey key, Lease lease) {
         try {
-            RunningAttempt process = runner.start(key, lease.command(), lease.env());
+            Attempt process = runner.start(key, lease.command(), lease.env());
             Instant deadline = lease.timeoutSeconds() == null ? null
                     : process.startedAt().plusSeconds(lease.timeoutSeconds());
             Tracked tracked = new Tracked(lease, process, deadline);
@@ -300,8 +320,8 @@ final class Agent implements SmartLifecycle {
     }
 
     /** For tests: the attempts running now. */
-    Map<AttemptKey, RunningAttempt> running() {
-        Map<AttemptKey, RunningAttempt> view = new java.util.HashMap<>();
+    Map<AttemptKey, Attempt> running() {
+        Map<AttemptKey, Attempt> view = new java.util.HashMap<>();
         running.forEach((k, t) -> view.put(k, t.process));
         return view;
     }

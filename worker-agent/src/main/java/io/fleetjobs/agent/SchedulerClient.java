@@ -15,10 +15,14 @@ final class SchedulerClient {
     private final RestClient http;
 
     SchedulerClient(RestClient.Builder builder, String schedulerUrl, Duration readTimeout) {
-        JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(
-                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build());
+        this(builder, schedulerUrl, readTimeout, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build());
+    }
+
+    /** Over a given HTTP client: the fleet simulator shares one (one selector thread, one pool) among its machines. */
+    SchedulerClient(RestClient.Builder builder, String schedulerUrl, Duration readTimeout, HttpClient client) {
+        JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(client);
         factory.setReadTimeout(readTimeout);
-        this.http = builder.baseUrl(schedulerUrl).requestFactory(factory).build();
+        this.http = builder.clone().baseUrl(schedulerUrl).requestFactory(factory).build();
     }
 
     JoinResponse join(String joinToken, JoinRequest request) {

@@ -14,6 +14,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param logCapBytes the most of each of stdout and stderr kept on disk per attempt
  * @param kafkaBootstrapServers where to publish attempt reports at once (optional; heartbeats carry them anyway)
  * @param joinTimeout how long to keep trying to reach the scheduler before giving up at start
+ * @param simulate the fleet simulator: when {@code simulate.machines} names a CSV file, this process plays every
+ *                 machine in it instead of this one (API.md, "Fleet simulator")
  */
 @ConfigurationProperties("jobs.worker")
 public record WorkerProperties(
@@ -31,7 +33,12 @@ public record WorkerProperties(
         Duration killGrace,
         Long logCapBytes,
         String kafkaBootstrapServers,
-        Duration joinTimeout) {
+        Duration joinTimeout,
+        Simulate simulate) {
+
+    /** @param machines the CSV file of simulated machines ({@code id,region,cpu,memoryMb,gpuCount,gpuType,labels}) */
+    public record Simulate(Path machines) {
+    }
 
     public WorkerProperties {
         schedulerUrl = schedulerUrl == null || schedulerUrl.isBlank() ? "http://localhost:8082" : schedulerUrl;
@@ -42,5 +49,17 @@ public record WorkerProperties(
         killGrace = killGrace == null ? Duration.ofSeconds(10) : killGrace;
         logCapBytes = logCapBytes == null ? 64L << 20 : logCapBytes;
         joinTimeout = joinTimeout == null ? Duration.ofSeconds(30) : joinTimeout;
+        simulate = simulate == null ? new Simulate(null) : simulate;
+    }
+
+    /** Whether this process is the fleet simulator. */
+    public boolean simulating() {
+        return simulate.machines() != null;
+    }
+
+    /** These settings for one simulated machine: its own id, region and labels; the rest shared. */
+    WorkerProperties forMachine(String id, String machineRegion, Map<String, String> machineLabels) {
+        return new WorkerProperties(schedulerUrl, id, machineRegion, machineLabels, null, null, null, null, joinToken,
+                heartbeatInterval, workDir, killGrace, logCapBytes, kafkaBootstrapServers, joinTimeout, simulate);
     }
 }

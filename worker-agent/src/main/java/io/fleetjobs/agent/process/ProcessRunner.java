@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * command, and the group id is the pid Java knows. Processes that call setsid themselves leave the group
  * and are out of reach, as they would be for any supervisor that is not a cgroup.
  */
-public final class ProcessRunner {
+public final class ProcessRunner implements AttemptRunner {
     static final String STDOUT = "stdout.log";
     static final String STDERR = "stderr.log";
     /** The search path that execvp uses when PATH is unset. */
@@ -115,6 +115,7 @@ public final class ProcessRunner {
      * @throws StartFailedException when the command is not found or not executable, the directory cannot
      *                              be made, the environment is invalid, or the process cannot be spawned
      */
+    @Override
     public synchronized RunningAttempt start(AttemptKey key, List<String> command, Map<String, String> env)
             throws StartFailedException {
         Objects.requireNonNull(key, "key");
@@ -215,6 +216,7 @@ public final class ProcessRunner {
      * now belongs to another process, is removed without killing anything. Attempts this runner runs are
      * left alone.
      */
+    @Override
     public synchronized List<AttemptKey> killLeftovers() {
         List<PgidRecord> records = new ArrayList<>();
         List<Path> files = new ArrayList<>();

@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * stopped the same way as by {@link #terminate()}: the attempt is over when its leader is, as a container
  * ends with its main process.
  */
-public final class RunningAttempt {
+public final class RunningAttempt implements Attempt {
     private static final Logger log = LoggerFactory.getLogger(RunningAttempt.class);
     /** How long output may stay open once the group is gone (held by a process that left the group). */
     private static final Duration DRAIN_LIMIT = Duration.ofSeconds(5);
@@ -85,6 +85,7 @@ public final class RunningAttempt {
         return process.pid();
     }
 
+    @Override
     public Instant startedAt() {
         return startedAt;
     }
@@ -108,6 +109,7 @@ public final class RunningAttempt {
      * Completes when the leader has exited, no process of its group is left and its output is drained. Each
      * call returns a new dependent future: completing or cancelling it affects only the caller.
      */
+    @Override
     public CompletableFuture<Outcome> exit() {
         return exit.copy();
     }
@@ -116,6 +118,7 @@ public final class RunningAttempt {
      * Stops the whole group: SIGTERM now, SIGKILL after the kill grace to whatever is still alive.
      * Idempotent, and returns at once; {@link #exit()} says when it is over.
      */
+    @Override
     public void terminate() {
         stop();
     }
@@ -126,11 +129,13 @@ public final class RunningAttempt {
     }
 
     /** The last bytes of standard output so far, as UTF-8 text. */
+    @Override
     public String stdoutTail() {
         return stdout.tail();
     }
 
     /** The last bytes of standard error so far, as UTF-8 text. */
+    @Override
     public String stderrTail() {
         return stderr.tail();
     }

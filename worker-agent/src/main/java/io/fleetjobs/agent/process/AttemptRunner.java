@@ -1,0 +1,21 @@
+package io.fleetjobs.agent.process;
+
+import java.util.List;
+import java.util.Map;
+
+/** What the agent starts attempts with: {@link ProcessRunner} on a real machine, a simulated runner in the fleet simulator. */
+public interface AttemptRunner {
+    /**
+     * Ends whatever a previous incarnation of this agent left running.
+     *
+     * @return the attempts it ended
+     */
+    List<AttemptKey> killLeftovers();
+
+    /**
+     * Starts an attempt of the job's command with the job's environment.
+     *
+     * @throws StartFailedException when it cannot start (reported as START_FAILED)
+     */
+    Attempt start(AttemptKey key, List<String> command, Map<String, String> env) throws StartFailedException;
+}
