@@ -307,6 +307,12 @@ public final class JobStore {
      * for history and outbox). Call in the transaction that wrote the rows.
      */
     void recordAll(List<Written> changes) {
+        insertRecords(changes);
+        afterCommitCount(changes);
+    }
+
+    /** The history rows and events of these changes, without the after-commit metrics and wake-ups. */
+    void insertRecords(List<Written> changes) {
         if (changes.isEmpty()) {
             return;
         }
@@ -350,6 +356,13 @@ public final class JobStore {
                 .param("e", eventIds).param("k", ids).param("s", shards).param("p", payloads)
                 .param("topic", JobEvent.TOPIC).param("now", now)
                 .update();
+    }
+
+    /** Counts these changes and wakes the outbox relay once the transaction commits. */
+    void afterCommitCount(List<Written> changes) {
+        if (changes.isEmpty()) {
+            return;
+        }
         Map<List<String>, Long> counts = new java.util.HashMap<>();
         changes.forEach(w -> counts.merge(List.of(String.valueOf(w.from()), w.to().name()), 1L, Long::sum));
         afterCommit(() -> counts.forEach((fromTo, count) -> Counter.builder("jobs.transitions")

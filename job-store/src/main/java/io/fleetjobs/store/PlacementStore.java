@@ -87,47 +87,119 @@ public final class PlacementStore {
     }
 
     /**
-     * Commits a plan. Machines are locked in id order (no deadlock between replicas), and each new
-     * attempt is checked again against the machine's free capacity and status under that lock: one
+     * Commits a plan. Each new attempt is checked against its machine's free capacity and status
+     * under the machine's row lock, machines locked in id order (no deadlock between replicas); one
      * that no longer fits (another replica took the room, the machine left) is not placed and its job
-     * stays QUEUED for the next cycle. The database's check constraints refuse over-commit whatever
-     * this code does.
+     * stays QUEUED for a re-plan. The database's check constraints refuse over-commit whatever this
+     * code does.
+     *
+     * <p>Optimistic order: the rows of the plan (jobs, attempts, history, events) are written first
+     * and the machines locked and checked last, so that two transactions placing on the same machines
+     * (two scheduler workers or replicas) overlap their writes and wait for each other only for the
+     * short machine update at the end. When a machine turns out to lack room, the writes are rolled
+     * back to a savepoint and the plan committed the careful way: machines locked first, only what
+     * fits written. Machine rows are locked {@code FOR NO KEY UPDATE}, which the foreign-key checks
+     * of other transactions' attempt inserts ({@code FOR KEY SHARE}) do not wait for.
+     *
+     * <p>Call in a transaction that claimed the jobs.
      *
      * @param attempts new attempts, in plan order, of jobs this transaction claimed
      * @param deferrals jobs left QUEUED: why, and not to be looked at again before when
      */
     public CommitResult commit(List<NewAttempt> attempts, List<Deferral> deferrals, Duration leaseTtl) {
         Instant now = jobs.clock().instant();
-        List<NewAttempt> accepted = new ArrayList<>();
-        List<UUID> conflicts = new ArrayList<>();
-        if (!attempts.isEmpty()) {
+        CommitResult result;
+        if (attempts.isEmpty()) {
+            result = new CommitResult(List.of(), List.of());
+        } else {
             String[] machineIds = attempts.stream().map(NewAttempt::machineId).distinct().sorted().toArray(String[]::new);
-            Map<String, long[]> free = new HashMap<>();
-            jdbc.sql("""
-                            select id, cpu_millis - alloc_cpu_millis, memory_mb - alloc_memory_mb, gpu_count - alloc_gpu_count
-                            from machines where id = any(:ids) and status = 'READY' order by id for update""")
-                    .param("ids", machineIds)
-                    .query(rs -> {
-                        free.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3), rs.getLong(4)});
-                    });
-            for (NewAttempt a : attempts) {
-                long[] f = free.get(a.machineId());
-                if (f != null && a.cpuMillis() <= f[0] && a.memoryMb() <= f[1] && a.gpuCount() <= f[2]) {
-                    f[0] -= a.cpuMillis();
-                    f[1] -= a.memoryMb();
-                    f[2] -= a.gpuCount();
-                    accepted.add(a);
-                } else {
-                    conflicts.add(a.job().id());
-                }
+            jdbc.sql("savepoint placement_optimistic").update();
+            Written optimistic = write(attempts, now, leaseTtl);
+            List<UUID> conflicts = new ArrayList<>();
+            List<NewAttempt> accepted = fitting(attempts, lockMachines(machineIds), conflicts);
+            if (conflicts.isEmpty()) {
+                jdbc.sql("release savepoint placement_optimistic").update();
+                addUsage(accepted);
+                jobs.afterCommitCount(optimistic.changes());
+                result = new CommitResult(optimistic.scheduled(), List.of());
+            } else {
+                jdbc.sql("rollback to savepoint placement_optimistic").update();
+                conflicts.clear();
+                accepted = fitting(attempts, lockMachines(machineIds), conflicts);
+                Written careful = accepted.isEmpty() ? new Written(List.of(), List.of()) : write(accepted, now, leaseTtl);
+                addUsage(accepted);
+                jobs.afterCommitCount(careful.changes());
+                result = new CommitResult(careful.scheduled(), conflicts);
             }
         }
-        List<Scheduled> scheduled = accepted.isEmpty() ? List.of() : write(accepted, now, leaseTtl);
         defer(deferrals);
-        return new CommitResult(scheduled, conflicts);
+        return result;
     }
 
-    private List<Scheduled> write(List<NewAttempt> accepted, Instant now, Duration leaseTtl) {
+    /** Free capacity of these machines that are READY, their rows locked in id order. */
+    private Map<String, long[]> lockMachines(String[] machineIds) {
+        Map<String, long[]> free = new HashMap<>();
+        jdbc.sql("""
+                        select id, cpu_millis - alloc_cpu_millis, memory_mb - alloc_memory_mb, gpu_count - alloc_gpu_count
+                        from machines where id = any(:ids) and status = 'READY' order by id for no key update""")
+                .param("ids", machineIds)
+                .query(rs -> {
+                    free.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3), rs.getLong(4)});
+                });
+        return free;
+    }
+
+    /** The attempts that fit, in plan order, taking room from {@code free}; the jobs of the others go to {@code conflicts}. */
+    private static List<NewAttempt> fitting(List<NewAttempt> attempts, Map<String, long[]> free, List<UUID> conflicts) {
+        List<NewAttempt> accepted = new ArrayList<>(attempts.size());
+        for (NewAttempt a : attempts) {
+            long[] f = free.get(a.machineId());
+            if (f != null && a.cpuMillis() <= f[0] && a.memoryMb() <= f[1] && a.gpuCount() <= f[2]) {
+                f[0] -= a.cpuMillis();
+                f[1] -= a.memoryMb();
+                f[2] -= a.gpuCount();
+                accepted.add(a);
+            } else {
+                conflicts.add(a.job().id());
+            }
+        }
+        return accepted;
+    }
+
+    /** Adds what the attempts hold to their machines' counters (rows already locked by this transaction). */
+    private void addUsage(List<NewAttempt> accepted) {
+        if (accepted.isEmpty()) {
+            return;
+        }
+        int n = accepted.size();
+        String[] machines = new String[n];
+        Long[] cpu = new Long[n];
+        Long[] mem = new Long[n];
+        Integer[] gpu = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            NewAttempt a = accepted.get(i);
+            machines[i] = a.machineId();
+            cpu[i] = a.cpuMillis();
+            mem[i] = a.memoryMb();
+            gpu[i] = a.gpuCount();
+        }
+        jdbc.sql("""
+                        update machines m set alloc_cpu_millis = m.alloc_cpu_millis + d.cpu,
+                            alloc_memory_mb = m.alloc_memory_mb + d.mem, alloc_gpu_count = m.alloc_gpu_count + d.gpu
+                        from (select u.m as id, sum(u.c) as cpu, sum(u.r) as mem, sum(u.g) as gpu
+                              from unnest(cast(:m as text[]), cast(:c as bigint[]), cast(:r as bigint[]), cast(:g as int[]))
+                                   as u(m, c, r, g) group by u.m) d
+                        where m.id = d.id""")
+                .param("m", machines).param("c", cpu).param("r", mem).param("g", gpu)
+                .update();
+    }
+
+    /** What {@link #write} wrote: the jobs now SCHEDULED, and their changes (for history metrics after commit). */
+    private record Written(List<Scheduled> scheduled, List<JobStore.Written> changes) {
+    }
+
+    /** The jobs' SCHEDULED transitions, their attempts, history rows and events; not the machines' counters. */
+    private Written write(List<NewAttempt> accepted, Instant now, Duration leaseTtl) {
         int n = accepted.size();
         String[] jobIds = new String[n];
         Long[] versions = new Long[n];
@@ -145,15 +217,6 @@ public final class PlacementStore {
             gpu[i] = a.gpuCount();
         }
         var ts = JobStore.ts(now);
-        jdbc.sql("""
-                        update machines m set alloc_cpu_millis = m.alloc_cpu_millis + d.cpu,
-                            alloc_memory_mb = m.alloc_memory_mb + d.mem, alloc_gpu_count = m.alloc_gpu_count + d.gpu
-                        from (select u.m as id, sum(u.c) as cpu, sum(u.r) as mem, sum(u.g) as gpu
-                              from unnest(cast(:m as text[]), cast(:c as bigint[]), cast(:r as bigint[]), cast(:g as int[]))
-                                   as u(m, c, r, g) group by u.m) d
-                        where m.id = d.id""")
-                .param("m", machines).param("c", cpu).param("r", mem).param("g", gpu)
-                .update();
         List<JobStore.Written> after = jdbc.sql("""
                         update jobs j set state = 'SCHEDULED', version = j.version + 1, attempt = j.attempt + 1,
                             machine_id = d.machine, state_reason = 'placed on ' || d.machine || '; waiting for its agent to start it',
@@ -193,8 +256,8 @@ public final class PlacementStore {
             written.add(w);
             scheduled.add(new Scheduled(w.jobId(), attemptNos[i], machines[i]));
         }
-        jobs.recordAll(written);
-        return scheduled;
+        jobs.insertRecords(written);
+        return new Written(scheduled, written);
     }
 
     private void defer(List<Deferral> deferrals) {

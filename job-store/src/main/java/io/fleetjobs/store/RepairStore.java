@@ -94,7 +94,7 @@ public final class RepairStore {
      * @return machines whose counters were wrong
      */
     public int repairAllocations(Instant now) {
-        jdbc.sql("select id from machines order by id for update").query(String.class).list();
+        jdbc.sql("select id from machines order by id for no key update").query(String.class).list();
         jdbc.sql("update attempts set released_at = :now where released_at is null and state not in ('SCHEDULED', 'RUNNING')")
                 .param("now", JobStore.ts(now)).update();
         return jdbc.sql("""

@@ -48,8 +48,12 @@ import java.util.function.Consumer;
  * kept current in between with this replica's own placements. It may lag other replicas'
  * placements; that only costs a conflict at commit (which forces a fresh read), never correctness.
  *
- * <p>Plain Java over the store, so tests run several cycles side by side without Spring. One
- * instance is used by one thread at a time.
+ * <p>Several workers of one replica may run cycles at once on one instance: each claims its own
+ * jobs, and plans under a lock on the shared cached view, in which the placements of the others'
+ * uncommitted plans are already reserved, so that workers of one replica do not race each other for
+ * room; their transactions overlap in the database (see {@link PlacementStore#commit}).
+ *
+ * <p>Plain Java over the store, so tests run several cycles side by side without Spring.
  */
 public final class SchedulerCycle {
     /** Rounds of re-planning of jobs whose machine lost its room to another replica. */
@@ -68,7 +72,11 @@ public final class SchedulerCycle {
     private final Counter placements;
     private final Counter conflicts;
     private final Consumer<Collection<String>> placedOn;
+    private final Object lock = new Object();
+    /** Guarded by {@link #lock}. */
     private Cache cache;
+    /** Placements planned by workers whose transaction has not ended yet, by round; guarded by {@link #lock}. */
+    private final Map<Object, List<PlacementStore.NewAttempt>> inFlight = new HashMap<>();
 
     public SchedulerCycle(JobStore jobs, PlacementStore placement, PlacementEngine engine, SchedulerProperties properties,
             MeterRegistry meters) {
@@ -105,62 +113,92 @@ public final class SchedulerCycle {
      * machine rows are always locked in one id order per transaction (no deadlock between replicas).
      */
     public Result runOnce() {
-        return cycleTimer.record(() -> {
-            Round round = jobs.inTransaction(() -> planAndCommit(claimTimer.record(() -> placement.claim(properties.batchSize()))));
-            placedOn.accept(round.machines);
-            int claimed = round.claimed;
-            int placed = round.placed;
-            int deferred = round.deferred;
-            int lost = round.conflicts.size();
-            for (int r = 0; r < REPLANS && !round.conflicts.isEmpty(); r++) {
-                List<UUID> again = round.conflicts;
-                round = jobs.inTransaction(() -> planAndCommit(placement.reclaim(again)));
-                placedOn.accept(round.machines);
-                placed += round.placed;
-                deferred += round.deferred;
-                lost += round.conflicts.size();
+        try {
+            return cycleTimer.record(this::rounds);
+        } catch (RuntimeException e) {
+            invalidate(); // a round's reservations may belong to a rolled-back transaction
+            throw e;
+        }
+    }
+
+    private Result rounds() {
+        Round round = transaction(() -> placement.claim(properties.batchSize()));
+        int claimed = round.claimed;
+        int placed = round.placed;
+        int deferred = round.deferred;
+        int lost = round.conflicts.size();
+        for (int r = 0; r < REPLANS && !round.conflicts.isEmpty(); r++) {
+            List<UUID> again = round.conflicts;
+            round = transaction(() -> placement.reclaim(again));
+            placed += round.placed;
+            deferred += round.deferred;
+            lost += round.conflicts.size();
+        }
+        placements.increment(placed);
+        conflicts.increment(lost);
+        return new Result(claimed, placed, deferred, lost);
+    }
+
+    /**
+     * One round in a transaction of its own; its placements stay reserved for the other workers'
+     * plans until the transaction has ended (committed: they are in what a fresh read sees).
+     */
+    private Round transaction(java.util.function.Supplier<List<ClaimedJob>> claim) {
+        Object token = new Object();
+        Round round;
+        try {
+            round = jobs.inTransaction(() -> planAndCommit(claimTimer.record(claim::get), token));
+        } finally {
+            synchronized (lock) {
+                inFlight.remove(token);
             }
-            placements.increment(placed);
-            conflicts.increment(lost);
-            return new Result(claimed, placed, deferred, lost);
-        });
+        }
+        placedOn.accept(round.machines);
+        return round;
     }
 
     /** Forgets the cached snapshot: the next cycle reads machines and tenants again. */
     public void invalidate() {
-        cache = null;
+        synchronized (lock) {
+            cache = null;
+        }
     }
 
     private record Round(int claimed, int placed, int deferred, List<UUID> conflicts, Set<String> machines) {
     }
 
-    private Round planAndCommit(List<ClaimedJob> claimed) {
+    private Round planAndCommit(List<ClaimedJob> claimed, Object token) {
         if (claimed.isEmpty()) {
             return new Round(0, 0, 0, List.of(), Set.of());
         }
         Map<UUID, ClaimedJob> byId = new HashMap<>();
         claimed.forEach(j -> byId.put(j.id(), j));
         Instant now = jobs.clock().instant();
-        Snapshot snapshot = snapshotTimer.record(() -> snapshot(now));
-        Plan plan = planTimer.record(() -> engine.plan(snapshot, pending(claimed)));
-        List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
-        for (Assignment a : plan.assignments()) {
-            attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.cpuMillis(),
-                    a.memoryMb(), a.gpuCount()));
+        List<PlacementStore.NewAttempt> attempts;
+        List<PlacementStore.Deferral> deferrals;
+        synchronized (lock) {
+            Snapshot snapshot = snapshotTimer.record(() -> snapshot(now));
+            Plan plan = planTimer.record(() -> engine.plan(snapshot, pending(claimed)));
+            attempts = new ArrayList<>(plan.assignments().size());
+            for (Assignment a : plan.assignments()) {
+                attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.cpuMillis(),
+                        a.memoryMb(), a.gpuCount()));
+            }
+            deferrals = new ArrayList<>(plan.unplaced().size());
+            for (Map.Entry<UUID, Unplaced> e : plan.unplaced().entrySet()) {
+                Unplaced why = e.getValue();
+                Duration wait = why.kind() == Unplaced.Kind.CAN_NEVER_FIT ? properties.retryNeverFits() : properties.retryNoRoom();
+                deferrals.add(new PlacementStore.Deferral(e.getKey(), why.reason(), now.plus(wait)));
+                Counter.builder("scheduler.unschedulable").description("jobs a cycle could not place, by kind")
+                        .tag("kind", why.kind().name()).register(meters).increment();
+            }
+            reserve(cache, attempts);
+            inFlight.put(token, attempts);
         }
-        List<PlacementStore.Deferral> deferrals = new ArrayList<>(plan.unplaced().size());
-        plan.unplaced().forEach((jobId, why) -> {
-            Duration wait = why.kind() == Unplaced.Kind.CAN_NEVER_FIT ? properties.retryNeverFits() : properties.retryNoRoom();
-            deferrals.add(new PlacementStore.Deferral(jobId, why.reason(), now.plus(wait)));
-            Counter.builder("scheduler.unschedulable").description("jobs a cycle could not place, by kind")
-                    .tag("kind", why.kind().name()).register(meters).increment();
-        });
         PlacementStore.CommitResult committed = commitTimer.record(
                 () -> placement.commit(attempts, deferrals, properties.leaseTtl()));
-        if (committed.conflicts().isEmpty()) {
-            remember(attempts, committed);
-        } else {
-            cache = null; // another replica changed the machines: read them again
+        if (!committed.conflicts().isEmpty()) {
+            invalidate(); // another replica changed the machines: read them again
         }
         Set<String> machines = new HashSet<>();
         committed.scheduled().forEach(sch -> machines.add(sch.machineId()));
@@ -188,7 +226,8 @@ public final class SchedulerCycle {
         }
     }
 
-    private void remember(List<PlacementStore.NewAttempt> attempts, PlacementStore.CommitResult committed) {
+    /** Adds planned placements to a cached view (their machines' and tenants' usage). */
+    private static void reserve(Cache cache, List<PlacementStore.NewAttempt> attempts) {
         if (cache == null) {
             return;
         }
@@ -210,6 +249,8 @@ public final class SchedulerCycle {
         if (cache == null || Duration.between(cache.readAt, now).compareTo(properties.snapshotMaxAge()) > 0
                 || now.isBefore(cache.readAt)) {
             cache = new Cache(now, placement.schedulableMachines(), placement.tenantUsage());
+            // what other workers planned but have not committed is not in what was just read
+            inFlight.values().forEach(planned -> reserve(cache, planned));
         }
         List<MachineView> machines = new ArrayList<>(cache.machines.size());
         for (MachineRow m : cache.machines) {

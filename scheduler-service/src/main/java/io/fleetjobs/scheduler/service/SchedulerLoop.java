@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
@@ -22,6 +24,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * Runs cycles back to back while they find work, then waits for a wake-up (a job queued, room
  * released, a machine joined) or the safety-net interval. Losing every wake-up only delays placement.
+ * {@code jobs.scheduler.workers} threads do so at once on the one cycle, so that one worker's
+ * database work overlaps another's.
  */
 public final class SchedulerLoop implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
@@ -32,13 +36,13 @@ public final class SchedulerLoop implements SmartLifecycle {
     private final SchedulerProperties properties;
     private final InstantSource clock;
     private final MeterRegistry meters;
-    private final Semaphore wake = new Semaphore(0);
+    private final List<Semaphore> wakes = new ArrayList<>();
     private final CircuitBreaker database;
     private final Retry retry;
     private final Map<String, AtomicLong> depthByQueue = new ConcurrentHashMap<>();
     private volatile boolean running;
-    private volatile boolean roomAppeared;
-    private Thread worker;
+    private final java.util.concurrent.atomic.AtomicBoolean roomAppeared = new java.util.concurrent.atomic.AtomicBoolean();
+    private final List<Thread> workers = new ArrayList<>();
     private Instant nextDepth = Instant.MIN;
 
     public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc, SchedulerProperties properties,
@@ -61,22 +65,27 @@ public final class SchedulerLoop implements SmartLifecycle {
         this.properties = properties;
         this.clock = clock;
         this.meters = meters;
+        for (int i = 0; i < properties.workers(); i++) {
+            wakes.add(new Semaphore(0));
+        }
     }
 
     /** Something changed: run a cycle now. */
     public void wake() {
-        if (wake.availablePermits() == 0) {
-            wake.release();
+        for (Semaphore wake : wakes) {
+            if (wake.availablePermits() == 0) {
+                wake.release();
+            }
         }
     }
 
     /** Room appeared (capacity released, a machine joined): jobs waiting out a backoff may fit now. */
     public void roomAppeared() {
-        roomAppeared = true;
+        roomAppeared.set(true);
         wake();
     }
 
-    private void loop() {
+    private void loop(Semaphore wake) {
         while (running) {
             try {
                 database.executeRunnable(Retry.decorateRunnable(retry, this::work));
@@ -99,8 +108,7 @@ public final class SchedulerLoop implements SmartLifecycle {
 
     /** Cycles back to back while they place anything. */
     private void work() {
-        if (roomAppeared) {
-            roomAppeared = false;
+        if (roomAppeared.compareAndSet(true, false)) { // one worker does it
             cycle.invalidate();
             placement.wakeWaiting(10_000);
         }
@@ -111,7 +119,7 @@ public final class SchedulerLoop implements SmartLifecycle {
         refreshDepth();
     }
 
-    private void refreshDepth() {
+    private synchronized void refreshDepth() {
         if (clock.instant().isBefore(nextDepth)) {
             return;
         }
@@ -130,20 +138,24 @@ public final class SchedulerLoop implements SmartLifecycle {
     @Override
     public void start() {
         running = true;
-        worker = Thread.ofPlatform().name("scheduler-loop").daemon().start(this::loop);
+        for (int i = 0; i < wakes.size(); i++) {
+            Semaphore wake = wakes.get(i);
+            workers.add(Thread.ofPlatform().name("scheduler-loop-" + i).daemon().start(() -> loop(wake)));
+        }
     }
 
     @Override
     public void stop() {
         running = false;
-        if (worker != null) {
-            worker.interrupt();
+        workers.forEach(Thread::interrupt);
+        for (Thread worker : workers) {
             try {
                 worker.join(5_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
+        workers.clear();
     }
 
     @Override

@@ -11,10 +11,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param retryNoRoom when a job that fits nowhere now is looked at again (sooner when room appears)
  * @param retryNeverFits when a job that no machine could ever host is looked at again
  * @param snapshotMaxAge how long a replica plans on its cached view of machines and tenants' usage
+ * @param workers cycles a replica runs at once (their database work overlaps; they share one view)
  */
 @ConfigurationProperties("jobs.scheduler")
 public record SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
-        Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge) {
+        Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers) {
     public SchedulerProperties {
         batchSize = batchSize == null ? 500 : batchSize;
         interval = interval == null ? Duration.ofSeconds(1) : interval;
@@ -23,9 +24,13 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
         retryNoRoom = retryNoRoom == null ? Duration.ofSeconds(5) : retryNoRoom;
         retryNeverFits = retryNeverFits == null ? Duration.ofSeconds(30) : retryNeverFits;
         snapshotMaxAge = snapshotMaxAge == null ? Duration.ofSeconds(1) : snapshotMaxAge;
+        workers = workers == null ? 2 : workers;
+        if (workers < 1) {
+            throw new IllegalArgumentException("jobs.scheduler.workers must be at least 1, was " + workers);
+        }
     }
 
     public static SchedulerProperties defaults() {
-        return new SchedulerProperties(null, null, null, null, null, null, null);
+        return new SchedulerProperties(null, null, null, null, null, null, null, null);
     }
 }

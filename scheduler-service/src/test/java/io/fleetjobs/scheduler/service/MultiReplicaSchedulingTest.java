@@ -52,28 +52,31 @@ class MultiReplicaSchedulingTest {
             long queued = fleet.count("select count(*) from jobs");
 
             var properties = new SchedulerProperties(200, null, Duration.ofMinutes(10), null, Duration.ofMinutes(10),
-                    Duration.ofMinutes(10), null);
+                    Duration.ofMinutes(10), null, null);
             List<Fleet.Replica> replicas = new ArrayList<>();
             for (int r = 0; r < REPLICAS; r++) {
                 replicas.add(fleet.replica(properties));
             }
-            ExecutorService pool = Executors.newFixedThreadPool(REPLICAS);
+            // each replica runs two workers on its one cycle, as the scheduler's loop does
+            ExecutorService pool = Executors.newFixedThreadPool(REPLICAS * 2);
             CountDownLatch go = new CountDownLatch(1);
             List<Future<int[]>> outcomes = new ArrayList<>();
             for (Fleet.Replica replica : replicas) {
-                outcomes.add(pool.submit(() -> {
-                    go.await();
-                    int placed = 0;
-                    int conflicts = 0;
-                    int idle = 0;
-                    while (idle < 2) {
-                        var result = replica.cycle().runOnce();
-                        placed += result.placed();
-                        conflicts += result.conflicts();
-                        idle = result.claimed() == 0 ? idle + 1 : 0;
-                    }
-                    return new int[] {placed, conflicts};
-                }));
+                for (int w = 0; w < 2; w++) {
+                    outcomes.add(pool.submit(() -> {
+                        go.await();
+                        int placed = 0;
+                        int conflicts = 0;
+                        int idle = 0;
+                        while (idle < 2) {
+                            var result = replica.cycle().runOnce();
+                            placed += result.placed();
+                            conflicts += result.conflicts();
+                            idle = result.claimed() == 0 ? idle + 1 : 0;
+                        }
+                        return new int[] {placed, conflicts};
+                    }));
+                }
             }
             go.countDown();
             int placed = 0;

@@ -17,6 +17,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
@@ -30,6 +31,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * ./mvnw -q -pl scheduler-service exec:java -Dexec.classpathScope=test \
  *     -Dexec.mainClass=io.fleetjobs.scheduler.service.bench.PlacementThroughput -Dexec.args="10000 1000000"
  * </pre>
+ * {@code -Dworkers=N} (default 2, as the scheduler runs) sets how many cycles run at once,
+ * {@code -Dbatch=N} (default 1000) the jobs claimed per cycle.
  */
 public final class PlacementThroughput {
     private static final int MACHINES = 10_000;
@@ -41,6 +44,7 @@ public final class PlacementThroughput {
             depths.add(Integer.parseInt(a));
         }
         int batch = Integer.getInteger("batch", 1000);
+        int workers = Integer.getInteger("workers", 2);
         try (EmbeddedPostgres pg = EmbeddedPostgres.builder()
                 .setServerConfig("fsync", "on").setServerConfig("synchronous_commit", "on")
                 .setServerConfig("full_page_writes", "on").setServerConfig("shared_buffers", "512MB")
@@ -48,16 +52,16 @@ public final class PlacementThroughput {
                 .start()) {
             System.out.printf("machine: %d cores, PostgreSQL %s embedded, fsync=on synchronous_commit=on%n",
                     Runtime.getRuntime().availableProcessors(), version(pg));
-            System.out.printf("%-12s %-8s %-12s %-14s %-14s %-12s %-12s%n", "queued", "batch", "placements",
-                    "placements/s", "cycle p50 ms", "WAL B/job", "heap MiB");
+            System.out.printf("%-12s %-8s %-8s %-12s %-14s %-14s %-12s %-12s%n", "queued", "batch", "workers",
+                    "placements", "placements/s", "cycle p50 ms", "WAL B/job", "heap MiB");
             for (int depth : depths) {
-                run(pg, depth, batch);
+                run(pg, depth, batch, workers);
             }
             pgbench(pg);
         }
     }
 
-    private static void run(EmbeddedPostgres pg, int depth, int batch) throws Exception {
+    private static void run(EmbeddedPostgres pg, int depth, int batch, int workers) throws Exception {
         String db = "bench_" + depth;
         try (var c = pg.getPostgresDatabase().getConnection()) {
             c.createStatement().execute("drop database if exists " + db);
@@ -65,7 +69,7 @@ public final class PlacementThroughput {
         }
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(pg.getJdbcUrl("postgres", db));
-        config.setMaximumPoolSize(4);
+        config.setMaximumPoolSize(workers + 2);
         try (HikariDataSource ds = new HikariDataSource(config)) {
             Migrate.apply(ds);
             JdbcClient jdbc = JdbcClient.create(ds);
@@ -74,34 +78,46 @@ public final class PlacementThroughput {
             JobStore jobs = new JobStore(jdbc, new DataSourceTransactionManager(ds), clock, null);
             SimpleMeterRegistry meters = new SimpleMeterRegistry();
             SchedulerCycle cycle = new SchedulerCycle(jobs, new PlacementStore(jdbc, jobs), new PlacementEngine(),
-                    new SchedulerProperties(batch, null, Duration.ofHours(1), null, null, null, null), meters);
+                    new SchedulerProperties(batch, null, Duration.ofHours(1), null, null, null, null, workers), meters);
             for (int warm = 0; warm < 5; warm++) {
                 cycle.runOnce();
             }
             int target = Math.min(MEASURED, depth - 6 * batch);
             long wal0 = walBytes(jdbc);
-            List<Long> cycles = new ArrayList<>();
-            int placed = 0;
+            List<Long> cycles = Collections.synchronizedList(new ArrayList<>());
+            AtomicInteger placedSoFar = new AtomicInteger();
             long start = System.nanoTime();
-            while (placed < target) {
-                long t0 = System.nanoTime();
-                var r = cycle.runOnce();
-                cycles.add(System.nanoTime() - t0);
-                placed += r.placed();
-                if (r.claimed() == 0) {
-                    break;
-                }
+            // the scheduler's loop: workers running cycles on the one cycle object at once
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                threads.add(Thread.ofPlatform().start(() -> {
+                    while (placedSoFar.get() < target) {
+                        long t0 = System.nanoTime();
+                        var r = cycle.runOnce();
+                        cycles.add(System.nanoTime() - t0);
+                        placedSoFar.addAndGet(r.placed());
+                        if (r.claimed() == 0) {
+                            break;
+                        }
+                    }
+                }));
             }
+            for (Thread t : threads) {
+                t.join();
+            }
+            int placed = placedSoFar.get();
             double seconds = (System.nanoTime() - start) / 1e9;
             long wal = walBytes(jdbc) - wal0;
             Collections.sort(cycles);
             System.gc();
             long heap = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20;
-            System.out.printf("%-12d %-8d %-12d %-14.0f %-14.1f %-12d %-12d%n", depth, batch, placed, placed / seconds,
+            System.out.printf("%-12d %-8d %-8d %-12d %-14.0f %-14.1f %-12d %-12d%n", depth, batch, workers, placed,
+                    placed / seconds,
                     cycles.get(cycles.size() / 2) / 1e6, placed == 0 ? 0 : wal / placed, heap);
             System.out.printf("  mean ms per cycle: claim %.1f, snapshot %.1f, plan %.1f, commit %.1f%n",
                     mean(meters, "scheduler.claim"), mean(meters, "scheduler.snapshot"), mean(meters, "scheduler.plan"),
                     mean(meters, "scheduler.commit"));
+            System.out.printf("  conflicts re-planned: %.0f%n", meters.counter("scheduler.conflicts").count());
         }
     }
 
