@@ -17,6 +17,8 @@ import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
+import org.springframework.security.oauth2.jwt.JwtDecoderInitializationException;
+import org.springframework.security.oauth2.jwt.JwtException;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -25,26 +27,36 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * <pre>
  *   any path    strip Authorization and any X-Jobs-Identity* the client sent
  *   /api/**     Authorization: Bearer &lt;api key&gt;      no or unknown or revoked key  -> 401
+ *               or Bearer &lt;JWT&gt; where an issuer is    bad signature, expired, another issuer or
+ *               configured (jobs.gateway.jwt)         audience, no known tenant in it       -> 401
  *               admin paths need the ADMIN role       /api/v1/admin/**, /api/v1/machines/** -> 403
  *               the tenant's rate limit               over it -> 429 with Retry-After
  *               the body limit (1 MiB)                over it, declared or chunked -> 413
  *               sign the caller's identity for the service behind (valid 60 s)
  * </pre>
  *
- * Everything else (health, the OpenAPI document) is public. Paths are judged as the container
+ * Everything else (health, the OpenAPI document, Swagger UI) is public. Paths are judged as the container
  * normalised them, the same way the services judge them.
  */
 final class FrontDoor extends OncePerRequestFilter {
     private static final Logger log = LoggerFactory.getLogger(FrontDoor.class);
 
+    /** The longest API key looked up; a longer token can only be a JWT. */
+    static final int MAX_KEY_LENGTH = 256;
+    private static final int MAX_TOKEN_LENGTH = 16 * 1024;
+
     private final ApiKeys keys;
+    private final JwtCallers jwts;
     private final TenantRateLimits limits;
     private final SignedIdentity identities;
     private final long maxBodyBytes;
     private final Counter rateLimited;
 
-    FrontDoor(ApiKeys keys, TenantRateLimits limits, SignedIdentity identities, long maxBodyBytes, MeterRegistry meters) {
+    /** {@code jwts} is null where no issuer is configured: every token is then an API key. */
+    FrontDoor(ApiKeys keys, JwtCallers jwts, TenantRateLimits limits, SignedIdentity identities, long maxBodyBytes,
+            MeterRegistry meters) {
         this.keys = keys;
+        this.jwts = jwts;
         this.limits = limits;
         this.identities = identities;
         this.maxBodyBytes = maxBodyBytes;
@@ -61,10 +73,23 @@ final class FrontDoor extends OncePerRequestFilter {
         }
         Optional<CallerIdentity> caller;
         try {
-            String key = bearer(request.getHeader("Authorization"));
-            caller = key == null ? Optional.empty() : keys.authenticate(key);
+            String token = bearer(request.getHeader("Authorization"));
+            if (token != null && jwts != null && JwtCallers.looksLikeJwt(token)) {
+                caller = Optional.of(jwts.authenticate(token));
+            } else {
+                caller = token == null || token.length() > MAX_KEY_LENGTH ? Optional.empty() : keys.authenticate(token);
+            }
+        } catch (JwtCallers.Rejected e) {
+            response.setHeader("WWW-Authenticate", "Bearer error=\"invalid_token\"");
+            problem(response, 401, "Unauthorized", "invalid bearer token: " + e.getMessage());
+            return;
+        } catch (JwtException | JwtDecoderInitializationException e) {
+            log.warn("cannot check a JWT against its issuer: {}", e.getMessage());
+            response.setHeader("Retry-After", "2");
+            problem(response, 503, "Service Unavailable", "the token issuer's keys cannot be fetched; try again shortly");
+            return;
         } catch (DataAccessException e) {
-            log.warn("cannot look up an API key: {}", e.getMessage());
+            log.warn("cannot look up an API key or tenant: {}", e.getMessage());
             response.setHeader("Retry-After", "2");
             problem(response, 503, "Service Unavailable", "the key store is unreachable; try again shortly");
             return;
@@ -114,8 +139,8 @@ final class FrontDoor extends OncePerRequestFilter {
         if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
             return null;
         }
-        String key = header.substring(7).trim();
-        return key.isEmpty() || key.length() > 256 ? null : key;
+        String token = header.substring(7).trim();
+        return token.isEmpty() || token.length() > MAX_TOKEN_LENGTH ? null : token;
     }
 
     private static byte[] readAtMost(InputStream in, long limit) throws IOException {

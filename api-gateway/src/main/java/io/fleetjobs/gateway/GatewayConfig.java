@@ -37,7 +37,11 @@ class GatewayConfig {
     @Bean
     FilterRegistrationBean<FrontDoor> frontDoor(TenantStore tenants, InstantSource clock, SignedIdentity identities,
             GatewayProperties properties, MeterRegistry meters) {
-        FrontDoor door = new FrontDoor(new ApiKeys(tenants, clock, properties.keyCacheTtl()),
+        GatewayProperties.Jwt jwt = properties.jwt();
+        JwtCallers jwts = jwt.enabled()
+                ? new JwtCallers(JwtCallers.decoder(jwt), jwt, tenants, clock, properties.keyCacheTtl())
+                : null;
+        FrontDoor door = new FrontDoor(new ApiKeys(tenants, clock, properties.keyCacheTtl()), jwts,
                 new TenantRateLimits(properties.rateLimit()), identities, properties.maxBodyBytes(), meters);
         FilterRegistrationBean<FrontDoor> registration = new FilterRegistrationBean<>(door);
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);

@@ -7,14 +7,15 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code jobs.gateway.*}: where the services are, how long a key lookup is trusted, the body limit
- * and the per-tenant rate limits.
+ * {@code jobs.gateway.*}: where the services are, how long a key lookup is trusted, the body limit,
+ * the per-tenant rate limits and, optionally, an issuer of JWTs.
  *
  * @param jobServiceUrl job-service ({@code JOBS_JOB_SERVICE_URL})
  * @param schedulerUrl scheduler-service ({@code JOBS_SCHEDULER_URL})
  * @param keyCacheTtl how long an API key's lookup (found or not) is reused; a revoked key works at most this long
  * @param maxBodyBytes the largest request body; larger is 413
  * @param rateLimit requests per tenant
+ * @param jwt JWT bearer tokens besides API keys; off unless an issuer or a JWK set is named
  */
 @ConfigurationProperties("jobs.gateway")
 public record GatewayProperties(
@@ -22,7 +23,8 @@ public record GatewayProperties(
         @DefaultValue("http://localhost:8082") URI schedulerUrl,
         @DefaultValue("5s") Duration keyCacheTtl,
         @DefaultValue("1048576") long maxBodyBytes,
-        @DefaultValue RateLimit rateLimit) {
+        @DefaultValue RateLimit rateLimit,
+        @DefaultValue Jwt jwt) {
 
     /**
      * On average {@code requestsPerSecond}, and up to {@code burst} at once, per tenant; {@code tenants}
@@ -44,6 +46,36 @@ public record GatewayProperties(
             if (requestsPerSecond <= 0 || burst < 1) {
                 throw new IllegalArgumentException("a rate limit needs requests-per-second > 0 and burst >= 1");
             }
+        }
+    }
+
+    /**
+     * {@code jobs.gateway.jwt.*}: a bearer token that is a JWT is checked (signature, expiry, issuer, audience)
+     * against these, when {@code issuerUri} or {@code jwkSetUri} is set; API keys keep working beside it.
+     *
+     * @param issuerUri the issuer the tokens must name ({@code iss}); without {@code jwkSetUri} its keys are
+     *                  found through its OpenID discovery document
+     * @param jwkSetUri where the issuer's public keys are (JWKS); optional when {@code issuerUri} is set
+     * @param audience the audience the tokens must name ({@code aud}); not checked when unset
+     * @param tenantClaim the claim that names the caller's tenant (a tenant that exists on the platform)
+     * @param rolesClaim the claim of the caller's roles: a list, or a string of roles separated by spaces (as
+     *                   {@code scope} is)
+     * @param adminRole the role among them that makes the caller an admin; any other is a user
+     */
+    public record Jwt(String issuerUri, String jwkSetUri, String audience, @DefaultValue("tenant") String tenantClaim,
+            @DefaultValue("roles") String rolesClaim, @DefaultValue("admin") String adminRole) {
+        public Jwt {
+            issuerUri = blankToNull(issuerUri); // an empty environment variable means "not set"
+            jwkSetUri = blankToNull(jwkSetUri);
+            audience = blankToNull(audience);
+        }
+
+        public boolean enabled() {
+            return issuerUri != null || jwkSetUri != null;
+        }
+
+        private static String blankToNull(String s) {
+            return s == null || s.isBlank() ? null : s.strip();
         }
     }
 }

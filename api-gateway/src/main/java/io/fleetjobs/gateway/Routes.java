@@ -20,16 +20,18 @@ import org.springframework.web.servlet.function.ServerResponse;
  * 503 with {@code Retry-After}: nothing was done, the caller may try again.
  *
  * <pre>
- *   /api/v1/jobs/**, /api/v1/admin/**, /v3/api-docs/**   job-service        (JOBS_JOB_SERVICE_URL)
- *   /api/v1/machines/**                                   scheduler-service  (JOBS_SCHEDULER_URL)
+ *   /api/v1/jobs/**, /api/v1/admin/**   job-service        (JOBS_JOB_SERVICE_URL)
+ *   /api/v1/machines/**                 scheduler-service  (JOBS_SCHEDULER_URL)
  * </pre>
+ *
+ * The OpenAPI document is the gateway's own: the whole contract, {@code api/openapi.yaml} (see {@link Contract}).
  */
 @Configuration(proxyBeanMethods = false)
 class Routes {
     @Bean
     RouterFunction<ServerResponse> jobService(GatewayProperties properties) {
         return route("job-service")
-                .route(path("/api/v1/jobs/**").or(path("/api/v1/admin/**")).or(path("/v3/api-docs/**")), http())
+                .route(path("/api/v1/jobs/**").or(path("/api/v1/admin/**")), http())
                 .before(uri(properties.jobServiceUrl()))
                 .onError(ResourceAccessException.class, (e, request) -> unavailable("job-service"))
                 .build();

@@ -14,6 +14,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Arrays;
@@ -26,6 +28,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * The gateway on a real PostgreSQL (keys from the real store), in front of two stand-in services that
@@ -162,6 +165,37 @@ class FrontDoorTest {
         assertThat(Long.parseLong(refused.retryAfter())).isBetween(1L, 2L);
         assertThat(other.get("/api/v1/jobs").status()).as("another tenant is not limited by it").isEqualTo(200);
         await().atMost(Duration.ofSeconds(5)).until(() -> throttled.get("/api/v1/jobs").status() == 200);
+    }
+
+    @Test
+    void theContractAndSwaggerUiAnswerWithoutAToken() throws IOException {
+        Path contract = Path.of("..", "api", "openapi.yaml");
+        Api anonymous = new Api(port, null);
+        JOB_SERVICE.last.set(null);
+
+        var yaml = anonymous.get("/openapi.yaml");
+        assertThat(yaml.status()).isEqualTo(200);
+        assertThat(yaml.contentType()).startsWith("application/yaml");
+        assertThat(yaml.body()).as("the repository's api/openapi.yaml, as it is").isEqualTo(Files.readString(contract));
+
+        var json = anonymous.as("not-even-a-key").get("/v3/api-docs");
+        assertThat(json.status()).isEqualTo(200);
+        assertThat(json.contentType()).startsWith("application/json");
+        assertThat(json.json()).isEqualTo(YAMLMapper.builder().build().readTree(contract.toFile()));
+        assertThat(json.json().path("paths").has("/api/v1/machines")).as("the whole API, not one service's part").isTrue();
+        assertThat(JOB_SERVICE.last.get()).as("the gateway answers it itself").isNull();
+
+        var redirect = anonymous.get("/swagger-ui.html");
+        assertThat(redirect.status()).isEqualTo(302);
+        assertThat(redirect.location()).isEqualTo("/swagger-ui/index.html");
+        var page = anonymous.get("/swagger-ui/index.html");
+        assertThat(page.status()).isEqualTo(200);
+        assertThat(page.body()).contains("swagger-ui-bundle.js", "fleetjobs-init.js");
+        assertThat(anonymous.get("/swagger-ui/fleetjobs-init.js").body()).contains("SwaggerUIBundle", "../openapi.yaml");
+        var bundle = anonymous.get("/webjars/swagger-ui/swagger-ui-bundle.js");
+        assertThat(bundle.status()).as("the webjar, without its version in the path").isEqualTo(200);
+        assertThat(bundle.body()).contains("SwaggerUIBundle");
+        assertThat(anonymous.get("/webjars/swagger-ui/swagger-ui.css").status()).isEqualTo(200);
     }
 
     record Seen(String path, Map<String, java.util.List<String>> headers, byte[] body) {
