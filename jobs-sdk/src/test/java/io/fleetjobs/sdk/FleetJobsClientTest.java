@@ -1,0 +1,144 @@
+package io.fleetjobs.sdk;
+
+import static io.fleetjobs.sdk.StubApi.Answer.ok;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fleetjobs.sdk.StubApi.Answer;
+import io.fleetjobs.sdk.model.Event;
+import io.fleetjobs.sdk.model.Execution;
+import io.fleetjobs.sdk.model.Job;
+import io.fleetjobs.sdk.model.JobSpec;
+import io.fleetjobs.sdk.model.JobState;
+import io.fleetjobs.sdk.model.Resources;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.HttpServerErrorException;
+import org.springframework.web.client.ResourceAccessException;
+
+/** FleetJobsClient, the SDK's hand-written layer, against a stub of the API: no platform. */
+class FleetJobsClientTest {
+    private final StubApi api = new StubApi();
+    private final UUID id = UUID.randomUUID();
+
+    @AfterEach
+    void stop() {
+        api.close();
+    }
+
+    private FleetJobsClient client() {
+        return FleetJobsClient.connect(api.url() + "/", "fj_token").withPollInterval(Duration.ofMillis(5));
+    }
+
+    @Test
+    void submitSendsTheSpecTheTokenAndTheIdempotencyKey() {
+        api.on("POST", "/api/v1/jobs", Answer.json(201, StubApi.job(id, "SUBMITTED", 0)));
+        Job job = client().submit(new JobSpec().name("hello").resources(new Resources().cpu(new BigDecimal("0.5")).memoryMb(64L))
+                .execution(new Execution().command(List.of("echo", "hi"))), "key-1");
+        assertThat(job.getId()).isEqualTo(id);
+        assertThat(job.getState()).isEqualTo(JobState.SUBMITTED);
+
+        StubApi.Call call = api.calls("POST", "/api/v1/jobs").getFirst();
+        assertThat(call.header("Authorization")).isEqualTo("Bearer fj_token");
+        assertThat(call.header("Idempotency-Key")).isEqualTo("key-1");
+        assertThat(call.header("User-Agent")).isEqualTo("fleetjobs-sdk");
+        assertThat(call.body()).contains("\"name\":\"hello\"", "\"cpu\":0.5", "\"memoryMb\":64", "\"command\":[\"echo\",\"hi\"]");
+    }
+
+    @Test
+    void withoutATokenNoAuthorizationIsSent() {
+        api.on("GET", "/api/v1/jobs/" + id, ok(StubApi.job(id, "QUEUED", 0)));
+        FleetJobsClient.connect(api.url(), " ").get(id);
+        assertThat(api.calls().getFirst().header("Authorization")).isNull();
+    }
+
+    @Test
+    void listAllFollowsPageTokensAndSkipsEmptyPages() {
+        UUID a = UUID.randomUUID();
+        UUID b = UUID.randomUUID();
+        UUID c = UUID.randomUUID();
+        api.on("GET", "/api/v1/jobs",
+                ok("{\"items\":[" + StubApi.job(a, "RUNNING", 1) + "," + StubApi.job(b, "RUNNING", 1) + "],\"nextPageToken\":\"p2\"}"),
+                ok("{\"items\":[],\"nextPageToken\":\"p3\"}"),
+                ok("{\"items\":[" + StubApi.job(c, "RUNNING", 1) + "]}"));
+        assertThat(client().listAll(JobState.RUNNING, 2).map(Job::getId)).containsExactly(a, b, c);
+        assertThat(api.calls("GET", "/api/v1/jobs")).extracting(StubApi.Call::query)
+                .containsExactly("state=RUNNING&limit=2", "state=RUNNING&limit=2&pageToken=p2", "state=RUNNING&limit=2&pageToken=p3");
+    }
+
+    @Test
+    void listAllFetchesTheFirstPageOnlyWhenRead() {
+        api.on("GET", "/api/v1/jobs", ok("{\"items\":[]}"));
+        var stream = client().listAll(null, 50);
+        assertThat(stream.findAny()).isEmpty();
+        assertThat(api.calls()).hasSize(1);
+    }
+
+    @Test
+    void watchReportsEachTransitionOnceInOrderAndReturnsTheEndedJob() throws Exception {
+        api.on("GET", "/api/v1/jobs/" + id + "/events",
+                ok("{\"items\":[]}"),
+                ok(StubApi.events("SUBMITTED", "QUEUED")),
+                ok(StubApi.events("SUBMITTED", "QUEUED")),
+                ok(StubApi.events("SUBMITTED", "QUEUED", "SCHEDULED", "RUNNING")),
+                ok(StubApi.events("SUBMITTED", "QUEUED", "SCHEDULED", "RUNNING", "SUCCEEDED")));
+        api.on("GET", "/api/v1/jobs/" + id, ok(StubApi.job(id, "SUCCEEDED", 1)));
+        List<JobState> seen = new ArrayList<>();
+        Job done = client().watch(id, Duration.ofMinutes(1), e -> seen.add(e.getTo()));
+        assertThat(done.getState()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(done.getExitCode()).isZero();
+        assertThat(seen).containsExactly(JobState.SUBMITTED, JobState.QUEUED, JobState.SCHEDULED, JobState.RUNNING,
+                JobState.SUCCEEDED);
+        assertThat(api.calls("GET", "/api/v1/jobs/" + id + "/events")).hasSize(5);
+    }
+
+    @Test
+    void watchGivesUpAfterItsTimeout() {
+        api.on("GET", "/api/v1/jobs/" + id + "/events", ok(StubApi.events("SUBMITTED", "QUEUED")));
+        List<Event> seen = new ArrayList<>();
+        assertThatThrownBy(() -> client().watch(id, Duration.ofMillis(30), seen::add)).isInstanceOf(TimeoutException.class)
+                .hasMessageContaining(id.toString());
+        assertThat(seen).extracting(Event::getTo).containsExactly(JobState.SUBMITTED, JobState.QUEUED);
+    }
+
+    @Test
+    void errorsCarryTheirProblem() {
+        api.on("POST", "/api/v1/jobs", Answer.json(400, """
+                {"type":"about:blank","title":"Bad Request","status":400,"detail":"invalid job spec",
+                 "errors":[{"field":"resources.cpu","message":"must be > 0"}]}"""));
+        api.on("POST", "/api/v1/jobs/" + id + "/cancel", new Answer(502, "text/html", "<html>bad gateway</html>"));
+        var client = client();
+
+        assertThatThrownBy(() -> client.submit(new JobSpec().name("x"))).isInstanceOfSatisfying(HttpClientErrorException.BadRequest.class,
+                e -> assertThat(FleetJobsClient.problem(e)).hasValueSatisfying(p -> {
+                    assertThat(p.getStatus()).isEqualTo(400);
+                    assertThat(p.getErrors()).singleElement().satisfies(f -> assertThat(f.getField()).isEqualTo("resources.cpu"));
+                }));
+        assertThatThrownBy(() -> client.get(id)).isInstanceOfSatisfying(HttpClientErrorException.NotFound.class,
+                e -> assertThat(FleetJobsClient.problem(e)).hasValueSatisfying(p -> assertThat(p.getStatus()).isEqualTo(404)));
+        assertThatThrownBy(() -> client.cancel(id)).isInstanceOfSatisfying(HttpServerErrorException.class,
+                e -> assertThat(FleetJobsClient.problem(e)).as("not a problem document").isEmpty());
+    }
+
+    @Test
+    void anUnreachableServerIsAResourceAccessException() {
+        String url = api.url();
+        api.close();
+        assertThatThrownBy(() -> FleetJobsClient.connect(url, "t").get(id)).isInstanceOf(ResourceAccessException.class);
+    }
+
+    @Test
+    void terminalStatesAndPollIntervals() {
+        assertThat(List.of(JobState.values())).filteredOn(FleetJobsClient::isTerminal)
+                .containsExactlyInAnyOrder(JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELED);
+        assertThatThrownBy(() -> client().withPollInterval(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> FleetJobsClient.connect(null, "t")).isInstanceOf(NullPointerException.class);
+    }
+}
