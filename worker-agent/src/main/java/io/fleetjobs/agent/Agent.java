@@ -157,6 +157,9 @@ final class Agent implements SmartLifecycle {
                 stopAll(FENCED);
                 rejoin();
             } catch (RuntimeException e) {
+                if (!active) {
+                    break; // stopping: the heartbeat in flight was interrupted
+                }
                 log.warn("heartbeat failed: {}", e.getMessage());
                 fenceIfExpired();
             }
