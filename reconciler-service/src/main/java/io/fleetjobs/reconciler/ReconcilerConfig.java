@@ -37,7 +37,7 @@ class ReconcilerConfig {
             MeterRegistry meters, io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
             io.github.resilience4j.retry.RetryRegistry retries) {
         RepairStore repair = new RepairStore(jdbc);
-        AttemptReports reports = new AttemptReports(jdbc, jobs, new SecureRandom());
+        AttemptReports reports = new AttemptReports(jdbc, jobs, new SecureRandom(), meters);
         Liveness liveness = new Liveness(p.suspectAfter(), p.lostAfter(), p.massSilenceShare(), p.massSilenceMinMachines());
         return new ReconcilerLoop(List.of(
                 new MachineLivenessSweep(repair, reports, liveness, meters),

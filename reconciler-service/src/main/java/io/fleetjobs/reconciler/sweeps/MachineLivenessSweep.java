@@ -53,6 +53,7 @@ public final class MachineLivenessSweep implements Sweep {
             return new Liveness.Machine(m.id(), m.region(), m.status(), m.lastHeartbeatAt());
         }).toList();
         Liveness.Verdict verdict = liveness.classify(machines, now);
+        machines.forEach(m -> silenceGauge(m.region())); // every region's gauge from 0, so that alerts see it
         recordMassSilence(verdict.massSilence());
         int repaired = 0;
         for (Liveness.Action action : verdict.actions()) {
@@ -100,16 +101,27 @@ public final class MachineLivenessSweep implements Sweep {
     }
 
     private void recordMassSilence(Map<String, int[]> massSilence) {
-        silentRegions.forEach((region, gauge) -> gauge.set(massSilence.containsKey(region) ? massSilence.get(region)[0] : 0));
+        silentRegions.forEach((region, gauge) -> {
+            if (!massSilence.containsKey(region)) {
+                gauge.set(0);
+            }
+        });
         massSilence.forEach((region, counts) -> {
-            silentRegions.computeIfAbsent(region, r -> {
-                AtomicInteger gauge = new AtomicInteger();
-                Gauge.builder("reconciler.mass.silence.machines", gauge, AtomicInteger::get).tags(Tags.of("region", r))
-                        .description("machines of a region held SUSPECT because too many went silent at once")
-                        .register(meters);
-                log.warn("region {}: {} of {} machines silent at once; not declaring them lost", r, counts[0], counts[1]);
-                return gauge;
-            }).set(counts[0]);
+            AtomicInteger gauge = silenceGauge(region);
+            if (gauge.get() == 0) { // it starts now
+                log.warn("region {}: {} of {} machines silent at once; not declaring them lost", region, counts[0], counts[1]);
+            }
+            gauge.set(counts[0]);
+        });
+    }
+
+    private AtomicInteger silenceGauge(String region) {
+        return silentRegions.computeIfAbsent(region, r -> {
+            AtomicInteger gauge = new AtomicInteger();
+            Gauge.builder("reconciler.mass.silence.machines", gauge, AtomicInteger::get).tags(Tags.of("region", r))
+                    .description("machines of a region held SUSPECT because too many went silent at once")
+                    .register(meters);
+            return gauge;
         });
     }
 

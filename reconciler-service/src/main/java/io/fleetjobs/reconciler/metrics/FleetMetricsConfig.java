@@ -1,0 +1,92 @@
+package io.fleetjobs.reconciler.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * The fleet and queue gauges ({@link FleetGauges}), refreshed every {@code jobs.reconciler.metrics-interval}
+ * (5 s), and the reconciler's own counters registered at zero so that rates and alerts over them hold
+ * from the start.
+ */
+@Configuration(proxyBeanMethods = false)
+class FleetMetricsConfig {
+    /** Every kind {@code reconciler_actions_total} counts (the sweeps name them). */
+    static final List<String> ACTION_KINDS = List.of("machine-recovered", "machine-suspect", "machine-held-mass-silence",
+            "machine-lost", "attempt-machine-lost", "lease-expired", "timed-out", "machine-drained", "allocation-repaired");
+    /** Every sweep's name, as {@code reconciler_sweep_*{sweep}} tags it. */
+    static final List<String> SWEEPS = List.of("machine-liveness", "expired-leases", "overdue-attempts", "auto-drain",
+            "allocations");
+
+    @Bean
+    MeterBinder reconcilerCountersFromZero() {
+        return meters -> {
+            ACTION_KINDS.forEach(kind -> meters.counter("reconciler.actions", "kind", kind));
+            SWEEPS.forEach(sweep -> meters.counter("reconciler.sweep.failures", "sweep", sweep));
+        };
+    }
+
+    @Bean
+    FleetGauges fleetGauges(JdbcClient jdbc, InstantSource clock, MeterRegistry meters) {
+        return new FleetGauges(jdbc, clock, meters);
+    }
+
+    @Bean
+    SmartLifecycle fleetGaugesRefresher(FleetGauges gauges,
+            @Value("${jobs.reconciler.metrics-interval:5s}") Duration interval) {
+        return new Refresher(gauges, interval);
+    }
+
+    /** Refreshes the gauges on a thread of its own; a failed refresh keeps the last values and is tried again. */
+    private static final class Refresher implements SmartLifecycle {
+        private static final Logger log = LoggerFactory.getLogger(Refresher.class);
+        private final FleetGauges gauges;
+        private final Duration interval;
+        private volatile ScheduledExecutorService executor;
+
+        Refresher(FleetGauges gauges, Duration interval) {
+            this.gauges = gauges;
+            this.interval = interval;
+        }
+
+        @Override
+        public void start() {
+            executor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("fleet-gauges").daemon().factory());
+            executor.scheduleWithFixedDelay(this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        private void refresh() {
+            try {
+                gauges.refresh();
+            } catch (RuntimeException e) {
+                log.warn("refreshing the fleet gauges failed; keeping the last values: {}", e.toString());
+            }
+        }
+
+        @Override
+        public void stop() {
+            ScheduledExecutorService e = executor;
+            executor = null;
+            if (e != null) {
+                e.shutdownNow();
+            }
+        }
+
+        @Override
+        public boolean isRunning() {
+            return executor != null;
+        }
+    }
+}
