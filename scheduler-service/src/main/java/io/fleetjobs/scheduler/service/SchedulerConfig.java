@@ -50,8 +50,8 @@ class SchedulerConfig {
     }
 
     @Bean
-    AttemptReports attemptReports(JdbcClient jdbc, JobStore jobs) {
-        return new AttemptReports(jdbc, jobs, new java.security.SecureRandom());
+    AttemptReports attemptReports(JdbcClient jdbc, JobStore jobs, MeterRegistry meters) {
+        return new AttemptReports(jdbc, jobs, new java.security.SecureRandom(), meters);
     }
 
     @Bean
