@@ -55,6 +55,12 @@ public class Admission {
 
     /** Admits the job if it is still SUBMITTED; re-reads and decides again when another writer wins. */
     public void admit(UUID jobId) {
+        try (var ignored = io.fleetjobs.store.JobLogContext.of(jobId)) {
+            admitInContext(jobId);
+        }
+    }
+
+    private void admitInContext(UUID jobId) {
         for (int tries = 0; tries < 10; tries++) {
             JobRecord job = store.get(jobId).orElse(null);
             if (job == null || job.state() != JobState.SUBMITTED) {

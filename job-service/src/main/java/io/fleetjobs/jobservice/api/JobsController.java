@@ -3,6 +3,7 @@ package io.fleetjobs.jobservice.api;
 import io.fleetjobs.jobservice.JobCommands;
 import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.JobState;
+import io.fleetjobs.store.JobLogContext;
 import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Submission;
@@ -16,6 +17,8 @@ import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -37,6 +40,7 @@ import org.springframework.web.bind.annotation.RestController;
 @Tag(name = "jobs", description = "Jobs of the caller's tenant.")
 class JobsController {
     static final int MAX_PAGE = 500;
+    private static final Logger log = LoggerFactory.getLogger(JobsController.class);
 
     private final JobStore store;
     private final JobCommands commands;
@@ -67,13 +71,21 @@ class JobsController {
                     .toList());
         }
         return switch (store.submit(caller.tenantId(), spec, idempotencyKey)) {
-            case Submission.Accepted(JobRecord job, boolean created) -> ResponseEntity
-                    .status(created ? HttpStatus.CREATED : HttpStatus.OK)
+            case Submission.Accepted(JobRecord job, boolean created) -> logged(job, created, caller)
                     .location(URI.create("/api/v1/jobs/" + job.id()))
                     .body(JobView.of(job, caller.tenantName()));
             case Submission.KeyConflict conflict -> throw ApiException.conflict(
                     "Idempotency-Key was used for job " + conflict.existing().id() + " with another spec");
         };
+    }
+
+    /** One line per accepted submission, carrying the job's id in the logging context; the answer's status. */
+    private static ResponseEntity.BodyBuilder logged(JobRecord job, boolean created, CallerIdentity caller) {
+        try (var ignored = JobLogContext.of(job.id())) {
+            log.info("job {} {} by tenant {}", job.id(), created ? "submitted" : "submitted again (same key)",
+                    caller.tenantName());
+        }
+        return ResponseEntity.status(created ? HttpStatus.CREATED : HttpStatus.OK);
     }
 
     @Operation(operationId = "getJob", summary = "Get a job")

@@ -35,8 +35,8 @@ class StoreConfig {
     }
 
     @Bean
-    io.fleetjobs.store.AttemptReports attemptReports(JdbcClient jdbc, JobStore jobs) {
-        return new io.fleetjobs.store.AttemptReports(jdbc, jobs, new java.security.SecureRandom());
+    io.fleetjobs.store.AttemptReports attemptReports(JdbcClient jdbc, JobStore jobs, MeterRegistry meters) {
+        return new io.fleetjobs.store.AttemptReports(jdbc, jobs, new java.security.SecureRandom(), meters);
     }
 
     @Bean

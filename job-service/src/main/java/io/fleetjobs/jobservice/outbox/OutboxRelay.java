@@ -4,6 +4,7 @@ import io.fleetjobs.store.Outbox;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -55,6 +56,8 @@ public class OutboxRelay implements SmartLifecycle {
     private volatile Thread worker;
     private volatile boolean running;
     private Instant nextStats = Instant.MIN;
+    private final Counter publishedRows;
+    private final Counter failures;
 
     public OutboxRelay(JdbcClient jdbc, PlatformTransactionManager transactions, KafkaTemplate<String, String> kafka,
             CircuitBreakerRegistry breakers, OutboxSignal signal, InstantSource clock, RelayProperties properties,
@@ -70,6 +73,10 @@ public class OutboxRelay implements SmartLifecycle {
                 .description("outbox rows not yet published").register(meters);
         Gauge.builder("outbox.lag.seconds", lagMillis, l -> l.get() / 1000.0)
                 .description("age of the oldest unpublished outbox row").register(meters);
+        this.publishedRows = Counter.builder("outbox.published").description("outbox rows published and marked")
+                .register(meters);
+        this.failures = Counter.builder("outbox.publish.failures")
+                .description("batches whose publishing failed (rolled back, published again later)").register(meters);
     }
 
     /** Publishes what is waiting, every shard once. @return rows published */
@@ -79,6 +86,7 @@ public class OutboxRelay implements SmartLifecycle {
             int s = shard;
             Integer n = tx.execute(status -> publishShard(s));
             published += n == null ? 0 : n;
+            publishedRows.increment(n == null ? 0 : n); // committed: the rows are marked published
         }
         return published;
     }
@@ -150,6 +158,7 @@ public class OutboxRelay implements SmartLifecycle {
             } catch (CallNotPermittedException e) {
                 log.debug("Kafka circuit open; outbox rows wait");
             } catch (RuntimeException e) {
+                failures.increment();
                 log.warn("outbox relay: {}", e.getMessage());
             }
             if (published == 0) {
