@@ -28,6 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.ResourceAccessException;
 
 /**
@@ -131,10 +132,12 @@ final class Agent implements SmartLifecycle {
                 throw new IllegalStateException("the scheduler at " + properties.schedulerUrl() + " refused the join ("
                         + e.getStatusCode() + "): " + e.getResponseBodyAsString()
                         + "; check jobs.worker.join-token (JOBS_WORKER_JOIN_TOKEN) against the control plane's JOBS_AGENT_JOIN_TOKEN");
-            } catch (ResourceAccessException e) {
+            } catch (ResourceAccessException | HttpServerErrorException e) {
+                // unreachable, or answering 5xx (a scheduler short of database connections): both pass
                 if (clock.instant().isAfter(deadline)) {
-                    throw new IllegalStateException("cannot reach the scheduler at " + properties.schedulerUrl() + " ("
-                            + e.getMessage() + "); set jobs.worker.scheduler-url (JOBS_WORKER_SCHEDULER_URL)");
+                    throw new IllegalStateException("the scheduler at " + properties.schedulerUrl() + " took no join within "
+                            + properties.joinTimeout() + " (last: " + e.getMessage() + "); check jobs.worker.scheduler-url"
+                            + " (JOBS_WORKER_SCHEDULER_URL) and the scheduler's health, or raise jobs.worker.join-timeout");
                 }
                 pause(Duration.ofMillis(500));
             }
