@@ -7,8 +7,11 @@ import io.fleetjobs.model.RetryRule;
 import io.fleetjobs.model.agent.AttemptReport;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -51,69 +54,197 @@ public final class AttemptReports {
 
     public Outcome apply(AttemptReport report) {
         try (var ignored = JobLogContext.of(report.jobId(), report.attempt(), report.machineId())) {
-            return applyInContext(report);
+            return applyAll(List.of(report)).get(0);
         }
     }
 
-    private Outcome applyInContext(AttemptReport report) {
+    /**
+     * Applies many reports in one transaction, a few statements for all of them, with the same
+     * outcome as applying them one by one in the order given: reports of one job are applied in
+     * rounds (its first report in the first round, and so on), so a RUNNING report followed by the
+     * end of the attempt leaves both changes in the job's history.
+     *
+     * <p>Rows are locked attempts first, then jobs, then machines, each kind in key order, as every
+     * other writer of them does: no deadlock with another batch, a single report or the scheduler.
+     *
+     * @return the outcome of each report, in the order given
+     */
+    public List<Outcome> applyAll(List<AttemptReport> reports) {
+        if (reports.isEmpty()) {
+            return List.of();
+        }
         return jobs.inTransaction(() -> {
-            Optional<Current> found = jdbc.sql("""
-                            select state, lease_epoch, machine_id, cpu_millis, memory_mb, gpu_count from attempts
-                            where job_id = :job and attempt = :attempt for update""")
-                    .param("job", report.jobId()).param("attempt", report.attempt())
-                    .query((rs, n) -> new Current(AttemptState.valueOf(rs.getString(1)), rs.getLong(2), rs.getString(3),
-                            rs.getLong(4), rs.getLong(5), rs.getInt(6)))
-                    .optional();
-            if (found.isEmpty() || found.get().epoch() != report.epoch()
-                    || (report.machineId() != null && !report.machineId().equals(found.get().machineId()))) {
-                return Outcome.STALE;
+            Outcome[] outcomes = new Outcome[reports.size()];
+            Map<UUID, Integer> perJob = new HashMap<>();
+            List<List<Integer>> rounds = new ArrayList<>();
+            for (int i = 0; i < reports.size(); i++) {
+                int round = perJob.merge(reports.get(i).jobId(), 1, Integer::sum) - 1;
+                if (round == rounds.size()) {
+                    rounds.add(new ArrayList<>());
+                }
+                rounds.get(round).add(i);
             }
-            Current current = found.get();
-            if (!current.state().canMoveTo(report.state())) {
-                return Outcome.DUPLICATE;
+            for (List<Integer> round : rounds) {
+                applyRound(reports, round, outcomes);
             }
-            Instant now = jobs.clock().instant();
-            if (report.state() == AttemptState.RUNNING) {
-                jdbc.sql("update attempts set state = 'RUNNING', started_at = :at where job_id = :job and attempt = :attempt")
-                        .param("at", JobStore.ts(report.startedAt() == null ? now : report.startedAt()))
-                        .param("job", report.jobId()).param("attempt", report.attempt())
-                        .update();
-                follow(report, job -> job.state() == JobState.SCHEDULED
-                        ? Optional.of(Transition.to(JobState.RUNNING, "running on " + current.machineId())) : Optional.empty());
-                return Outcome.APPLIED;
-            }
-            end(report, current, now);
-            metrics.attemptEnded(report.state(), report.failureReason());
-            follow(report, job -> job.state().isOnMachine() ? Optional.of(jobOutcome(job, report)) : Optional.empty())
-                    .filter(t -> t.target() == JobState.QUEUED)
-                    .ifPresent(retry -> metrics.retried(report.failureReason() == null ? FailureReason.EXIT_CODE
-                            : report.failureReason()));
-            return Outcome.APPLIED;
+            return Arrays.asList(outcomes);
         });
     }
 
-    /** Ends the attempt and releases what it held on its machine. */
-    private void end(AttemptReport report, Current current, Instant now) {
+    private record Key(UUID jobId, int attempt) {
+    }
+
+    /** Reports of distinct jobs. */
+    private void applyRound(List<AttemptReport> reports, List<Integer> round, Outcome[] outcomes) {
+        Map<Key, Current> current = lockAttempts(round.stream().map(reports::get).toList());
+        List<AttemptReport> started = new ArrayList<>();
+        List<AttemptReport> ended = new ArrayList<>();
+        for (int i : round) {
+            AttemptReport r = reports.get(i);
+            Current c = current.get(new Key(r.jobId(), r.attempt()));
+            if (c == null || c.epoch() != r.epoch() || (r.machineId() != null && !r.machineId().equals(c.machineId()))) {
+                outcomes[i] = Outcome.STALE;
+            } else if (!c.state().canMoveTo(r.state())) {
+                outcomes[i] = Outcome.DUPLICATE;
+            } else {
+                outcomes[i] = Outcome.APPLIED;
+                (r.state() == AttemptState.RUNNING ? started : ended).add(r);
+            }
+        }
+        if (started.isEmpty() && ended.isEmpty()) {
+            return;
+        }
+        Map<UUID, JobRecord> jobRows = lockJobs(java.util.stream.Stream.concat(started.stream(), ended.stream())
+                .map(AttemptReport::jobId).toList());
+        Instant now = jobs.clock().instant();
+        markRunning(started, now);
+        end(ended, current, now);
+
+        List<JobStore.Change> changes = new ArrayList<>();
+        for (AttemptReport r : started) {
+            JobRecord job = jobRows.get(r.jobId());
+            if (job != null && job.attempt() == r.attempt() && job.state() == JobState.SCHEDULED) {
+                String machine = current.get(new Key(r.jobId(), r.attempt())).machineId();
+                changes.add(new JobStore.Change(job, Transition.to(JobState.RUNNING, "running on " + machine)));
+            }
+        }
+        for (AttemptReport r : ended) {
+            metrics.attemptEnded(r.state(), r.failureReason());
+            JobRecord job = jobRows.get(r.jobId());
+            if (job != null && job.attempt() == r.attempt() && job.state().isOnMachine()) {
+                Transition outcome = jobOutcome(job, r);
+                changes.add(new JobStore.Change(job, outcome));
+                if (outcome.target() == JobState.QUEUED) {
+                    metrics.retried(r.failureReason() == null ? FailureReason.EXIT_CODE : r.failureReason());
+                }
+            }
+        }
+        jobs.transitionLocked(changes);
+    }
+
+    /** The reported attempts as they are, locked, in (job, attempt) order. */
+    private Map<Key, Current> lockAttempts(List<AttemptReport> reports) {
+        String[] ids = reports.stream().map(r -> r.jobId().toString()).toArray(String[]::new);
+        Integer[] attempts = reports.stream().map(AttemptReport::attempt).toArray(Integer[]::new);
+        Map<Key, Current> found = new HashMap<>();
         jdbc.sql("""
-                        update attempts set state = :state, finished_at = :finished, exit_code = :exit, failure_reason = :reason,
-                            started_at = coalesce(started_at, cast(:started as timestamptz)),
-                            log_tail_stdout = :stdout, log_tail_stderr = :stderr, released_at = :now, lease_expires_at = null
-                        where job_id = :job and attempt = :attempt""")
-                .param("state", report.state().name())
-                .param("finished", JobStore.ts(report.finishedAt() == null ? now : report.finishedAt()))
-                .param("exit", report.exitCode())
-                .param("reason", report.failureReason() == null ? null : report.failureReason().name())
-                .param("started", report.startedAt() == null ? null : JobStore.ts(report.startedAt()))
-                .param("stdout", report.stdoutTail()).param("stderr", report.stderrTail())
-                .param("now", JobStore.ts(now))
-                .param("job", report.jobId()).param("attempt", report.attempt())
+                        select a.job_id, a.attempt, a.state, a.lease_epoch, a.machine_id, a.cpu_millis, a.memory_mb, a.gpu_count
+                        from attempts a join unnest(cast(:ids as uuid[]), cast(:n as int[])) as d(id, n)
+                             on a.job_id = d.id and a.attempt = d.n
+                        order by a.job_id, a.attempt for update of a""")
+                .param("ids", ids).param("n", attempts)
+                .query(rs -> {
+                    found.put(new Key(rs.getObject(1, UUID.class), rs.getInt(2)), new Current(AttemptState.valueOf(rs.getString(3)),
+                            rs.getLong(4), rs.getString(5), rs.getLong(6), rs.getLong(7), rs.getInt(8)));
+                });
+        return found;
+    }
+
+    /** The jobs of the applied reports, locked in id order. */
+    private Map<UUID, JobRecord> lockJobs(List<UUID> jobIds) {
+        Map<UUID, JobRecord> rows = new HashMap<>();
+        jdbc.sql("select " + JobStore.COLUMNS + " from jobs where id = any(cast(:ids as uuid[])) order by id for update")
+                .param("ids", jobIds.stream().map(UUID::toString).toArray(String[]::new))
+                .query(JobStore.JOB).list()
+                .forEach(j -> rows.put(j.id(), j));
+        return rows;
+    }
+
+    private void markRunning(List<AttemptReport> started, Instant now) {
+        if (started.isEmpty()) {
+            return;
+        }
+        jdbc.sql("""
+                        update attempts a set state = 'RUNNING', started_at = d.at
+                        from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(cast(:at as text[]) as timestamptz[]))
+                             as d(id, n, at)
+                        where a.job_id = d.id and a.attempt = d.n""")
+                .param("ids", started.stream().map(r -> r.jobId().toString()).toArray(String[]::new))
+                .param("n", started.stream().map(AttemptReport::attempt).toArray(Integer[]::new))
+                .param("at", started.stream().map(r -> (r.startedAt() == null ? now : r.startedAt()).toString())
+                        .toArray(String[]::new))
                 .update();
+    }
+
+    /** Ends the attempts and releases what they held on their machines (machine rows locked in id order). */
+    private void end(List<AttemptReport> ended, Map<Key, Current> current, Instant now) {
+        if (ended.isEmpty()) {
+            return;
+        }
+        int n = ended.size();
+        String[] ids = new String[n];
+        Integer[] attempts = new Integer[n];
+        String[] states = new String[n];
+        String[] finished = new String[n];
+        Integer[] exits = new Integer[n];
+        String[] reasons = new String[n];
+        String[] startedAt = new String[n];
+        String[] stdout = new String[n];
+        String[] stderr = new String[n];
+        Map<String, long[]> release = new java.util.TreeMap<>();
+        for (int i = 0; i < n; i++) {
+            AttemptReport r = ended.get(i);
+            ids[i] = r.jobId().toString();
+            attempts[i] = r.attempt();
+            states[i] = r.state().name();
+            finished[i] = (r.finishedAt() == null ? now : r.finishedAt()).toString();
+            exits[i] = r.exitCode();
+            reasons[i] = r.failureReason() == null ? null : r.failureReason().name();
+            startedAt[i] = r.startedAt() == null ? null : r.startedAt().toString();
+            stdout[i] = r.stdoutTail();
+            stderr[i] = r.stderrTail();
+            Current c = current.get(new Key(r.jobId(), r.attempt()));
+            long[] held = release.computeIfAbsent(c.machineId(), m -> new long[3]);
+            held[0] += c.cpuMillis();
+            held[1] += c.memoryMb();
+            held[2] += c.gpuCount();
+        }
         jdbc.sql("""
-                        update machines set alloc_cpu_millis = alloc_cpu_millis - :cpu, alloc_memory_mb = alloc_memory_mb - :mem,
-                            alloc_gpu_count = alloc_gpu_count - :gpu, capacity_version = capacity_version + 1
-                        where id = :id""")
-                .param("cpu", current.cpuMillis()).param("mem", current.memoryMb()).param("gpu", current.gpuCount())
-                .param("id", current.machineId())
+                        update attempts a set state = d.state, finished_at = d.finished, exit_code = d.exit,
+                            failure_reason = d.reason, started_at = coalesce(a.started_at, d.started),
+                            log_tail_stdout = d.out, log_tail_stderr = d.err, released_at = :now, lease_expires_at = null
+                        from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:states as text[]),
+                                    cast(cast(:finished as text[]) as timestamptz[]), cast(:exits as int[]),
+                                    cast(:reasons as text[]), cast(cast(:started as text[]) as timestamptz[]),
+                                    cast(:out as text[]), cast(:err as text[]))
+                             as d(id, n, state, finished, exit, reason, started, out, err)
+                        where a.job_id = d.id and a.attempt = d.n""")
+                .param("ids", ids).param("n", attempts).param("states", states).param("finished", finished)
+                .param("exits", exits).param("reasons", reasons).param("started", startedAt)
+                .param("out", stdout).param("err", stderr).param("now", JobStore.ts(now))
+                .update();
+        String[] machines = release.keySet().toArray(String[]::new);
+        jdbc.sql("select id from machines where id = any(:ids) order by id for no key update")
+                .param("ids", machines).query(String.class).list();
+        jdbc.sql("""
+                        update machines m set alloc_cpu_millis = m.alloc_cpu_millis - d.c, alloc_memory_mb = m.alloc_memory_mb - d.r,
+                            alloc_gpu_count = m.alloc_gpu_count - d.g, capacity_version = m.capacity_version + 1
+                        from unnest(cast(:m as text[]), cast(:c as bigint[]), cast(:r as bigint[]), cast(:g as int[])) as d(m, c, r, g)
+                        where m.id = d.m""")
+                .param("m", machines)
+                .param("c", release.values().stream().map(h -> h[0]).toArray(Long[]::new))
+                .param("r", release.values().stream().map(h -> h[1]).toArray(Long[]::new))
+                .param("g", release.values().stream().map(h -> (int) h[2]).toArray(Integer[]::new))
                 .update();
     }
 
@@ -139,26 +270,6 @@ public final class AttemptReports {
     }
 
     /**
-     * Moves the job along, if the reported attempt is still its current one; re-reads when another writer wins.
-     *
-     * @return the transition made, if any
-     */
-    private Optional<Transition> follow(AttemptReport report,
-            java.util.function.Function<JobRecord, Optional<Transition>> decide) {
-        for (int tries = 0; tries < 10; tries++) {
-            JobRecord job = jobs.get(report.jobId()).orElse(null);
-            if (job == null || job.attempt() != report.attempt()) {
-                return Optional.empty();
-            }
-            Optional<Transition> change = decide.apply(job);
-            if (change.isEmpty() || jobs.transition(job, change.get()).isPresent()) {
-                return change;
-            }
-        }
-        throw new IllegalStateException("job " + report.jobId() + " kept changing while applying a report");
-    }
-
-    /**
      * Ends every live attempt on a machine as {@code reason} (its agent restarted, or the machine was
      * lost): each through the same fenced path as an agent's report.
      */
@@ -170,12 +281,6 @@ public final class AttemptReports {
                 .query((rs, n) -> new AttemptReport(rs.getObject(1, UUID.class), rs.getInt(2), rs.getLong(3), machineId,
                         AttemptState.FAILED, null, reason, null, null, null, null))
                 .list();
-        int ended = 0;
-        for (AttemptReport r : live) {
-            if (apply(r) == Outcome.APPLIED) {
-                ended++;
-            }
-        }
-        return ended;
+        return (int) applyAll(live).stream().filter(o -> o == Outcome.APPLIED).count();
     }
 }

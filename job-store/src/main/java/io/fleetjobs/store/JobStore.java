@@ -17,7 +17,9 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -249,6 +251,102 @@ public final class JobStore {
             });
             return after;
         });
+    }
+
+    /** A job as read under its row lock, and where it goes. */
+    record Change(JobRecord current, Transition transition) {
+    }
+
+    /**
+     * Many transitions in one statement, with their history rows and events, for jobs whose rows
+     * this transaction has locked (so that nobody can have changed them since they were read).
+     */
+    void transitionLocked(List<Change> changes) {
+        if (changes.isEmpty()) {
+            return;
+        }
+        int n = changes.size();
+        String[] ids = new String[n];
+        String[] froms = new String[n];
+        Long[] versions = new Long[n];
+        String[] tos = new String[n];
+        String[] reasons = new String[n];
+        Boolean[] terminal = new Boolean[n];
+        Integer[] attempts = new Integer[n];
+        Boolean[] setMachine = new Boolean[n];
+        String[] machines = new String[n];
+        Boolean[] setOutcome = new Boolean[n];
+        Integer[] exitCodes = new Integer[n];
+        String[] failures = new String[n];
+        String[] notBefore = new String[n];
+        Integer[] userFailures = new Integer[n];
+        Integer[] infraFailures = new Integer[n];
+        Map<UUID, Change> byId = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            Change c = changes.get(i);
+            Transition t = c.transition();
+            c.current().state().checkMoveTo(t.to);
+            if (byId.put(c.current().id(), c) != null) {
+                throw new IllegalArgumentException("two changes of job " + c.current().id() + " in one statement");
+            }
+            ids[i] = c.current().id().toString();
+            froms[i] = c.current().state().name();
+            versions[i] = c.current().version();
+            tos[i] = t.to.name();
+            reasons[i] = t.reason;
+            terminal[i] = t.to.isTerminal();
+            attempts[i] = t.attempt;
+            setMachine[i] = t.setMachine;
+            machines[i] = t.machineId;
+            setOutcome[i] = t.setOutcome;
+            exitCodes[i] = t.exitCode;
+            failures[i] = t.failureReason == null ? null : t.failureReason.name();
+            notBefore[i] = t.notBefore == null ? null : t.notBefore.toString();
+            userFailures[i] = t.userFailures;
+            infraFailures[i] = t.infraFailures;
+        }
+        Instant now = clock.instant();
+        List<JobRecord> after = jdbc.sql("""
+                        update jobs j set
+                            state = d.to_state, state_reason = d.reason, version = j.version + 1, updated_at = :now,
+                            finished_at = case when d.terminal then :now else j.finished_at end,
+                            attempt = coalesce(d.attempt, j.attempt),
+                            machine_id = case when d.set_machine then d.machine else j.machine_id end,
+                            exit_code = case when d.set_outcome then d.exit_code else j.exit_code end,
+                            failure_reason = case when d.set_outcome then d.failure else j.failure_reason end,
+                            not_before = coalesce(d.not_before, j.not_before),
+                            user_failures = j.user_failures + d.user_failures,
+                            infra_failures = j.infra_failures + d.infra_failures
+                        from unnest(cast(:ids as uuid[]), cast(:froms as text[]), cast(:versions as bigint[]),
+                                    cast(:tos as text[]), cast(:reasons as text[]), cast(:terminal as boolean[]),
+                                    cast(:attempts as int[]), cast(:setMachine as boolean[]), cast(:machines as text[]),
+                                    cast(:setOutcome as boolean[]), cast(:exitCodes as int[]), cast(:failures as text[]),
+                                    cast(cast(:notBefore as text[]) as timestamptz[]), cast(:userFailures as int[]),
+                                    cast(:infraFailures as int[]))
+                             as d(id, from_state, version, to_state, reason, terminal, attempt, set_machine, machine,
+                                  set_outcome, exit_code, failure, not_before, user_failures, infra_failures)
+                        where j.id = d.id and j.state = d.from_state and j.version = d.version
+                        returning """ + " " + prefixed("j"))
+                .param("ids", ids).param("froms", froms).param("versions", versions).param("tos", tos)
+                .param("reasons", reasons).param("terminal", terminal).param("attempts", attempts)
+                .param("setMachine", setMachine).param("machines", machines).param("setOutcome", setOutcome)
+                .param("exitCodes", exitCodes).param("failures", failures).param("notBefore", notBefore)
+                .param("userFailures", userFailures).param("infraFailures", infraFailures).param("now", ts(now))
+                .query(JOB).list();
+        if (after.size() != n) {
+            throw new IllegalStateException("changed " + after.size() + " of " + n + " locked jobs: a job changed under its lock");
+        }
+        List<Written> written = new ArrayList<>(n);
+        for (JobRecord job : after) {
+            Change c = byId.get(job.id());
+            written.add(new Written(job.id(), job.tenantId(), job.version(), c.current().state(), job.state(),
+                    job.stateReason(), job.updatedAt(), Map.copyOf(c.transition().data)));
+        }
+        recordAll(written);
+    }
+
+    private static String prefixed(String alias) {
+        return String.join(", ", Arrays.stream(COLUMNS.split(",")).map(c -> alias + "." + c.strip()).toList());
     }
 
     /**

@@ -290,11 +290,6 @@ public final class PlacementStore {
                 .update();
     }
 
-    private static String prefixed(String alias) {
-        return String.join(", ", java.util.Arrays.stream(JobStore.COLUMNS.split(","))
-                .map(c -> alias + "." + c.strip()).toList());
-    }
-
     /** A job placed on a machine, holding this much there. */
     public record NewAttempt(ClaimedJob job, String machineId, long cpuMillis, long memoryMb, int gpuCount) {
     }

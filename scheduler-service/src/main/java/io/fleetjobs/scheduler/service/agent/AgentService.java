@@ -85,15 +85,17 @@ public final class AgentService {
         heartbeats.record(machineId, now);
         List<AttemptRef> ack = new ArrayList<>();
         Map<AttemptRef, AttemptReport> running = new HashMap<>();
+        List<AttemptReport> ended = new ArrayList<>();
         for (AttemptReport report : heartbeat.attempts()) {
             AttemptReport own = withMachine(report, machineId);
             if (own.endsAttempt()) {
-                reports.apply(own);
+                ended.add(own);
                 ack.add(new AttemptRef(own.jobId(), own.attempt()));
             } else {
                 running.put(new AttemptRef(own.jobId(), own.attempt()), own);
             }
         }
+        reports.applyAll(ended); // one transaction for all of them
         long waitMs = Math.min(Math.max(heartbeat.waitMs(), 0), properties.maxWait().toMillis());
         CompletableFuture<Void> ticket = broker.register(machineId);
         Desired desired = desired(machineId, running);
