@@ -28,12 +28,17 @@ class GatewaySecurityTest {
     private static Api admin;
     private static Api anonymous;
 
+    private static final Issuer ISSUER = new Issuer();
+
     @BeforeAll
     static void start() {
         platform = new Platform(Map.of(), Map.of(
                 "jobs.gateway.key-cache-ttl", "300ms",
                 "jobs.gateway.rate-limit.tenants.throttled.requests-per-second", "2",
-                "jobs.gateway.rate-limit.tenants.throttled.burst", "3"));
+                "jobs.gateway.rate-limit.tenants.throttled.burst", "3",
+                "jobs.gateway.jwt.issuer-uri", Issuer.ISSUER,
+                "jobs.gateway.jwt.jwk-set-uri", ISSUER.jwkSetUri(),
+                "jobs.gateway.jwt.audience", "fleetjobs"));
         admin = platform.admin;
         anonymous = admin.as(null);
     }
@@ -41,6 +46,7 @@ class GatewaySecurityTest {
     @AfterAll
     static void stop() {
         platform.close();
+        ISSUER.server.stop(0);
     }
 
     private static String spec(String name) {
@@ -193,6 +199,113 @@ class GatewaySecurityTest {
         assertThat(user.get("/api/v1/jobs").json().get("items").size()).isEqualTo(1);
         assertThat(admin.get("/api/v1/machines").status()).as("the tables are all still there").isEqualTo(200);
         assertThat(user.post("/api/v1/jobs", spec("bad'name")).status()).isEqualTo(400);
+    }
+
+    @Test
+    void aJwtActsForTheTenantItNamesBesideApiKeys() {
+        assertThat(admin.post("/api/v1/admin/tenants", "{\"name\":\"jwt-one\"}").status()).isEqualTo(201);
+        assertThat(admin.post("/api/v1/admin/tenants", "{\"name\":\"jwt-two\"}").status()).isEqualTo(201);
+        long now = Instant.now().getEpochSecond();
+        Api one = admin.as(ISSUER.token(claims("jwt-one", "user", now + 300, "fleetjobs")));
+        Api two = admin.as(ISSUER.token(claims("jwt-two", "user", now + 300, "fleetjobs")));
+
+        var created = one.post("/api/v1/jobs", spec("by-jwt"));
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        assertThat(created.field("tenant")).isEqualTo("jwt-one");
+        String id = created.field("id");
+        assertThat(one.get("/api/v1/jobs").json().get("items")).extracting(j -> j.get("id").asString()).containsExactly(id);
+        assertThat(two.get("/api/v1/jobs/" + id).status()).as("another tenant's job").isEqualTo(404);
+        assertThat(two.get("/api/v1/jobs").json().get("items").size()).isZero();
+
+        assertThat(one.get("/api/v1/machines").status()).as("a user").isEqualTo(403);
+        assertThat(admin.as(ISSUER.token(claims("jwt-one", "admin", now + 300, "fleetjobs"))).get("/api/v1/machines").status())
+                .isEqualTo(200);
+        for (String bad : List.of(ISSUER.token(claims("jwt-one", "user", now - 600, "fleetjobs")),
+                ISSUER.token(claims("jwt-one", "user", now + 300, "another-audience")),
+                ISSUER.token(claims("jwt-nobody", "user", now + 300, "fleetjobs")))) {
+            var refused = admin.as(bad).get("/api/v1/jobs");
+            assertThat(refused.status()).as(refused.body()).isEqualTo(401);
+            assertThat(refused.contentType()).startsWith("application/problem+json");
+        }
+        assertThat(platform.tenant("jwt-keys").get("/api/v1/jobs").status()).as("API keys still").isEqualTo(200);
+    }
+
+    private static String claims(String tenant, String role, long expires, String audience) {
+        return """
+                {"iss":"%s","sub":"someone","aud":"%s","tenant":"%s","roles":["%s"],"iat":%d,"exp":%d}"""
+                .formatted(Issuer.ISSUER, audience, tenant, role, expires - 900, expires);
+    }
+
+    @Test
+    void theContractAndSwaggerUiAnswerThroughTheGatewayWithoutAToken() throws Exception {
+        var yaml = anonymous.get("/openapi.yaml");
+        assertThat(yaml.status()).isEqualTo(200);
+        assertThat(yaml.body()).isEqualTo(java.nio.file.Files.readString(java.nio.file.Path.of("..", "api", "openapi.yaml")));
+        var json = anonymous.get("/v3/api-docs");
+        assertThat(json.status()).isEqualTo(200);
+        assertThat(json.json().get("paths").has("/api/v1/jobs/{id}/events")).isTrue();
+        assertThat(json.json().get("paths").has("/api/v1/machines")).isTrue();
+        assertThat(anonymous.get("/swagger-ui.html").location()).isEqualTo("/swagger-ui/index.html");
+        assertThat(anonymous.get("/swagger-ui/index.html").body()).contains("swagger-ui-bundle.js");
+        assertThat(anonymous.get("/webjars/swagger-ui/swagger-ui-bundle.js").status()).isEqualTo(200);
+    }
+
+    /**
+     * A token issuer with the JDK alone (this module does not have Nimbus): an RSA key, its JWKS served on a local
+     * port, RS256 tokens.
+     */
+    static final class Issuer {
+        static final String ISSUER = "https://issuer.fleetjobs.test";
+        final java.security.KeyPair keys;
+        final com.sun.net.httpserver.HttpServer server;
+
+        Issuer() {
+            try {
+                var generator = java.security.KeyPairGenerator.getInstance("RSA");
+                generator.initialize(2048);
+                keys = generator.generateKeyPair();
+                server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+            } catch (java.security.GeneralSecurityException | java.io.IOException e) {
+                throw new IllegalStateException(e);
+            }
+            var publicKey = (java.security.interfaces.RSAPublicKey) keys.getPublic();
+            byte[] jwks = ("{\"keys\":[{\"kty\":\"RSA\",\"kid\":\"k1\",\"use\":\"sig\",\"alg\":\"RS256\",\"n\":\""
+                    + b64(unsigned(publicKey.getModulus())) + "\",\"e\":\"" + b64(unsigned(publicKey.getPublicExponent()))
+                    + "\"}]}").getBytes(StandardCharsets.UTF_8);
+            server.createContext("/jwks", exchange -> {
+                exchange.getResponseHeaders().add("Content-Type", "application/json");
+                exchange.sendResponseHeaders(200, jwks.length);
+                exchange.getResponseBody().write(jwks);
+                exchange.close();
+            });
+            server.start();
+        }
+
+        String jwkSetUri() {
+            return "http://127.0.0.1:" + server.getAddress().getPort() + "/jwks";
+        }
+
+        String token(String claims) {
+            String signingInput = b64("{\"alg\":\"RS256\",\"typ\":\"JWT\",\"kid\":\"k1\"}".getBytes(StandardCharsets.UTF_8))
+                    + "." + b64(claims.strip().getBytes(StandardCharsets.UTF_8));
+            try {
+                var signature = java.security.Signature.getInstance("SHA256withRSA");
+                signature.initSign(keys.getPrivate());
+                signature.update(signingInput.getBytes(StandardCharsets.US_ASCII));
+                return signingInput + "." + b64(signature.sign());
+            } catch (java.security.GeneralSecurityException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        private static byte[] unsigned(java.math.BigInteger n) {
+            byte[] bytes = n.toByteArray();
+            return bytes[0] == 0 ? Arrays.copyOfRange(bytes, 1, bytes.length) : bytes;
+        }
+
+        private static String b64(byte[] bytes) {
+            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        }
     }
 
     private static String json(String s) {
