@@ -28,13 +28,16 @@ import tools.jackson.databind.JsonNode;
  * SCHEDULED); jobs not started after a drain wait. Verdict: the highest rate whose p99 is under one second
  * with no errors, every job started, and a backlog at the end of at most one second of arrivals.
  *
- * <p>Agents: two real ones running {@code true}, or with {@code --simulate=N} one fleet-simulator agent
- * playing N machines. First a warm-up of {@value #WARMUP_SECONDS} s at the lowest rate, not shown. A rate that fails the verdict ends the run unless {@code --all} is given.
- * Run with {@code bench/run w2 [rates, e.g. 25,50,100,200,400] [seconds per rate] [--simulate=N] [--all]}.
+ * <p>Agents: one fleet-simulator agent ({@code --jobs.worker.simulate.machines}) playing
+ * {@value #SIMULATED} machines of 16 cores ({@code --simulate=N} for another number), whose attempts end at
+ * once with exit code 0; or with {@code --real} two real agents running {@code true}. First a warm-up of {@value #WARMUP_SECONDS} s at the lowest rate, not shown. A rate that fails the verdict ends the run unless {@code --all} is given.
+ * Run with {@code bench/run w2 [rates, e.g. 25,50,100,200,400] [seconds per rate] [--simulate=N | --real] [--all]}.
  */
 public final class W2Latency {
     static final Duration DRAIN = Duration.ofSeconds(30);
     static final int WARMUP_SECONDS = 10;
+    static final int SIMULATED = 100;
+    static final int STAGE_SAMPLE = 200;
 
     private W2Latency() {
     }
@@ -42,12 +45,14 @@ public final class W2Latency {
     public static void main(String[] args) throws Exception {
         List<Integer> rates = List.of(25, 50, 100, 200, 400);
         int seconds = 30;
-        int simulated = 0;
+        int simulated = SIMULATED;
         boolean all = false;
         List<String> positional = new ArrayList<>();
         for (String a : args) {
             if (a.startsWith("--simulate=")) {
                 simulated = Integer.parseInt(a.substring("--simulate=".length()));
+            } else if (a.equals("--real")) {
+                simulated = 0;
             } else if (a.equals("--all")) {
                 all = true;
             } else {
@@ -66,6 +71,7 @@ public final class W2Latency {
             String fleet = "2 real agents running `true`";
             if (simulated > 0) {
                 Path csv = Files.createTempFile("w2-machines-", ".csv");
+                csv.toFile().deleteOnExit();
                 Files.writeString(csv, machines(simulated));
                 agentArgs.add("--jobs.worker.simulate.machines=" + csv.toAbsolutePath());
                 agents = 1;
@@ -84,6 +90,7 @@ public final class W2Latency {
                     System.out.printf("%8d %8d %7d %9.0f %9.0f %9.0f %9d %9d%n", rate, step.sent(), step.errors(),
                             step.latencies().percentileMillis(50), step.latencies().percentileMillis(99),
                             step.latencies().maxMillis(), step.backlog(), step.unstarted());
+                    System.out.println("  " + step.stages());
                     step.errorSamples().forEach((k, v) -> System.out.println("  error " + k + ": " + v));
                     if (step.holds(rate)) {
                         best = rate;
@@ -100,7 +107,7 @@ public final class W2Latency {
 
     /** One rate's outcome; {@code unstarted} counts jobs with no started attempt after the drain wait. */
     record Step(long sent, long errors, Latencies latencies, long backlog, long unstarted,
-            Map<String, String> errorSamples) {
+            Map<String, String> errorSamples, String stages) {
         /** p99 under one second, no errors, all started, and at most one second of arrivals left waiting. */
         boolean holds(int rate) {
             return verdict(errors, latencies.count() == 0 ? Double.NaN : latencies.percentileMillis(99), backlog,
@@ -175,11 +182,45 @@ public final class W2Latency {
                 }
             }));
         }
-        return new Step(total, errors.get(), latencies, endBacklog, unstarted.get(), samples);
+        return new Step(total, errors.get(), latencies, endBacklog, unstarted.get(), samples,
+                stages(platform, sentAt));
     }
 
     private static long waiting(BenchPlatform platform) throws Exception {
         return platform.count("SUBMITTED") + platform.count("QUEUED") + platform.count("SCHEDULED");
+    }
+
+    /**
+     * Where the time goes, from the events of up to {@value #STAGE_SAMPLE} of the step's jobs: p50 and p99 of
+     * send to SUBMITTED (the job's first event), SUBMITTED to QUEUED, QUEUED to SCHEDULED, SCHEDULED to the
+     * first attempt's start.
+     */
+    private static String stages(BenchPlatform platform, Map<String, Instant> sentAt) throws Exception {
+        Latencies[] stage = {new Latencies(), new Latencies(), new Latencies(), new Latencies()};
+        int n = 0;
+        for (Map.Entry<String, Instant> job : sentAt.entrySet()) {
+            if (n++ == STAGE_SAMPLE) {
+                break;
+            }
+            Map<String, Instant> at = new java.util.HashMap<>();
+            for (JsonNode e : platform.getJson("/api/v1/jobs/" + job.getKey() + "/events").get("items")) {
+                at.putIfAbsent(e.get("to").asString(), Instant.parse(e.get("at").asString()));
+            }
+            Instant started = startedAt(platform, job.getKey());
+            Instant[] marks = {job.getValue(), at.get("SUBMITTED"), at.get("QUEUED"), at.get("SCHEDULED"), started};
+            for (int i = 0; i < stage.length; i++) {
+                if (marks[i] != null && marks[i + 1] != null) {
+                    stage[i].recordMicros(Duration.between(marks[i], marks[i + 1]).toNanos() / 1_000);
+                }
+            }
+        }
+        String[] names = {"send->SUBMITTED", "SUBMITTED->QUEUED", "QUEUED->SCHEDULED", "SCHEDULED->started"};
+        StringBuilder line = new StringBuilder("stages, p50/p99 ms over " + Math.min(n, STAGE_SAMPLE) + " jobs:");
+        for (int i = 0; i < stage.length; i++) {
+            line.append(String.format(" %s %.0f/%.0f", names[i], stage[i].percentileMillis(50),
+                    stage[i].percentileMillis(99)));
+        }
+        return line.toString();
     }
 
     /** The first attempt's start, else the RUNNING row of the events, else null. */
