@@ -12,7 +12,9 @@ import org.springframework.web.client.RestClient;
 
 /** The scheduler's agent API, over HTTP. */
 final class SchedulerClient {
+    private static final Duration JOIN_READ_TIMEOUT = Duration.ofSeconds(60);
     private final RestClient http;
+    private final RestClient joinHttp;
 
     SchedulerClient(RestClient.Builder builder, String schedulerUrl, Duration readTimeout) {
         this(builder, schedulerUrl, readTimeout, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build());
@@ -20,13 +22,24 @@ final class SchedulerClient {
 
     /** Over a given HTTP client: the fleet simulator shares one (one selector thread, one pool) among its machines. */
     SchedulerClient(RestClient.Builder builder, String schedulerUrl, Duration readTimeout, HttpClient client) {
-        JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(client);
-        factory.setReadTimeout(readTimeout);
-        this.http = builder.clone().baseUrl(schedulerUrl).requestFactory(factory).build();
+        this.http = builder.clone().baseUrl(schedulerUrl).requestFactory(factory(client, readTimeout)).build();
+        this.joinHttp = builder.clone().baseUrl(schedulerUrl)
+                .requestFactory(factory(client, readTimeout.compareTo(JOIN_READ_TIMEOUT) > 0 ? readTimeout : JOIN_READ_TIMEOUT))
+                .build();
     }
 
+    private static JdkClientHttpRequestFactory factory(HttpClient client, Duration readTimeout) {
+        JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(client);
+        factory.setReadTimeout(readTimeout);
+        return factory;
+    }
+
+    /**
+     * A join waits for its answer longer than a heartbeat: a join given up on while the scheduler commits it
+     * and then sent again makes a second incarnation, which ends whatever the first was given meanwhile.
+     */
     JoinResponse join(String joinToken, JoinRequest request) {
-        return http.post().uri(AgentProtocol.JOIN_PATH).header("Authorization", "Bearer " + joinToken)
+        return joinHttp.post().uri(AgentProtocol.JOIN_PATH).header("Authorization", "Bearer " + joinToken)
                 .body(request).retrieve().body(JoinResponse.class);
     }
 
