@@ -137,6 +137,10 @@ final class Platform implements AutoCloseable {
         return port(scheduler);
     }
 
+    int reconcilerPort() {
+        return port(reconciler);
+    }
+
     String kafkaBootstrapServers() {
         return kafka.bootstrapServers();
     }
