@@ -253,6 +253,26 @@ public final class JobStore {
         });
     }
 
+    /**
+     * Admits those of these jobs that are still SUBMITTED, in one transaction and a few statements.
+     * Idempotent: a job that has moved on (admitted already, canceled) is left alone.
+     *
+     * @return how many were admitted
+     */
+    public int admitAll(java.util.Collection<UUID> ids) {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        return inTransaction(() -> {
+            List<JobRecord> submitted = jdbc.sql("select " + COLUMNS
+                            + " from jobs where id = any(cast(:ids as uuid[])) and state = 'SUBMITTED' order by id for update")
+                    .param("ids", ids.stream().map(UUID::toString).distinct().toArray(String[]::new))
+                    .query(JOB).list();
+            transitionLocked(submitted.stream().map(job -> new Change(job, Transition.admit())).toList());
+            return submitted.size();
+        });
+    }
+
     /** A job as read under its row lock, and where it goes. */
     record Change(JobRecord current, Transition transition) {
     }
