@@ -2,6 +2,7 @@ package io.fleetjobs.agent;
 
 import io.fleetjobs.agent.process.Attempt;
 import io.fleetjobs.agent.process.AttemptKey;
+import io.fleetjobs.agent.process.AttemptLogContext;
 import io.fleetjobs.agent.process.AttemptRunner;
 import io.fleetjobs.agent.process.Outcome;
 import io.fleetjobs.agent.process.StartFailedException;
@@ -199,6 +200,12 @@ final class Agent implements SmartLifecycle {
     }
 
     private void start(AttemptKey key, Lease lease) {
+        try (var ignored = AttemptLogContext.of(key)) {
+            startInContext(key, lease);
+        }
+    }
+
+    private void startInContext(AttemptKey key, Lease lease) {
         try {
             Attempt process = runner.start(key, lease.command(), lease.env());
             Instant deadline = lease.timeoutSeconds() == null ? null

@@ -247,13 +247,8 @@ public final class ProcessRunner implements AttemptRunner {
 
         List<Long> groups = new ArrayList<>();
         for (PgidRecord record : records) {
-            if (!record.stillOurs()) {
-                log.info("attempt {}: its process group {} is from another boot or gone; nothing to kill", record.key(),
-                        record.pgid());
-            } else if (ProcessGroups.alive(record.pgid())) {
-                log.warn("attempt {}: killing process group {} left by a previous agent", record.key(), record.pgid());
-                ProcessGroups.signal(record.pgid(), "TERM");
-                groups.add(record.pgid());
+            try (var ignored = AttemptLogContext.of(record.key())) {
+                killLeftover(record, groups);
             }
         }
         if (!ProcessGroups.awaitGone(groups, System.nanoTime() + killGrace.toNanos())) {
@@ -316,5 +311,17 @@ public final class ProcessRunner implements AttemptRunner {
                 return FileVisitResult.CONTINUE;
             }
         });
+    }
+
+    /** Ends one process group a previous incarnation recorded, if it is still ours and alive. */
+    private void killLeftover(PgidRecord record, List<Long> groups) {
+        if (!record.stillOurs()) {
+            log.info("attempt {}: its process group {} is from another boot or gone; nothing to kill", record.key(),
+                    record.pgid());
+        } else if (ProcessGroups.alive(record.pgid())) {
+            log.warn("attempt {}: killing process group {} left by a previous agent", record.key(), record.pgid());
+            ProcessGroups.signal(record.pgid(), "TERM");
+            groups.add(record.pgid());
+        }
     }
 }

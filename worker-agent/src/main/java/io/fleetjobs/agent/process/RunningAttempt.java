@@ -71,9 +71,9 @@ public final class RunningAttempt implements Attempt {
     }
 
     void launch() {
-        Thread.ofVirtual().name("attempt-" + key + "-stdout").start(stdout);
-        Thread.ofVirtual().name("attempt-" + key + "-stderr").start(stderr);
-        Thread.ofVirtual().name("attempt-" + key).start(this::supervise);
+        Thread.ofVirtual().name("attempt-" + key + "-stdout").start(AttemptLogContext.wrap(key, stdout));
+        Thread.ofVirtual().name("attempt-" + key + "-stderr").start(AttemptLogContext.wrap(key, stderr));
+        Thread.ofVirtual().name("attempt-" + key).start(AttemptLogContext.wrap(key, this::supervise));
     }
 
     public AttemptKey key() {
@@ -169,7 +169,7 @@ public final class RunningAttempt implements Attempt {
         if (!stopping.compareAndSet(null, mine)) {
             return stopping.get();
         }
-        Thread.ofVirtual().name("attempt-" + key + "-stop").start(() -> {
+        Thread.ofVirtual().name("attempt-" + key + "-stop").start(AttemptLogContext.wrap(key, () -> {
             try {
                 stopGroup();
             } catch (RuntimeException e) {
@@ -177,7 +177,7 @@ public final class RunningAttempt implements Attempt {
             } finally {
                 mine.complete(null);
             }
-        });
+        }));
         return mine;
     }
 
