@@ -190,6 +190,41 @@ class ClientsEndToEndTest {
         assertThat(invalid.err()).contains("name:");
     }
 
+    @Test
+    void jobctlListsTheMachinesForAnAdminOnly() {
+        await().atMost(WITHIN).until(() -> run("--url", platform.clientUrl(), "--token", Platform.ADMIN_TOKEN, "machines")
+                .out().contains("clients-machine-1"));
+        Run machines = run("--url", platform.clientUrl(), "--token", Platform.ADMIN_TOKEN, "machines");
+        assertThat(machines.code()).as(machines.err()).isZero();
+        assertThat(machines.out()).contains("ID", "STATUS", "clients-machine-1", "READY");
+        Run json = run("--url", platform.clientUrl(), "--token", Platform.ADMIN_TOKEN, "machines", "-o", "json");
+        assertThat(json.code()).isZero();
+        assertThat(JsonMapper.builder().build().readTree(json.out()).path("items"))
+                .extracting(m -> m.path("id").asString()).contains("clients-machine-1");
+        Run asUser = jobctl("machines");
+        assertThat(asUser.code()).as("a user's key").isEqualTo(JobCtl.UNAUTHORIZED);
+        assertThat(asUser.err()).contains("403");
+    }
+
+    @Test
+    void jobctlWatchAsJsonAndEventsAndAttemptsAsTheApisJson() {
+        Run submit = jobctl("-o", "json", "submit", "--name", "cli-json", "--cpu", "0.5", "--memory", "64",
+                "--max-attempts", "1", "--", "sh", "-c", "echo json");
+        assertThat(submit.code()).as(submit.err()).isZero();
+        String id = JsonMapper.builder().build().readTree(submit.out()).path("id").asString();
+        Run watch = jobctl("watch", id, "--interval", "100ms", "-o", "json");
+        assertThat(watch.code()).as(watch.err()).isZero();
+        List<String> states = watch.out().lines().map(line -> JsonMapper.builder().build().readTree(line).path("to").asString())
+                .toList();
+        assertThat(states).startsWith("SUBMITTED").endsWith("SUCCEEDED");
+        JsonNode events = JsonMapper.builder().build().readTree(jobctl("events", id, "-o", "json").out());
+        assertThat(events.path("items")).extracting(e -> e.path("to").asString()).containsExactlyElementsOf(states);
+        JsonNode attempts = JsonMapper.builder().build().readTree(jobctl("attempts", id, "-o", "json").out());
+        assertThat(attempts.path("items").get(0).path("machineId").asString()).isEqualTo("clients-machine-1");
+        JsonNode logs = JsonMapper.builder().build().readTree(jobctl("logs", id, "-o", "json").out());
+        assertThat(logs.path("stdout").asString()).isEqualTo("json\n");
+    }
+
     private static String newTenantKey(String name) {
         var admin = FleetJobsClient.connect(platform.clientUrl(), Platform.ADMIN_TOKEN).admin();
         admin.createTenant(new NewTenant().name(name));
