@@ -28,7 +28,7 @@ import picocli.CommandLine.ScopeType;
                 "7:unavailable: the API cannot be reached, 429 or 5xx"},
         footerHeading = "%nEnvironment:%n",
         footer = {"  JOBS_URL    the API's base URL (default http://localhost:8080)",
-                "  JOBS_TOKEN  the bearer token: an API key"})
+                "  JOBS_TOKEN  the bearer token: an API key (or a JWT, where the gateway has an issuer)"})
 public final class JobCtl {
     public static final int OK = 0;
     public static final int FAILED = 1;
