@@ -111,6 +111,7 @@ public final class BurnDown {
                 report(pg, jobs, machines, spent);
                 printMetrics(platform.url(LocalPlatform.SCHEDULER_SERVICE), "scheduler-service");
                 printMetrics(platform.url(LocalPlatform.JOB_SERVICE), "job-service");
+                printMetrics(platform.url(LocalPlatform.RECONCILER_SERVICE), "reconciler-service");
             } finally {
                 Runtime.getRuntime().removeShutdownHook(cleanUp);
             }
@@ -239,6 +240,13 @@ public final class BurnDown {
                     attempts / placing, succeeded / finishing);
             System.out.printf("(wall: first placement to last completion; %d attempts, %d succeeded)%n", attempts, succeeded);
         }
+        try (Connection c = pg.connect(DATABASE); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("select state, coalesce(failure_reason, '-'), count(*) from attempts"
+                        + " where state <> 'SUCCEEDED' group by 1, 2 order by 3 desc")) {
+            while (r.next()) {
+                System.out.printf("  attempts %s (%s): %d%n", r.getString(1), r.getString(2), r.getLong(3));
+            }
+        }
     }
 
     /** The scheduler's and outbox's own metrics, as a hint of where the time goes. */
@@ -248,8 +256,9 @@ public final class BurnDown {
                     HttpRequest.newBuilder(service.resolve("/actuator/prometheus")).build(), HttpResponse.BodyHandlers.ofString());
             System.out.println("\n" + name + " /actuator/prometheus (" + r.statusCode() + "), scheduler/outbox/jobs lines:");
             r.body().lines().filter(l -> !l.startsWith("#"))
+                    .filter(l -> !l.contains("_bucket{"))
                     .filter(l -> l.startsWith("scheduler") || l.startsWith("outbox") || l.startsWith("jobs_")
-                            || l.startsWith("placement"))
+                            || l.startsWith("placement") || l.startsWith("reconciler"))
                     .limit(60).forEach(l -> System.out.println("  " + l));
         } catch (IOException | InterruptedException e) {
             System.out.println(name + " metrics: " + e);
