@@ -28,7 +28,7 @@ class AgentConfig {
         SchedulerClient scheduler = new SchedulerClient(http, properties.schedulerUrl(),
                 properties.heartbeatInterval().plus(Duration.ofSeconds(10)));
         ProcessRunner runner = new ProcessRunner(properties.workDir().resolve(resources.machineId()),
-                properties.logCapBytes(), 64 * 1024, properties.killGrace(), clock);
+                properties.logCapBytes(), 64 * 1024, properties.killGrace(), clock, properties.passEnv());
         return new Agent(properties, resources, scheduler, runner, sink(properties, json), clock);
     }
 

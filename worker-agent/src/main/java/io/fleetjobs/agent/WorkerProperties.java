@@ -14,6 +14,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param logCapBytes the most of each of stdout and stderr kept on disk per attempt
  * @param kafkaBootstrapServers where to publish attempt reports at once (optional; heartbeats carry them anyway)
  * @param joinTimeout how long to keep trying to reach the scheduler before giving up at start
+ * @param passEnv the agent's environment variables a job sees (names; {@code NAME*} for a prefix); nothing else
+ *                of the agent's environment reaches a job (its join token, its Java options), only these, the
+ *                job's own {@code env} and {@code JOBS_JOB_ID}, {@code JOBS_ATTEMPT}
  * @param simulate the fleet simulator: when {@code simulate.machines} names a CSV file, this process plays every
  *                 machine in it instead of this one (API.md, "Fleet simulator")
  */
@@ -34,6 +37,7 @@ public record WorkerProperties(
         Long logCapBytes,
         String kafkaBootstrapServers,
         Duration joinTimeout,
+        java.util.List<String> passEnv,
         Simulate simulate) {
 
     /** @param machines the CSV file of simulated machines ({@code id,region,cpu,memoryMb,gpuCount,gpuType,labels}) */
@@ -50,6 +54,7 @@ public record WorkerProperties(
         logCapBytes = logCapBytes == null ? 64L << 20 : logCapBytes;
         joinTimeout = joinTimeout == null ? Duration.ofSeconds(30) : joinTimeout;
         simulate = simulate == null ? new Simulate(null) : simulate;
+        passEnv = passEnv == null ? io.fleetjobs.agent.process.ProcessRunner.DEFAULT_PASS_ENV : java.util.List.copyOf(passEnv);
     }
 
     /** Whether this process is the fleet simulator. */
@@ -60,6 +65,6 @@ public record WorkerProperties(
     /** These settings for one simulated machine: its own id, region and labels; the rest shared. */
     WorkerProperties forMachine(String id, String machineRegion, Map<String, String> machineLabels) {
         return new WorkerProperties(schedulerUrl, id, machineRegion, machineLabels, null, null, null, null, joinToken,
-                heartbeatInterval, workDir, killGrace, logCapBytes, kafkaBootstrapServers, joinTimeout, simulate);
+                heartbeatInterval, workDir, killGrace, logCapBytes, kafkaBootstrapServers, joinTimeout, passEnv, simulate);
     }
 }

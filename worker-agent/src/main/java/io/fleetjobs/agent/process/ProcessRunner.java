@@ -76,6 +76,15 @@ public final class ProcessRunner implements AttemptRunner {
     private final Duration killGrace;
     private final InstantSource clock;
     private final ConcurrentMap<AttemptKey, RunningAttempt> running = new ConcurrentHashMap<>();
+    private final List<String> passEnv;
+
+    /**
+     * What of the agent's environment a job sees by default: the login basics, locale and time zone,
+     * temporary directory, and what GPU jobs need (CUDA, NVIDIA's container variables, the library
+     * path). Never the agent's own settings ({@code JOBS_*}, {@code SPRING_*}, Java options).
+     */
+    public static final List<String> DEFAULT_PASS_ENV = List.of("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG",
+            "LANGUAGE", "LC_*", "TZ", "TMPDIR", "TERM", "HOSTNAME", "LD_LIBRARY_PATH", "CUDA_*", "NVIDIA_*");
 
     /**
      * @param workDir     where attempts' directories and process group records live
@@ -85,6 +94,13 @@ public final class ProcessRunner implements AttemptRunner {
      * @param clock       the source of {@code startedAt} and {@code finishedAt}
      */
     public ProcessRunner(Path workDir, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock) {
+        this(workDir, logCapBytes, tailBytes, killGrace, clock, DEFAULT_PASS_ENV);
+    }
+
+    /** @param passEnv the agent's variables a job sees: names, or {@code PREFIX*}; see {@link #DEFAULT_PASS_ENV} */
+    public ProcessRunner(Path workDir, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock,
+            List<String> passEnv) {
+        this.passEnv = List.copyOf(passEnv);
         Path root = Objects.requireNonNull(workDir, "workDir").toAbsolutePath().normalize();
         if (logCapBytes < 0 || tailBytes < 0) {
             throw new IllegalArgumentException("log cap and tail size must not be negative");
@@ -100,10 +116,19 @@ public final class ProcessRunner implements AttemptRunner {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
+    private boolean passed(String name) {
+        for (String pattern : passEnv) {
+            if (pattern.endsWith("*") ? name.startsWith(pattern.substring(0, pattern.length() - 1)) : name.equals(pattern)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Starts the command in a process group of its own, in a fresh working directory
-     * {@code workDir/attempts/<jobId>-<attempt>/} (whatever was there is deleted), with the agent's
-     * environment, then the job's ({@code null} values unset a variable), then {@code JOBS_JOB_ID} and
+     * {@code workDir/attempts/<jobId>-<attempt>/} (whatever was there is deleted), with the variables
+     * of the agent's environment that {@code passEnv} names, then the job's ({@code null} values unset a variable), then {@code JOBS_JOB_ID} and
      * {@code JOBS_ATTEMPT}. Standard input is closed. Standard output and error go to {@code stdout.log} and
      * {@code stderr.log} in that directory, each cut at the log cap, the last bytes of each kept in memory.
      * The group id is recorded under {@code workDir/running/} until no process of the group is left.
@@ -150,6 +175,7 @@ public final class ProcessRunner implements AttemptRunner {
         argv.addAll(command);
         ProcessBuilder builder = new ProcessBuilder(argv).directory(directory.toFile());
         Map<String, String> environment = builder.environment();
+        environment.keySet().removeIf(name -> !passed(name));
         try {
             if (env != null) {
                 env.forEach((name, value) -> {

@@ -132,6 +132,19 @@ class ProcessRunnerTest {
     }
 
     @Test
+    void theAgentsOwnVariablesDoNotReachTheJob() throws Exception {
+        assertThat(System.getenv("AGENT_ONLY_SECRET")).as("set for this test by the build").isEqualTo("not-for-jobs");
+        RunningAttempt attempt = runner().start(aKey(),
+                List.of("sh", "-c", "echo \"${AGENT_ONLY_SECRET-unset}/${PATH:+has-path}\"; env | grep -c '^JOBS_' "), Map.of());
+        assertThat(outcome(attempt).stdoutTail()).isEqualTo("unset/has-path\n2\n"); // JOBS_JOB_ID and JOBS_ATTEMPT only
+
+        runner = new ProcessRunner(workDir, 1000, 100, GRACE, clock, List.of("PATH", "AGENT_ONLY_*"));
+        RunningAttempt passed = runner.start(aKey(), List.of("sh", "-c", "echo \"$AGENT_ONLY_SECRET/${HOME-no-home}\""),
+                Map.of());
+        assertThat(outcome(passed).stdoutTail()).isEqualTo("not-for-jobs/no-home\n");
+    }
+
+    @Test
     void itRunsInAFreshDirectoryWithStandardInputClosed() throws Exception {
         AttemptKey key = aKey();
         Path directory = workDir.resolve("attempts").resolve(key.jobId() + "-1");
