@@ -61,7 +61,7 @@ final class BenchPlatform implements AutoCloseable {
         Files.createDirectories(home);
         LocalPlatform platform = LocalPlatform.builder()
                 .home(home)
-                .repository(Path.of("").toAbsolutePath())
+                .repository(snapshotJars(home.resolve("repository")))
                 .workers(agents)
                 .databaseUrl(url)
                 .databaseUser(pg.user())
@@ -93,6 +93,29 @@ final class BenchPlatform implements AutoCloseable {
             platform.close();
             throw e;
         }
+    }
+
+    /** The runnable jars the platform starts, as LocalPlatform finds them under a repository root. */
+    static final List<String> JARS = List.of("job-service/target/job-service-exec.jar",
+            "scheduler-service/target/scheduler-service-exec.jar",
+            "reconciler-service/target/reconciler-service-exec.jar", "api-gateway/target/api-gateway-exec.jar",
+            "worker-agent/target/worker-agent.jar");
+
+    /**
+     * Copies of the built jars under {@code dir}, laid out as in the repository, for the platform to run
+     * from: a jar rebuilt in the work tree while a workload runs (another build on the same tree) would
+     * otherwise fail the running JVMs' class loading part way.
+     */
+    static Path snapshotJars(Path dir) throws IOException {
+        for (String jar : JARS) {
+            Path from = Path.of(jar);
+            if (Files.exists(from)) {
+                Path to = dir.resolve(jar);
+                Files.createDirectories(to.getParent());
+                Files.copy(from, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        return dir.toAbsolutePath();
     }
 
     /** A platform's description for the table's header. */
