@@ -47,7 +47,11 @@ public final class AttemptReports {
         this.metrics = new AttemptMetrics(meters);
     }
 
-    public enum Outcome { APPLIED, DUPLICATE, STALE }
+    /**
+     * {@code BUSY}: only from {@link #applyAvailable}, the attempt was being changed by another
+     * transaction (the same report on its other path, most likely); nothing changed, send it again later.
+     */
+    public enum Outcome { APPLIED, DUPLICATE, STALE, BUSY }
 
     private record Current(AttemptState state, long epoch, String machineId, long cpuMillis, long memoryMb, int gpuCount) {
     }
@@ -70,6 +74,19 @@ public final class AttemptReports {
      * @return the outcome of each report, in the order given
      */
     public List<Outcome> applyAll(List<AttemptReport> reports) {
+        return applyAll(reports, false);
+    }
+
+    /**
+     * Like {@link #applyAll}, but a report whose attempt another transaction holds is not waited for:
+     * it is {@link Outcome#BUSY} and changes nothing. For reports that come again until acknowledged
+     * (heartbeats), so that the two paths of one report do not queue behind each other's locks.
+     */
+    public List<Outcome> applyAvailable(List<AttemptReport> reports) {
+        return applyAll(reports, true);
+    }
+
+    private List<Outcome> applyAll(List<AttemptReport> reports, boolean skipLocked) {
         if (reports.isEmpty()) {
             return List.of();
         }
@@ -85,7 +102,7 @@ public final class AttemptReports {
                 rounds.get(round).add(i);
             }
             for (List<Integer> round : rounds) {
-                applyRound(reports, round, outcomes);
+                applyRound(reports, round, outcomes, skipLocked);
             }
             return Arrays.asList(outcomes);
         });
@@ -95,14 +112,18 @@ public final class AttemptReports {
     }
 
     /** Reports of distinct jobs. */
-    private void applyRound(List<AttemptReport> reports, List<Integer> round, Outcome[] outcomes) {
-        Map<Key, Current> current = lockAttempts(round.stream().map(reports::get).toList());
+    private void applyRound(List<AttemptReport> reports, List<Integer> round, Outcome[] outcomes, boolean skipLocked) {
+        List<AttemptReport> asked = round.stream().map(reports::get).toList();
+        Map<Key, Current> current = lockAttempts(asked, skipLocked);
+        java.util.Set<Key> busy = skipLocked ? held(asked, current) : java.util.Set.of();
         List<AttemptReport> started = new ArrayList<>();
         List<AttemptReport> ended = new ArrayList<>();
         for (int i : round) {
             AttemptReport r = reports.get(i);
             Current c = current.get(new Key(r.jobId(), r.attempt()));
-            if (c == null || c.epoch() != r.epoch() || (r.machineId() != null && !r.machineId().equals(c.machineId()))) {
+            if (busy.contains(new Key(r.jobId(), r.attempt()))) {
+                outcomes[i] = Outcome.BUSY;
+            } else if (c == null || c.epoch() != r.epoch() || (r.machineId() != null && !r.machineId().equals(c.machineId()))) {
                 outcomes[i] = Outcome.STALE;
             } else if (!c.state().canMoveTo(r.state())) {
                 outcomes[i] = Outcome.DUPLICATE;
@@ -143,7 +164,7 @@ public final class AttemptReports {
     }
 
     /** The reported attempts as they are, locked, in (job, attempt) order. */
-    private Map<Key, Current> lockAttempts(List<AttemptReport> reports) {
+    private Map<Key, Current> lockAttempts(List<AttemptReport> reports, boolean skipLocked) {
         String[] ids = reports.stream().map(r -> r.jobId().toString()).toArray(String[]::new);
         Integer[] attempts = reports.stream().map(AttemptReport::attempt).toArray(Integer[]::new);
         Map<Key, Current> found = new HashMap<>();
@@ -151,13 +172,31 @@ public final class AttemptReports {
                         select a.job_id, a.attempt, a.state, a.lease_epoch, a.machine_id, a.cpu_millis, a.memory_mb, a.gpu_count
                         from attempts a join unnest(cast(:ids as uuid[]), cast(:n as int[])) as d(id, n)
                              on a.job_id = d.id and a.attempt = d.n
-                        order by a.job_id, a.attempt for update of a""")
+                        order by a.job_id, a.attempt for update of a""" + (skipLocked ? " skip locked" : ""))
                 .param("ids", ids).param("n", attempts)
                 .query(rs -> {
                     found.put(new Key(rs.getObject(1, UUID.class), rs.getInt(2)), new Current(AttemptState.valueOf(rs.getString(3)),
                             rs.getLong(4), rs.getString(5), rs.getLong(6), rs.getLong(7), rs.getInt(8)));
                 });
         return found;
+    }
+
+    /** Those of the asked attempts that exist but were not locked: another transaction holds them. */
+    private java.util.Set<Key> held(List<AttemptReport> asked, Map<Key, Current> locked) {
+        List<AttemptReport> missing = asked.stream().filter(r -> !locked.containsKey(new Key(r.jobId(), r.attempt()))).toList();
+        if (missing.isEmpty()) {
+            return java.util.Set.of();
+        }
+        java.util.Set<Key> exist = new java.util.HashSet<>();
+        jdbc.sql("""
+                        select a.job_id, a.attempt from attempts a
+                        join unnest(cast(:ids as uuid[]), cast(:n as int[])) as d(id, n) on a.job_id = d.id and a.attempt = d.n""")
+                .param("ids", missing.stream().map(r -> r.jobId().toString()).toArray(String[]::new))
+                .param("n", missing.stream().map(AttemptReport::attempt).toArray(Integer[]::new))
+                .query(rs -> {
+                    exist.add(new Key(rs.getObject(1, UUID.class), rs.getInt(2)));
+                });
+        return exist;
     }
 
     /** The jobs of the applied reports, locked in id order. */

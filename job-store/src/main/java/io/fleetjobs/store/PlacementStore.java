@@ -285,7 +285,7 @@ public final class PlacementStore {
         return jdbc.sql("""
                         update jobs set not_before = :now where id in (
                             select id from jobs where state = 'QUEUED' and not_before > :now
-                            order by priority desc, id limit :limit)""")
+                            order by priority desc, id limit :limit for update skip locked)""")
                 .param("now", JobStore.ts(jobs.clock().instant())).param("limit", limit)
                 .update();
     }

@@ -157,6 +157,25 @@ class AttemptReportsBatchTest {
     }
 
     @Test
+    void anAttemptAnotherTransactionHoldsIsBusyForApplyAvailableAndChangesNothing() throws Exception {
+        JobRecord job = placed("held", "batched");
+        Instant t = Instant.parse("2026-11-30T12:00:00Z");
+        AttemptReport end = report(job, 1, "batched", AttemptState.SUCCEEDED, 0, null, t);
+        try (var other = f.dataSource.getConnection()) {
+            other.setAutoCommit(false);
+            try (var lock = other.prepareStatement("select 1 from attempts where job_id = ? and attempt = 1 for update")) {
+                lock.setObject(1, job.id());
+                lock.executeQuery().close();
+            }
+            assertThat(reports.applyAvailable(List.of(end))).containsExactly(AttemptReports.Outcome.BUSY);
+            assertThat(f.jobs.get(job.id()).orElseThrow().version()).isEqualTo(job.version());
+            other.rollback();
+        }
+        assertThat(reports.applyAvailable(List.of(end))).containsExactly(AttemptReports.Outcome.APPLIED);
+        assertThat(reports.applyAvailable(List.of(end))).containsExactly(AttemptReports.Outcome.DUPLICATE);
+    }
+
+    @Test
     void aStartAndAnEndInOneBatchBothReachTheHistory() {
         JobRecord job = placed("both", "batched");
         Instant t = Instant.parse("2026-11-30T12:00:00Z");

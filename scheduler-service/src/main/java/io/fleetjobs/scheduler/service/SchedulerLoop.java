@@ -44,6 +44,7 @@ public final class SchedulerLoop implements SmartLifecycle {
     private final java.util.concurrent.atomic.AtomicBoolean roomAppeared = new java.util.concurrent.atomic.AtomicBoolean();
     private final List<Thread> workers = new ArrayList<>();
     private Instant nextDepth = Instant.MIN;
+    private Instant nextRoomLook = Instant.MIN;
 
     public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc, SchedulerProperties properties,
             InstantSource clock, MeterRegistry meters) {
@@ -108,7 +109,7 @@ public final class SchedulerLoop implements SmartLifecycle {
 
     /** Cycles back to back while they place anything. */
     private void work() {
-        if (roomAppeared.compareAndSet(true, false)) { // one worker does it
+        if (takeRoomAppeared()) {
             cycle.invalidate();
             placement.wakeWaiting(10_000);
         }
@@ -117,6 +118,21 @@ public final class SchedulerLoop implements SmartLifecycle {
             result = cycle.runOnce();
         } while (running && result.placed() + result.conflicts() > 0);
         refreshDepth();
+    }
+
+    /**
+     * Whether to look for room now: room appeared, and the last look was an interval ago or more.
+     * Jobs end by the thousand a second in a busy fleet; waking the waiting jobs (and reading the
+     * machines again) once per interval is enough, and one worker does it.
+     */
+    private synchronized boolean takeRoomAppeared() {
+        Instant now = clock.instant();
+        if (!roomAppeared.get() || now.isBefore(nextRoomLook)) {
+            return false;
+        }
+        roomAppeared.set(false);
+        nextRoomLook = now.plus(properties.interval());
+        return true;
     }
 
     private synchronized void refreshDepth() {

@@ -90,12 +90,18 @@ public final class AgentService {
             AttemptReport own = withMachine(report, machineId);
             if (own.endsAttempt()) {
                 ended.add(own);
-                ack.add(new AttemptRef(own.jobId(), own.attempt()));
             } else {
                 running.put(new AttemptRef(own.jobId(), own.attempt()), own);
             }
         }
-        reports.applyAll(ended); // one transaction for all of them
+        // one transaction for all of them; one that Kafka's path is applying right now is not waited for
+        // and not acknowledged: the agent sends it again with its next heartbeat
+        List<AttemptReports.Outcome> outcomes = reports.applyAvailable(ended);
+        for (int i = 0; i < ended.size(); i++) {
+            if (outcomes.get(i) != AttemptReports.Outcome.BUSY) {
+                ack.add(new AttemptRef(ended.get(i).jobId(), ended.get(i).attempt()));
+            }
+        }
         long waitMs = Math.min(Math.max(heartbeat.waitMs(), 0), properties.maxWait().toMillis());
         CompletableFuture<Void> ticket = broker.register(machineId);
         Desired desired = desired(machineId, running);
