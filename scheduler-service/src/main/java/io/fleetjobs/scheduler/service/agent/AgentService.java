@@ -121,6 +121,7 @@ public final class AgentService {
     private Desired desired(String machineId, Map<AttemptRef, AttemptReport> running) {
         List<Lease> start = new ArrayList<>();
         List<Kill> kill = new ArrayList<>();
+        List<AttemptReport> settle = new ArrayList<>();
         Map<AttemptRef, LiveAttempt> live = new HashMap<>();
         for (LiveAttempt a : machines.liveAttempts(machineId)) {
             live.put(new AttemptRef(a.jobId(), a.attempt()), a);
@@ -139,11 +140,11 @@ public final class AgentService {
                 if (a.cancelRequested()) {
                     kill.add(new Kill(ref.jobId(), ref.attempt(), "canceled"));
                 } else if (a.state() == AttemptState.SCHEDULED) {
-                    reports.apply(reported); // its start report was lost: the heartbeat says it runs
+                    settle.add(reported); // its start report is late or lost: the heartbeat says it runs
                 }
             } else if (a.cancelRequested()) {
                 // canceled before it started: end it here, nothing to kill
-                reports.apply(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), machineId, AttemptState.CANCELED,
+                settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), machineId, AttemptState.CANCELED,
                         null, null, null, jobs.clock().instant(), null, null));
             } else if (a.state() == AttemptState.SCHEDULED) {
                 var execution = a.spec().execution();
@@ -152,6 +153,8 @@ public final class AgentService {
             }
             // RUNNING in the database but not reported: the agent's next report (or the reconciler) settles it
         }
+        // in one transaction; one that Kafka's path is applying right now is left to it (the next heartbeat sees)
+        reports.applyAvailable(settle);
         return new Desired(start, kill);
     }
 
