@@ -20,6 +20,17 @@ final class AttemptMetrics {
 
     AttemptMetrics(MeterRegistry meters) {
         this.meters = meters;
+        if (meters != null) { // every retry series from zero, so that rates and alerts see the first one
+            for (FailureReason reason : FailureReason.values()) {
+                retries(reason);
+            }
+        }
+    }
+
+    private Counter retries(FailureReason reason) {
+        return Counter.builder("jobs.retries").description("jobs queued again after a failed attempt, by failure")
+                .tag("reason", reason.name()).tag("failure_class", reason.failureClass().name())
+                .register(meters);
     }
 
     void attemptEnded(AttemptState state, FailureReason reason) {
@@ -39,9 +50,7 @@ final class AttemptMetrics {
         if (meters == null) {
             return;
         }
-        Counter counter = Counter.builder("jobs.retries").description("jobs queued again after a failed attempt, by failure")
-                .tag("reason", reason.name()).tag("failure_class", reason.failureClass().name())
-                .register(meters);
+        Counter counter = retries(reason);
         afterCommit(counter::increment);
     }
 
