@@ -29,7 +29,7 @@ import tools.jackson.databind.json.JsonMapper;
  * processes, on a fresh database of {@link BenchPostgres} (the same server as every other workload), a
  * local Kafka, ports at a free offset, a home under {@code workloads/target}. The services run as W1 runs them
  * ({@link BurnDown#SERVICE_JVM}: the full JIT, not local mode's quick-start options) with the pools they ship
- * with (gateway 5, job-service 20, scheduler 10, reconciler 4; local mode gives each 5), and the gateway's
+ * with (gateway 5, job-service 20, scheduler 20, reconciler 4; local mode gives each 5), and the gateway's
  * per-tenant rate limit is lifted (the workloads measure the platform, not the limiter). Workloads call the public API
  * through the gateway as tenant {@code bench} with an API key of its own.
  */
@@ -72,7 +72,7 @@ final class BenchPlatform implements AutoCloseable {
                 .serviceArgs(LocalPlatform.API_GATEWAY, "--jobs.gateway.rate-limit.requests-per-second=1000000",
                         "--jobs.gateway.rate-limit.burst=1000000", "--spring.datasource.hikari.maximum-pool-size=5")
                 .serviceArgs(LocalPlatform.JOB_SERVICE, "--spring.datasource.hikari.maximum-pool-size=20")
-                .serviceArgs(LocalPlatform.SCHEDULER_SERVICE, "--spring.datasource.hikari.maximum-pool-size=10")
+                .serviceArgs(LocalPlatform.SCHEDULER_SERVICE, "--spring.datasource.hikari.maximum-pool-size=20")
                 .serviceArgs(LocalPlatform.RECONCILER_SERVICE, "--spring.datasource.hikari.maximum-pool-size=4")
                 .agentArgs(agentArgs.toArray(String[]::new))
                 .startTimeout(Duration.ofSeconds(240))
@@ -121,7 +121,7 @@ final class BenchPlatform implements AutoCloseable {
     /** A platform's description for the table's header. */
     String describe() {
         return "platform: " + platform.components() + ", services " + String.join(" ", BurnDown.SERVICE_JVM)
-                + ", pools gateway 5, job-service 20, scheduler 10, reconciler 4; rate limit lifted; gateway " + base;
+                + ", pools gateway 5, job-service 20, scheduler 20, reconciler 4; rate limit lifted; gateway " + base;
     }
 
     Path home() {

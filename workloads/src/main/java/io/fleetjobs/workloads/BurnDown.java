@@ -79,7 +79,7 @@ public final class BurnDown {
                     .workers(0).databaseUrl(url).databaseUser(pg.user()).databasePassword(pg.password())
                     .portOffset(1300).startTimeout(Duration.ofMinutes(5)).serviceJvmOptions(SERVICE_JVM)
                     // the pools the services ship with, not local mode's 5 (a hundred machines' heartbeats starve 5)
-                    .serviceArgs(LocalPlatform.SCHEDULER_SERVICE, "--spring.datasource.hikari.maximum-pool-size=10")
+                    .serviceArgs(LocalPlatform.SCHEDULER_SERVICE, "--spring.datasource.hikari.maximum-pool-size=20")
                     .serviceArgs(LocalPlatform.JOB_SERVICE, "--spring.datasource.hikari.maximum-pool-size=20")
                     .listener(new LocalPlatform.Listener() {
                         @Override
