@@ -73,21 +73,37 @@ class AgentFaultsTest {
             await().atMost(Duration.ofSeconds(15)).until(() -> Processes.gone(first));
             Instant killed = Instant.now();
             assertThat(Duration.between(cut, killed)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
-            // the region has no other machine: no second attempt can have started while the link was cut
-            assertThat(job(id).get("attempt").asInt()).as("not placed again meanwhile").isEqualTo(1);
+            // the region has no other machine: nothing can have started again while the link was cut. (The
+            // agent's LEASE_EXPIRED report reaches job-service through Kafka, which the cut spares, so the job
+            // may already be placed again on the same machine, not yet suspect; it cannot start there.)
+            for (JsonNode a : user.get("/api/v1/jobs/" + id + "/attempts").json().get("items")) {
+                if (a.get("attempt").asInt() > 1) {
+                    assertThat(a.path("startedAt").isNull() || a.path("startedAt").isMissingNode())
+                            .as("attempt %s started while the link was cut", a.get("attempt")).isTrue();
+                }
+            }
 
             link.restore();
             // the agent's report (LEASE_EXPIRED), or the reconciler if the cut outlasted the lost TTL
-            // (MACHINE_LOST), sends the job back to the queue on the platform's budget, and it runs again
-            awaitState(id, "RUNNING", 2);
+            // (MACHINE_LOST), sent the job back to the queue on the platform's budget, and it runs again
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                JsonNode j = job(id);
+                return "RUNNING".equals(j.get("state").asString()) && j.get("attempt").asInt() >= 2;
+            });
             JsonNode attempts = user.get("/api/v1/jobs/" + id + "/attempts").json().get("items");
             assertThat(attempts.get(0).get("failureReason").asString()).isIn("LEASE_EXPIRED", "MACHINE_LOST");
-            Instant firstEnded = Instant.parse(attempts.get(0).get("finishedAt").asString());
-            Instant secondStarted = Instant.parse(attempts.get(1).get("startedAt").asString());
-            assertThat(firstEnded).isBefore(secondStarted);
-            assertThat(killed).isBefore(secondStarted.plusMillis(1));
+            // attempts never overlap: each ended before the next one started
+            for (int i = 0; i + 1 < attempts.size(); i++) {
+                JsonNode next = attempts.get(i + 1);
+                if (next.path("startedAt").isString()) {
+                    Instant ended = Instant.parse(attempts.get(i).get("finishedAt").asString());
+                    Instant started = Instant.parse(next.get("startedAt").asString());
+                    assertThat(ended).as("attempt %d ended before %d started", i + 1, i + 2).isBefore(started);
+                    assertThat(killed).isBefore(started.plusMillis(1));
+                }
+            }
             user.post("/api/v1/jobs/" + id + "/cancel", null);
-            awaitState(id, "CANCELED", 2);
+            await().atMost(Duration.ofSeconds(60)).until(() -> "CANCELED".equals(job(id).get("state").asString()));
         }
     }
 
