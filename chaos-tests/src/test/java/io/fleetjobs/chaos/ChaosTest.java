@@ -397,6 +397,13 @@ class ChaosTest {
         }
         violations.put("canceled jobs started again", restarted);
 
+        // 7. no orphans (the placement's rows carry no foreign keys: they hold by construction)
+        violations.put("attempts or history rows without their job or machine", db.sql("""
+                select (select count(*) from attempts a where not exists (select 1 from jobs j where j.id = a.job_id)
+                           or not exists (select 1 from machines m where m.id = a.machine_id))
+                     + (select count(*) from job_history h where not exists (select 1 from jobs j where j.id = h.job_id))""")
+                .query(Long.class).single());
+
         // machine loss -> its jobs running elsewhere
         List<Long> recoveries = new ArrayList<>();
         for (var death : machineDeaths.entrySet()) {

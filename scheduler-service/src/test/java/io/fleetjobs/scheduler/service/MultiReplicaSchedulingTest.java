@@ -117,6 +117,11 @@ class MultiReplicaSchedulingTest {
             assertThat(fleet.count("select count(*) from attempts where released_at is null")).isEqualTo(placed);
             assertThat(fleet.count("select count(*) from outbox")).isEqualTo(placed);
             assertThat(fleet.count("select count(*) from job_history where to_state = 'SCHEDULED'")).isEqualTo(placed);
+            // no orphans: every attempt and history row belongs to a job, every attempt to a machine
+            assertThat(fleet.count("""
+                    select (select count(*) from attempts a where not exists (select 1 from jobs j where j.id = a.job_id)
+                               or not exists (select 1 from machines m where m.id = a.machine_id))
+                         + (select count(*) from job_history h where not exists (select 1 from jobs j where j.id = h.job_id))""")).isZero();
         }
     }
 }
