@@ -75,6 +75,10 @@ public final class SchedulerCycle {
     private final Object lock = new Object();
     /** Guarded by {@link #lock}. */
     private Cache cache;
+    /** Guarded by {@link #lock}. */
+    private Tenants tenants;
+    /** Whether a worker is reading the tenants' usage outside the lock; guarded by {@link #lock}. */
+    private boolean refreshingTenants;
     /** Placements planned by workers whose transaction has not ended yet, by round; guarded by {@link #lock}. */
     private final Map<Object, List<PlacementStore.NewAttempt>> inFlight = new HashMap<>();
 
@@ -161,6 +165,9 @@ public final class SchedulerCycle {
     public void invalidate() {
         synchronized (lock) {
             cache = null;
+            if (tenants != null) {
+                tenants.readAt = Instant.EPOCH; // read again, outside the lock
+            }
         }
     }
 
@@ -176,6 +183,7 @@ public final class SchedulerCycle {
         Instant now = jobs.clock().instant();
         List<PlacementStore.NewAttempt> attempts;
         List<PlacementStore.Deferral> deferrals;
+        refreshTenantsIfOld(now);
         synchronized (lock) {
             Snapshot snapshot = snapshotTimer.record(() -> snapshot(now));
             Plan plan = planTimer.record(() -> engine.plan(snapshot, pending(claimed)));
@@ -192,7 +200,7 @@ public final class SchedulerCycle {
                 Counter.builder("scheduler.unschedulable").description("jobs a cycle could not place, by kind")
                         .tag("kind", why.kind().name()).register(meters).increment();
             }
-            reserve(cache, attempts);
+            reserve(cache, tenants, attempts);
             inFlight.put(token, attempts);
         }
         PlacementStore.CommitResult committed = commitTimer.record(
@@ -205,67 +213,123 @@ public final class SchedulerCycle {
         return new Round(claimed.size(), committed.scheduled().size(), deferrals.size(), committed.conflicts(), machines);
     }
 
-    /** Machines and tenants' usage as last read, plus this replica's placements since. */
+    /**
+     * Machines as last read, plus this replica's placements since. The views are built once per read
+     * and only the views of machines that got placements are built again, so that a cycle does not
+     * rebuild ten thousand views to place a batch on a handful. Their heartbeat ages are taken as they
+     * will be when the cache expires (read time plus {@code snapshotMaxAge}): a machine about to turn
+     * stale is passed over up to that much early, never used late.
+     */
     private static final class Cache {
         final Instant readAt;
-        final List<MachineRow> machines;
-        final Map<String, long[]> allocated = new HashMap<>(); // machine id -> cpu, memory, gpus
+        final MachineView[] views;
+        final Map<String, Integer> position = new HashMap<>();
+
+        Cache(Instant readAt, Duration maxAge, List<MachineRow> machines) {
+            this.readAt = readAt;
+            Instant expires = readAt.plus(maxAge);
+            this.views = new MachineView[machines.size()];
+            for (int i = 0; i < views.length; i++) {
+                MachineRow m = machines.get(i);
+                Duration age = m.lastHeartbeatAt() == null ? null : Duration.between(m.lastHeartbeatAt(), expires);
+                views[i] = new MachineView(m.id(), m.region(), m.labels(), m.gpuType(), m.cpuMillis(), m.memoryMb(),
+                        m.gpuCount(), m.allocCpuMillis(), m.allocMemoryMb(), m.allocGpuCount(), m.status(),
+                        age == null ? Duration.ofDays(365) : age);
+                position.put(m.id(), i);
+            }
+        }
+    }
+
+    /** Tenants' weights, quotas and usage as last read, plus this replica's placements since. */
+    private static final class Tenants {
+        Instant readAt;
         final Map<UUID, long[]> used = new HashMap<>();        // tenant id -> cpu, memory, gpus
         final Map<UUID, PlacementStore.TenantUsage> tenants = new HashMap<>();
 
-        Cache(Instant readAt, List<MachineRow> machines, List<PlacementStore.TenantUsage> tenants) {
+        Tenants(Instant readAt, List<PlacementStore.TenantUsage> usage) {
             this.readAt = readAt;
-            this.machines = machines;
-            for (MachineRow m : machines) {
-                allocated.put(m.id(), new long[] {m.allocCpuMillis(), m.allocMemoryMb(), m.allocGpuCount()});
-            }
-            for (PlacementStore.TenantUsage t : tenants) {
-                this.tenants.put(t.id(), t);
+            for (PlacementStore.TenantUsage t : usage) {
+                tenants.put(t.id(), t);
                 used.put(t.id(), new long[] {t.usedCpuMillis(), t.usedMemoryMb(), t.usedGpus()});
             }
         }
     }
 
-    /** Adds planned placements to a cached view (their machines' and tenants' usage). */
-    private static void reserve(Cache cache, List<PlacementStore.NewAttempt> attempts) {
-        if (cache == null) {
-            return;
-        }
+    /** Adds planned placements to the cached views (their machines' and tenants' usage). */
+    private static void reserve(Cache cache, Tenants tenants, List<PlacementStore.NewAttempt> attempts) {
+        Map<Integer, long[]> added = new HashMap<>();
         for (PlacementStore.NewAttempt a : attempts) {
-            long[] m = cache.allocated.get(a.machineId());
-            if (m != null) {
+            Integer i = cache == null ? null : cache.position.get(a.machineId());
+            if (i != null) {
+                long[] m = added.computeIfAbsent(i, k -> new long[3]);
                 m[0] += a.cpuMillis();
                 m[1] += a.memoryMb();
                 m[2] += a.gpuCount();
             }
-            long[] t = cache.used.computeIfAbsent(a.job().tenantId(), id -> new long[3]);
-            t[0] += a.cpuMillis();
-            t[1] += a.memoryMb();
-            t[2] += a.gpuCount();
+            if (tenants != null) {
+                long[] t = tenants.used.computeIfAbsent(a.job().tenantId(), id -> new long[3]);
+                t[0] += a.cpuMillis();
+                t[1] += a.memoryMb();
+                t[2] += a.gpuCount();
+            }
+        }
+        added.forEach((i, m) -> {
+            MachineView v = cache.views[i];
+            cache.views[i] = new MachineView(v.id(), v.region(), v.labels(), v.gpuType(), v.cpuMillis(), v.memoryMb(),
+                    v.gpuCount(), v.allocCpuMillis() + m[0], v.allocMemoryMb() + m[1], v.allocGpuCount() + (int) m[2],
+                    v.status(), v.heartbeatAge());
+        });
+    }
+
+    private boolean old(Instant readAt, Instant now) {
+        return Duration.between(readAt, now).compareTo(properties.snapshotMaxAge()) > 0 || now.isBefore(readAt);
+    }
+
+    /**
+     * Reads the tenants' usage again when it has grown old, outside the lock: the read sums over
+     * every job on a machine, and the other workers go on planning on the old figures meanwhile
+     * instead of waiting for it. Usage only orders tenants by dominant share and holds jobs at their
+     * quota, which lag other replicas' placements anyway; placements committed while the read runs
+     * may be missing from it until the next read. Room on machines is never taken from this read:
+     * machines are read under the lock, with every uncommitted plan of this replica reserved.
+     */
+    private void refreshTenantsIfOld(Instant now) {
+        synchronized (lock) {
+            if (tenants == null || refreshingTenants || !old(tenants.readAt, now)) {
+                return; // none at all is read under the lock, by snapshot()
+            }
+            refreshingTenants = true;
+        }
+        try {
+            Tenants fresh = new Tenants(now, placement.tenantUsage());
+            synchronized (lock) {
+                inFlight.values().forEach(planned -> reserve(null, fresh, planned));
+                tenants = fresh;
+            }
+        } finally {
+            synchronized (lock) {
+                refreshingTenants = false;
+            }
         }
     }
 
     private Snapshot snapshot(Instant now) {
-        if (cache == null || Duration.between(cache.readAt, now).compareTo(properties.snapshotMaxAge()) > 0
-                || now.isBefore(cache.readAt)) {
-            cache = new Cache(now, placement.schedulableMachines(), placement.tenantUsage());
+        if (cache == null || old(cache.readAt, now)) {
+            cache = new Cache(now, properties.snapshotMaxAge(), placement.schedulableMachines());
             // what other workers planned but have not committed is not in what was just read
-            inFlight.values().forEach(planned -> reserve(cache, planned));
+            inFlight.values().forEach(planned -> reserve(cache, null, planned));
         }
-        List<MachineView> machines = new ArrayList<>(cache.machines.size());
-        for (MachineRow m : cache.machines) {
-            long[] a = cache.allocated.get(m.id());
-            Duration age = m.lastHeartbeatAt() == null ? Duration.ofDays(365) : Duration.between(m.lastHeartbeatAt(), now);
-            machines.add(new MachineView(m.id(), m.region(), m.labels(), m.gpuType(), m.cpuMillis(), m.memoryMb(),
-                    m.gpuCount(), a[0], a[1], (int) a[2], m.status(), age));
+        if (tenants == null) {
+            tenants = new Tenants(now, placement.tenantUsage());
+            inFlight.values().forEach(planned -> reserve(null, tenants, planned));
         }
-        Map<UUID, TenantView> tenants = new HashMap<>();
-        cache.tenants.forEach((id, t) -> {
-            long[] u = cache.used.get(id);
-            tenants.put(id, new TenantView(id, t.weight(), u[0], u[1], (int) u[2],
+        Map<UUID, TenantView> views = new HashMap<>();
+        tenants.tenants.forEach((id, t) -> {
+            long[] u = tenants.used.get(id);
+            views.put(id, new TenantView(id, t.weight(), u[0], u[1], (int) u[2],
                     new Quota(t.quotaCpuMillis(), t.quotaMemoryMb(), t.quotaGpuCount())));
         });
-        return new Snapshot(machines, tenants, properties.heartbeatFreshness());
+        return new Snapshot(Arrays.asList(cache.views), views, properties.heartbeatFreshness());
     }
 
     private static List<PendingJob> pending(List<ClaimedJob> claimed) {
