@@ -88,7 +88,7 @@ public final class JobStore {
      */
     public Submission submit(UUID tenantId, JobSpec spec, String idempotencyKey) {
         return inTransaction(() -> {
-            Instant now = clock.instant();
+            Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MICROS); // as PostgreSQL keeps it
             UUID id = Ids.newId(clock);
             byte[] hash = Json.specHash(spec);
             List<UUID> inserted = jdbc.sql("""
@@ -123,7 +123,9 @@ public final class JobStore {
                         ? new Submission.Accepted(existing.getKey(), false)
                         : new Submission.KeyConflict(existing.getKey());
             }
-            JobRecord job = get(id).orElseThrow();
+            // the row as inserted, without reading it back
+            JobRecord job = new JobRecord(id, tenantId, spec, JobState.SUBMITTED, "awaiting admission", 1, 0, 0, 0, null,
+                    null, null, false, now, now, now, null);
             record(job, null, JobEventType.STATE_CHANGED, Map.of());
             afterCommit(() -> meters.counter("jobs.submitted").increment());
             return new Submission.Accepted(job, true);

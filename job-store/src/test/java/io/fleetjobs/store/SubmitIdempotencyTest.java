@@ -54,7 +54,15 @@ class SubmitIdempotencyTest {
         assertThat(outcomes).extracting(s -> ((Submission.Accepted) s).job().id()).containsOnly(
                 ((Submission.Accepted) outcomes.getFirst()).job().id());
         assertThat(f.count("select count(*) from jobs where idempotency_key = 'key-1'")).isEqualTo(1);
-        assertThat(f.count("select count(*) from outbox")).isEqualTo(1);
+        assertThat(f.count("select count(*) from outbox where key = (select id::text from jobs where idempotency_key = 'key-1')"))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void aSubmissionAnswersTheRowAsStored() {
+        var accepted = (Submission.Accepted) f.jobs.submit(f.tenant, StoreFixture.aJob("as-stored"), null);
+        assertThat(accepted.created()).isTrue();
+        assertThat(accepted.job()).isEqualTo(f.jobs.get(accepted.job().id()).orElseThrow());
     }
 
     @Test

@@ -14,7 +14,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * measured period, against a platform started by this program on a fresh database of {@link BenchPostgres}
  * (no agents by default: the jobs queue and nothing runs them, so the machine's cores go to the submit
  * path). Then pgbench's simple-update at the same number of clients on the same server, and the ratio.
- * Run with {@code bench/run submit [clients] [measured s] [warm-up s] [agents]} (default 50, 30, 10, 0).
+ * Run with {@code bench/run submit [clients] [measured s] [warm-up s] [agents]} (default 50, 30, 90, 0).
+ * The warm-up is long because the services are long-lived processes measured here in their first
+ * minutes: with 10 s, the C2 compilers of four freshly started JVMs took most of the two cores during
+ * the measured period (JFR: 15 s of compilation in 20 s in job-service alone), and the figure was a
+ * quarter of the warm one.
  */
 public final class Submit {
     static final String SPEC = """
@@ -27,7 +31,7 @@ public final class Submit {
     public static void main(String[] args) throws Exception {
         int clients = args.length > 0 ? Integer.parseInt(args[0]) : 50;
         int measured = args.length > 1 ? Integer.parseInt(args[1]) : 30;
-        int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+        int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 90;
         int agents = args.length > 3 ? Integer.parseInt(args[3]) : 0;
         try (BenchPostgres pg = BenchPostgres.start()) {
             System.out.printf("submit: %d closed-loop clients, %d s warm-up, %d s measured, %d agents%n", clients,

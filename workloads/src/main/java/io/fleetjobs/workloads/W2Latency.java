@@ -35,7 +35,8 @@ import tools.jackson.databind.JsonNode;
  */
 public final class W2Latency {
     static final Duration DRAIN = Duration.ofSeconds(30);
-    static final int WARMUP_SECONDS = 10;
+    /** Long enough for the JIT compilers of the freshly started services to settle (see {@link Submit}). */
+    static final int WARMUP_SECONDS = 90;
     static final int SIMULATED = 100;
     static final int STAGE_SAMPLE = 200;
 
