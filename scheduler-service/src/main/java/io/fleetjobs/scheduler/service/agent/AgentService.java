@@ -103,9 +103,19 @@ public final class AgentService {
             }
         }
         long waitMs = Math.min(Math.max(heartbeat.waitMs(), 0), properties.maxWait().toMillis());
+        long deadline = System.nanoTime() + waitMs * 1_000_000L;
         CompletableFuture<Void> ticket = broker.register(machineId);
         Desired desired = desired(machineId, running);
-        if (desired.isEmpty() && ack.isEmpty() && waitMs > 0 && broker.await(ticket, Duration.ofMillis(waitMs))) {
+        // Held while there is nothing to say, until the wait runs out. A wake-up that finds nothing new
+        // (the same placement signalled again by its event from Kafka, a cancel already settled) holds
+        // on: answered empty, the agent would sleep out the rest of its interval and miss the next
+        // placement's wake-up (W2's SCHEDULED -> started stage took up to a whole interval).
+        while (desired.isEmpty() && ack.isEmpty()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !broker.await(ticket, Duration.ofNanos(left))) {
+                break;
+            }
+            ticket = broker.register(machineId); // before reading, so a signal during the read is not lost
             desired = desired(machineId, running);
         }
         return new HeartbeatResponse(properties.leaseTtl().toMillis(), desired.start, desired.kill, ack);

@@ -37,6 +37,11 @@ public final class LeaseBroker {
         }
     }
 
+    /** Whether a heartbeat of this machine is registered for the next signal (for tests). */
+    public boolean registered(String machineId) {
+        return waiters.containsKey(machineId);
+    }
+
     public void signal(String machineId) {
         CompletableFuture<Void> waiter = waiters.remove(machineId);
         if (waiter != null) {

@@ -1,0 +1,82 @@
+package io.fleetjobs.scheduler.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
+import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
+import io.fleetjobs.scheduler.core.PlacementEngine;
+import io.fleetjobs.scheduler.service.agent.AgentProperties;
+import io.fleetjobs.scheduler.service.agent.AgentService;
+import io.fleetjobs.scheduler.service.agent.HeartbeatWriter;
+import io.fleetjobs.scheduler.service.agent.LeaseBroker;
+import io.fleetjobs.store.AttemptReports;
+import io.fleetjobs.store.PlacementStore;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A held heartbeat answers when there is something to say: a wake-up that finds nothing new (a
+ * placement signalled a second time by its event from Kafka) holds on, so that the agent is still
+ * listening when the next placement on its machine commits, instead of sleeping out its interval.
+ */
+class HeldHeartbeatTest {
+    private static Fleet fleet;
+
+    @BeforeAll
+    static void start() {
+        fleet = new Fleet(InstantSource.system());
+    }
+
+    @AfterAll
+    static void stop() {
+        fleet.close();
+    }
+
+    @Test
+    void aWakeUpWithNothingNewKeepsTheHeartbeatHeldUntilAPlacementCommits() throws Exception {
+        UUID tenant = fleet.tenant("held");
+        long incarnation = fleet.machines.join("held-1", "eu", Map.of(), null, 8_000, 16_384, 0, new byte[] {1});
+        fleet.machines.heartbeats(Map.of("held-1", InstantSource.system().instant()));
+        LeaseBroker broker = new LeaseBroker();
+        AgentService agents = new AgentService(fleet.jobs, fleet.machines,
+                new AttemptReports(fleet.jdbc, fleet.jobs, new SecureRandom()), broker,
+                new HeartbeatWriter(fleet.machines, Duration.ofSeconds(1)),
+                new AgentProperties("token", Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), null));
+        SchedulerCycle cycle = new SchedulerCycle(fleet.jobs, new PlacementStore(fleet.jdbc, fleet.jobs), new PlacementEngine(),
+                SchedulerProperties.defaults(), new SimpleMeterRegistry(), broker::signalAll);
+
+        AtomicReference<Thread> holder = new AtomicReference<>();
+        CompletableFuture<HeartbeatResponse> reply = CompletableFuture.supplyAsync(() -> {
+            holder.set(Thread.currentThread());
+            return agents.heartbeat("held-1", new Heartbeat("held-1", incarnation, List.of(), 30_000));
+        });
+        await().until(() -> held(broker, holder));
+
+        broker.signal("held-1"); // nothing new on the machine
+        await().until(() -> reply.isDone() || held(broker, holder));
+        assertThat(reply).as("a wake-up with nothing to say is not answered").isNotDone();
+
+        fleet.queue(tenant, List.of(Fleet.spec("wake-me", 1, 512, 0, null, "eu")));
+        assertThat(cycle.runOnce().placed()).isEqualTo(1);
+        HeartbeatResponse response = reply.get();
+        assertThat(response.start()).hasSize(1);
+        assertThat(response.start().getFirst().attempt()).isEqualTo(1);
+    }
+
+    /** The heartbeat's thread waits on a registered ticket (and not on the database). */
+    private static boolean held(LeaseBroker broker, AtomicReference<Thread> holder) {
+        Thread t = holder.get();
+        return t != null && broker.registered("held-1") && t.getState() == Thread.State.TIMED_WAITING;
+    }
+}
