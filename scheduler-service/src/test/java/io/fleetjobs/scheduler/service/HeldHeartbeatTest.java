@@ -74,6 +74,44 @@ class HeldHeartbeatTest {
         assertThat(response.start().getFirst().attempt()).isEqualTo(1);
     }
 
+    @Test
+    void anAttemptTheAgentReportsEndedIsNotLeasedAgainWhileItsRowIsBusy() throws Exception {
+        UUID tenant = fleet.tenant("ended");
+        long incarnation = fleet.machines.join("ended-1", "us", Map.of(), null, 8_000, 16_384, 0, new byte[] {2});
+        fleet.machines.heartbeats(Map.of("ended-1", InstantSource.system().instant()));
+        LeaseBroker broker = new LeaseBroker();
+        AgentService agents = new AgentService(fleet.jobs, fleet.machines,
+                new AttemptReports(fleet.jdbc, fleet.jobs, new SecureRandom()), broker,
+                new HeartbeatWriter(fleet.machines, Duration.ofSeconds(1)),
+                new AgentProperties("token", Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), null));
+        SchedulerCycle cycle = new SchedulerCycle(fleet.jobs, new PlacementStore(fleet.jdbc, fleet.jobs), new PlacementEngine(),
+                SchedulerProperties.defaults(), new SimpleMeterRegistry(), broker::signalAll);
+        fleet.queue(tenant, List.of(Fleet.spec("quick", 1, 512, 0, null, "us")));
+        assertThat(cycle.runOnce().placed()).isEqualTo(1);
+        HeartbeatResponse first = agents.heartbeat("ended-1", new Heartbeat("ended-1", incarnation, List.of(), 0));
+        assertThat(first.start()).hasSize(1);
+        var lease = first.start().getFirst();
+
+        // the agent ran it at once and reports its end, while Kafka's path holds the attempt's row
+        var now = InstantSource.system().instant();
+        var ended = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), "ended-1",
+                io.fleetjobs.model.AttemptState.SUCCEEDED, 0, null, now, now, "", "");
+        try (var c = fleet.dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try (var st = c.prepareStatement("select 1 from attempts where job_id = ? for update")) {
+                st.setObject(1, lease.jobId());
+                st.executeQuery();
+            }
+            HeartbeatResponse second = agents.heartbeat("ended-1", new Heartbeat("ended-1", incarnation, List.of(ended), 0));
+            assertThat(second.ack()).as("busy: acknowledged later").isEmpty();
+            assertThat(second.start()).as("not leased again").isEmpty();
+            c.rollback();
+        }
+        HeartbeatResponse third = agents.heartbeat("ended-1", new Heartbeat("ended-1", incarnation, List.of(ended), 0));
+        assertThat(third.ack()).hasSize(1);
+        assertThat(third.start()).isEmpty();
+    }
+
     /** The heartbeat's thread waits on a registered ticket (and not on the database). */
     private static boolean held(LeaseBroker broker, AtomicReference<Thread> holder) {
         Thread t = holder.get();

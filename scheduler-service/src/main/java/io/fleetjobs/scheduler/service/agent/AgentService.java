@@ -23,8 +23,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -105,7 +107,7 @@ public final class AgentService {
         long waitMs = Math.min(Math.max(heartbeat.waitMs(), 0), properties.maxWait().toMillis());
         long deadline = System.nanoTime() + waitMs * 1_000_000L;
         CompletableFuture<Void> ticket = broker.register(machineId);
-        Desired desired = desired(machineId, running);
+        Desired desired = desired(machineId, running, endedRefs(ended));
         // Held while there is nothing to say, until the wait runs out. A wake-up that finds nothing new
         // (the same placement signalled again by its event from Kafka, a cancel already settled) holds
         // on: answered empty, the agent would sleep out the rest of its interval and miss the next
@@ -116,7 +118,7 @@ public final class AgentService {
                 break;
             }
             ticket = broker.register(machineId); // before reading, so a signal during the read is not lost
-            desired = desired(machineId, running);
+            desired = desired(machineId, running, endedRefs(ended));
         }
         return new HeartbeatResponse(properties.leaseTtl().toMillis(), desired.start, desired.kill, ack);
     }
@@ -127,8 +129,20 @@ public final class AgentService {
         }
     }
 
-    /** Compares what the database says must run on the machine with what its agent says it runs. */
-    private Desired desired(String machineId, Map<AttemptRef, AttemptReport> running) {
+    private static Set<AttemptRef> endedRefs(List<AttemptReport> ended) {
+        Set<AttemptRef> refs = new HashSet<>();
+        ended.forEach(r -> refs.add(new AttemptRef(r.jobId(), r.attempt())));
+        return refs;
+    }
+
+    /**
+     * Compares what the database says must run on the machine with what its agent says it runs.
+     * An attempt the agent reports ended is never leased again, though the database may not show the
+     * end yet (Kafka's path holding the row: the report is then not acknowledged and comes again): the
+     * agent would ignore the lease, and an answer with nothing new in it sends it to sleep out its
+     * heartbeat interval, deaf to the next placement on its machine.
+     */
+    private Desired desired(String machineId, Map<AttemptRef, AttemptReport> running, Set<AttemptRef> ended) {
         List<Lease> start = new ArrayList<>();
         List<Kill> kill = new ArrayList<>();
         List<AttemptReport> settle = new ArrayList<>();
@@ -152,6 +166,8 @@ public final class AgentService {
                 } else if (a.state() == AttemptState.SCHEDULED) {
                     settle.add(reported); // its start report is late or lost: the heartbeat says it runs
                 }
+            } else if (ended.contains(ref)) {
+                continue; // its end report is applied, now or with the agent's next heartbeat
             } else if (a.cancelRequested()) {
                 // canceled before it started: end it here, nothing to kill
                 settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), machineId, AttemptState.CANCELED,
