@@ -187,8 +187,14 @@ public final class W2Latency {
                 stages(platform, sentAt));
     }
 
-    private static long waiting(BenchPlatform platform) throws Exception {
-        return platform.count("SUBMITTED") + platform.count("QUEUED") + platform.count("SCHEDULED");
+    /** Jobs not started yet; {@link Long#MAX_VALUE} when the platform is too loaded to answer the count (the rate then does not hold). */
+    private static long waiting(BenchPlatform platform) throws InterruptedException {
+        try {
+            return platform.count("SUBMITTED") + platform.count("QUEUED") + platform.count("SCHEDULED");
+        } catch (java.io.IOException | RuntimeException e) {
+            System.out.println("  (the backlog could not be counted: " + e + ")");
+            return Long.MAX_VALUE;
+        }
     }
 
     /**
