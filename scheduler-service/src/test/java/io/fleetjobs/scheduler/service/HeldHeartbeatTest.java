@@ -45,16 +45,11 @@ class HeldHeartbeatTest {
 
     @Test
     void aWakeUpWithNothingNewKeepsTheHeartbeatHeldUntilAPlacementCommits() throws Exception {
-        UUID tenant = fleet.tenant("held");
-        long incarnation = fleet.machines.join("held-1", "eu", Map.of(), null, 8_000, 16_384, 0, new byte[] {1});
-        fleet.machines.heartbeats(Map.of("held-1", InstantSource.system().instant()));
-        LeaseBroker broker = new LeaseBroker();
-        AgentService agents = new AgentService(fleet.jobs, fleet.machines,
-                new AttemptReports(fleet.jdbc, fleet.jobs, new SecureRandom()), broker,
-                new HeartbeatWriter(fleet.machines, Duration.ofSeconds(1)),
-                new AgentProperties("token", Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), null));
-        SchedulerCycle cycle = new SchedulerCycle(fleet.jobs, new PlacementStore(fleet.jdbc, fleet.jobs), new PlacementEngine(),
-                SchedulerProperties.defaults(), new SimpleMeterRegistry(), broker::signalAll);
+        Machine m = machine("held", "eu", 1);
+        LeaseBroker broker = m.broker();
+        AgentService agents = m.agents();
+        long incarnation = m.incarnation();
+        UUID tenant = m.tenant();
 
         AtomicReference<Thread> holder = new AtomicReference<>();
         CompletableFuture<HeartbeatResponse> reply = CompletableFuture.supplyAsync(() -> {
@@ -68,7 +63,7 @@ class HeldHeartbeatTest {
         assertThat(reply).as("a wake-up with nothing to say is not answered").isNotDone();
 
         fleet.queue(tenant, List.of(Fleet.spec("wake-me", 1, 512, 0, null, "eu")));
-        assertThat(cycle.runOnce().placed()).isEqualTo(1);
+        assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
         HeartbeatResponse response = reply.get();
         assertThat(response.start()).hasSize(1);
         assertThat(response.start().getFirst().attempt()).isEqualTo(1);
@@ -76,19 +71,10 @@ class HeldHeartbeatTest {
 
     @Test
     void anAttemptTheAgentReportsEndedIsNotLeasedAgainWhileItsRowIsBusy() throws Exception {
-        UUID tenant = fleet.tenant("ended");
-        long incarnation = fleet.machines.join("ended-1", "us", Map.of(), null, 8_000, 16_384, 0, new byte[] {2});
-        fleet.machines.heartbeats(Map.of("ended-1", InstantSource.system().instant()));
-        LeaseBroker broker = new LeaseBroker();
-        AgentService agents = new AgentService(fleet.jobs, fleet.machines,
-                new AttemptReports(fleet.jdbc, fleet.jobs, new SecureRandom()), broker,
-                new HeartbeatWriter(fleet.machines, Duration.ofSeconds(1)),
-                new AgentProperties("token", Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), null));
-        SchedulerCycle cycle = new SchedulerCycle(fleet.jobs, new PlacementStore(fleet.jdbc, fleet.jobs), new PlacementEngine(),
-                SchedulerProperties.defaults(), new SimpleMeterRegistry(), broker::signalAll);
-        fleet.queue(tenant, List.of(Fleet.spec("quick", 1, 512, 0, null, "us")));
-        assertThat(cycle.runOnce().placed()).isEqualTo(1);
-        HeartbeatResponse first = agents.heartbeat("ended-1", new Heartbeat("ended-1", incarnation, List.of(), 0));
+        Machine m = machine("ended", "us", 2);
+        fleet.queue(m.tenant(), List.of(Fleet.spec("quick", 1, 512, 0, null, "us")));
+        assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
+        HeartbeatResponse first = m.beat(List.of());
         assertThat(first.start()).hasSize(1);
         var lease = first.start().getFirst();
 
@@ -102,14 +88,38 @@ class HeldHeartbeatTest {
                 st.setObject(1, lease.jobId());
                 st.executeQuery();
             }
-            HeartbeatResponse second = agents.heartbeat("ended-1", new Heartbeat("ended-1", incarnation, List.of(ended), 0));
+            HeartbeatResponse second = m.beat(List.of(ended));
             assertThat(second.ack()).as("busy: acknowledged later").isEmpty();
             assertThat(second.start()).as("not leased again").isEmpty();
             c.rollback();
         }
-        HeartbeatResponse third = agents.heartbeat("ended-1", new Heartbeat("ended-1", incarnation, List.of(ended), 0));
+        HeartbeatResponse third = m.beat(List.of(ended));
         assertThat(third.ack()).hasSize(1);
         assertThat(third.start()).isEmpty();
+    }
+
+    /** A tenant, a machine {@code name}-1 joined with a fresh heartbeat, and this replica's agent service and cycle. */
+    private record Machine(UUID tenant, String id, long incarnation, LeaseBroker broker, AgentService agents,
+            SchedulerCycle cycle) {
+        /** A heartbeat with these reports that is not held. */
+        HeartbeatResponse beat(List<io.fleetjobs.model.agent.AttemptReport> reports) {
+            return agents.heartbeat(id, new Heartbeat(id, incarnation, reports, 0));
+        }
+    }
+
+    private static Machine machine(String name, String region, int credential) {
+        UUID tenant = fleet.tenant(name);
+        long incarnation = fleet.machines.join(name + "-1", region, Map.of(), null, 8_000, 16_384, 0,
+                new byte[] {(byte) credential});
+        fleet.machines.heartbeats(Map.of(name + "-1", InstantSource.system().instant()));
+        LeaseBroker broker = new LeaseBroker();
+        AgentService agents = new AgentService(fleet.jobs, fleet.machines,
+                new AttemptReports(fleet.jdbc, fleet.jobs, new SecureRandom()), broker,
+                new HeartbeatWriter(fleet.machines, Duration.ofSeconds(1)),
+                new AgentProperties("token", Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), null));
+        SchedulerCycle cycle = new SchedulerCycle(fleet.jobs, new PlacementStore(fleet.jdbc, fleet.jobs), new PlacementEngine(),
+                SchedulerProperties.defaults(), new SimpleMeterRegistry(), broker::signalAll);
+        return new Machine(tenant, name + "-1", incarnation, broker, agents, cycle);
     }
 
     /** The heartbeat's thread waits on a registered ticket (and not on the database). */
