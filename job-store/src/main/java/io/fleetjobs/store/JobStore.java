@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -88,7 +90,7 @@ public final class JobStore {
      */
     public Submission submit(UUID tenantId, JobSpec spec, String idempotencyKey) {
         return inTransaction(() -> {
-            Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.MICROS); // as PostgreSQL keeps it
+            Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS); // as PostgreSQL keeps it
             UUID id = Ids.newId(clock);
             byte[] hash = Json.specHash(spec);
             List<UUID> inserted = jdbc.sql("""
@@ -157,9 +159,9 @@ public final class JobStore {
         if (state != null) {
             sql = "select " + COLUMNS + range.formatted(":state");
         } else {
-            sql = java.util.Arrays.stream(JobState.values())
+            sql = Arrays.stream(JobState.values())
                     .map(s -> "(select " + COLUMNS + range.formatted("'" + s.name() + "'") + ")")
-                    .collect(java.util.stream.Collectors.joining(" union all ", "select * from (", ") j order by id desc limit :limit"));
+                    .collect(Collectors.joining(" union all ", "select * from (", ") j order by id desc limit :limit"));
         }
         JdbcClient.StatementSpec q = jdbc.sql(sql).param("t", tenantId).param("limit", limit);
         if (state != null) {

@@ -88,10 +88,12 @@ public final class AgentService {
         List<AttemptRef> ack = new ArrayList<>();
         Map<AttemptRef, AttemptReport> running = new HashMap<>();
         List<AttemptReport> ended = new ArrayList<>();
+        Set<AttemptRef> endedRefs = new HashSet<>();
         for (AttemptReport report : heartbeat.attempts()) {
             AttemptReport own = withMachine(report, machineId);
             if (own.endsAttempt()) {
                 ended.add(own);
+                endedRefs.add(new AttemptRef(own.jobId(), own.attempt()));
             } else {
                 running.put(new AttemptRef(own.jobId(), own.attempt()), own);
             }
@@ -107,7 +109,7 @@ public final class AgentService {
         long waitMs = Math.min(Math.max(heartbeat.waitMs(), 0), properties.maxWait().toMillis());
         long deadline = System.nanoTime() + waitMs * 1_000_000L;
         CompletableFuture<Void> ticket = broker.register(machineId);
-        Desired desired = desired(machineId, running, endedRefs(ended));
+        Desired desired = desired(machineId, running, endedRefs);
         // Held while there is nothing to say, until the wait runs out. A wake-up that finds nothing new
         // (the same placement signalled again by its event from Kafka, a cancel already settled) holds
         // on: answered empty, the agent would sleep out the rest of its interval and miss the next
@@ -118,7 +120,7 @@ public final class AgentService {
                 break;
             }
             ticket = broker.register(machineId); // before reading, so a signal during the read is not lost
-            desired = desired(machineId, running, endedRefs(ended));
+            desired = desired(machineId, running, endedRefs);
         }
         return new HeartbeatResponse(properties.leaseTtl().toMillis(), desired.start, desired.kill, ack);
     }
@@ -127,12 +129,6 @@ public final class AgentService {
         boolean isEmpty() {
             return start.isEmpty() && kill.isEmpty();
         }
-    }
-
-    private static Set<AttemptRef> endedRefs(List<AttemptReport> ended) {
-        Set<AttemptRef> refs = new HashSet<>();
-        ended.forEach(r -> refs.add(new AttemptRef(r.jobId(), r.attempt())));
-        return refs;
     }
 
     /**

@@ -27,12 +27,13 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * table; asserts nothing. After a JIT warm-up, rounds of placements alternate with 10 s of pgbench,
  * each phase starting from a vacuumed and checkpointed server, and the medians are compared: on a
  * shared 2-core machine either figure moves by a third from one minute to the next, so a single
- * pair says little. Run from the repository root:
+ * pair says little. The deepest queue goes first: it warms the JVM up for the shorter ones. Run from
+ * the repository root:
  *
  * <pre>
  * ./mvnw -q -pl scheduler-service -am install -DskipTests
  * ./mvnw -q -pl scheduler-service exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=io.fleetjobs.scheduler.service.bench.PlacementThroughput -Dexec.args="10000 1000000"
+ *     -Dexec.mainClass=io.fleetjobs.scheduler.service.bench.PlacementThroughput -Dexec.args="1000000 10000"
  * </pre>
  * {@code -Dworkers=N} (default 2, as the scheduler runs) sets how many cycles run at once,
  * {@code -Dbatch=N} (default 1000) the jobs claimed per cycle, {@code -Dwarmup=N} (50,000)
