@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -101,9 +102,11 @@ public final class AttemptReports {
                 }
                 rounds.get(round).add(i);
             }
+            Map<String, long[]> release = new TreeMap<>();
             for (List<Integer> round : rounds) {
-                applyRound(reports, round, outcomes, skipLocked);
+                applyRound(reports, round, outcomes, skipLocked, release);
             }
+            release(release);
             return Arrays.asList(outcomes);
         });
     }
@@ -112,7 +115,8 @@ public final class AttemptReports {
     }
 
     /** Reports of distinct jobs. */
-    private void applyRound(List<AttemptReport> reports, List<Integer> round, Outcome[] outcomes, boolean skipLocked) {
+    private void applyRound(List<AttemptReport> reports, List<Integer> round, Outcome[] outcomes, boolean skipLocked,
+            Map<String, long[]> release) {
         List<AttemptReport> asked = round.stream().map(reports::get).toList();
         Map<Key, Current> current = lockAttempts(asked, skipLocked);
         java.util.Set<Key> busy = skipLocked ? held(asked, current) : java.util.Set.of();
@@ -139,7 +143,7 @@ public final class AttemptReports {
                 .map(AttemptReport::jobId).toList());
         Instant now = jobs.clock().instant();
         markRunning(started, now);
-        end(ended, current, now);
+        end(ended, current, now, release);
 
         List<JobStore.Change> changes = new ArrayList<>();
         for (AttemptReport r : started) {
@@ -225,8 +229,8 @@ public final class AttemptReports {
                 .update();
     }
 
-    /** Ends the attempts and releases what they held on their machines (machine rows locked in id order). */
-    private void end(List<AttemptReport> ended, Map<Key, Current> current, Instant now) {
+    /** Ends the attempts and adds what they held to {@code release}, per machine. */
+    private void end(List<AttemptReport> ended, Map<Key, Current> current, Instant now, Map<String, long[]> release) {
         if (ended.isEmpty()) {
             return;
         }
@@ -240,7 +244,6 @@ public final class AttemptReports {
         String[] startedAt = new String[n];
         String[] stdout = new String[n];
         String[] stderr = new String[n];
-        Map<String, long[]> release = new java.util.TreeMap<>();
         for (int i = 0; i < n; i++) {
             AttemptReport r = ended.get(i);
             ids[i] = r.jobId().toString();
@@ -272,6 +275,17 @@ public final class AttemptReports {
                 .param("exits", exits).param("reasons", reasons).param("started", startedAt)
                 .param("out", stdout).param("err", stderr).param("now", JobStore.ts(now))
                 .update();
+    }
+
+    /**
+     * Gives the machines back what the ended attempts held: the last statements of the transaction, so that
+     * the machine rows, which every placement locks too, are held only until the commit (rows locked in id
+     * order, as every other writer of them does).
+     */
+    private void release(Map<String, long[]> release) {
+        if (release.isEmpty()) {
+            return;
+        }
         String[] machines = release.keySet().toArray(String[]::new);
         jdbc.sql("select id from machines where id = any(:ids) order by id for no key update")
                 .param("ids", machines).query(String.class).list();

@@ -101,7 +101,28 @@ public final class MachineStore {
     public record Identity(String machineId, long incarnation) {
     }
 
-    /** Records many heartbeats in one statement. */
+    /**
+     * Records the heartbeats of those machines whose row no other transaction holds, in one statement, and
+     * answers which were written. Placements and attempt ends lock machine rows for the length of their
+     * transactions; a heartbeat waiting behind them would make a busy machine look silent.
+     */
+    public java.util.Set<String> heartbeatsAvailable(Map<String, java.time.Instant> lastSeen) {
+        if (lastSeen.isEmpty()) {
+            return java.util.Set.of();
+        }
+        String[] ids = lastSeen.keySet().toArray(String[]::new);
+        String[] at = java.util.Arrays.stream(ids).map(id -> lastSeen.get(id).toString()).toArray(String[]::new);
+        return new java.util.HashSet<>(jdbc.sql("""
+                        with free as (select id from machines where id = any(cast(:ids as text[])) for no key update skip locked)
+                        update machines m set last_heartbeat_at = greatest(m.last_heartbeat_at, d.at)
+                        from unnest(cast(:ids as text[]), cast(cast(:at as text[]) as timestamptz[])) as d(id, at)
+                        where m.id = d.id and m.id in (select id from free)
+                        returning m.id""")
+                .param("ids", ids).param("at", at)
+                .query(String.class).list());
+    }
+
+    /** Records many heartbeats in one statement, waiting for rows other transactions hold. */
     public void heartbeats(Map<String, java.time.Instant> lastSeen) {
         if (lastSeen.isEmpty()) {
             return;

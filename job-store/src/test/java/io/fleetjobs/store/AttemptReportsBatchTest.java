@@ -188,4 +188,24 @@ class AttemptReportsBatchTest {
                 .containsExactly("SUBMITTED", "QUEUED", "SCHEDULED", "RUNNING", "SUCCEEDED");
         assertThat(machines.get("batched").orElseThrow().allocCpuMillis()).isEqualTo(heldBefore - 1000);
     }
+
+    @Test
+    void aHeartbeatSkipsAMachineRowAnotherTransactionHoldsUntilItIsFree() throws Exception {
+        machines.register("busy", "eu", Map.of(), null, 64_000, 65_536, 0);
+        machines.register("idle", "eu", Map.of(), null, 64_000, 65_536, 0);
+        Instant at = Instant.parse("2030-01-01T00:00:00Z");
+        String seen = "select count(*) from machines where id = '%s' and last_heartbeat_at = '2030-01-01T00:00:00Z'";
+        try (var other = f.dataSource.getConnection()) {
+            other.setAutoCommit(false);
+            try (var lock = other.prepareStatement("select 1 from machines where id = 'busy' for no key update")) {
+                lock.executeQuery().close();
+            }
+            assertThat(machines.heartbeatsAvailable(Map.of("busy", at, "idle", at))).containsExactly("idle");
+            assertThat(f.count(seen.formatted("idle"))).isOne();
+            assertThat(f.count(seen.formatted("busy"))).isZero();
+            other.rollback();
+        }
+        assertThat(machines.heartbeatsAvailable(Map.of("busy", at))).containsExactly("busy");
+        assertThat(f.count(seen.formatted("busy"))).isOne();
+    }
 }

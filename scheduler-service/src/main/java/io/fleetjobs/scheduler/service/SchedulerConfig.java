@@ -55,8 +55,9 @@ class SchedulerConfig {
     }
 
     @Bean
-    HeartbeatWriter heartbeatWriter(MachineStore machines, AgentProperties properties) {
-        return new HeartbeatWriter(machines, properties.heartbeatFlush());
+    HeartbeatWriter heartbeatWriter(MachineStore machines, AgentProperties properties, InstantSource clock) {
+        // a heartbeat waits at most half an interval for a busy machine's row before the writer waits for it
+        return new HeartbeatWriter(machines, properties.heartbeatFlush(), properties.heartbeatInterval().dividedBy(2), clock);
     }
 
     @Bean
