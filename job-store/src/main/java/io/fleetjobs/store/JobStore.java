@@ -83,12 +83,28 @@ public final class JobStore {
 
     // ---- submit ---------------------------------------------------------------------------------
 
+    private static final String SUBMITTED_REASON = "awaiting admission";
+
     /**
-     * Writes a new job SUBMITTED with its first history row and event. With an idempotency key, a
-     * second submit with the same key returns the first job (same spec) or a conflict (another spec),
-     * also when both race: the unique key makes the loser wait for the winner's commit.
+     * Writes a new job SUBMITTED with its first history row and event, for admission to move on. With an
+     * idempotency key, a second submit with the same key returns the first job (same spec) or a conflict
+     * (another spec), also when both race: the unique key makes the loser wait for the winner's commit.
      */
     public Submission submit(UUID tenantId, JobSpec spec, String idempotencyKey) {
+        return submit(tenantId, spec, idempotencyKey, false);
+    }
+
+    /**
+     * Like {@link #submit(UUID, JobSpec, String)}; with {@code admit}, the job is admitted in the same
+     * transaction: written QUEUED (version 2) with both history rows and both events (SUBMITTED, then
+     * QUEUED), as if admission had moved it at once, without the round trip through the outbox, Kafka
+     * and a second transaction that rewrites the row.
+     */
+    public Submission submit(UUID tenantId, JobSpec spec, String idempotencyKey, boolean admit) {
+        Transition admission = Transition.admit();
+        JobState state = admit ? admission.to : JobState.SUBMITTED;
+        String reason = admit ? admission.reason : SUBMITTED_REASON;
+        long version = admit ? 2 : 1;
         return inTransaction(() -> {
             Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS); // as PostgreSQL keeps it
             UUID id = Ids.newId(clock);
@@ -97,8 +113,8 @@ public final class JobStore {
                             insert into jobs (id, tenant_id, name, queue, priority, spec, state, state_reason, version,
                                               not_before, cpu_millis, memory_mb, gpu_count, gpu_type, region,
                                               idempotency_key, request_hash, created_at, updated_at)
-                            values (:id, :tenant, :name, :queue, :priority, cast(:spec as jsonb), 'SUBMITTED',
-                                    'awaiting admission', 1, :now, :cpu, :mem, :gpus, :gpuType, :region,
+                            values (:id, :tenant, :name, :queue, :priority, cast(:spec as jsonb), :state,
+                                    :reason, :version, :now, :cpu, :mem, :gpus, :gpuType, :region,
                                     :key, :hash, :now, :now)
                             on conflict (tenant_id, idempotency_key) where idempotency_key is not null do nothing
                             returning id""")
@@ -108,6 +124,9 @@ public final class JobStore {
                     .param("queue", spec.queue())
                     .param("priority", spec.priority())
                     .param("spec", Json.write(spec))
+                    .param("state", state.name())
+                    .param("reason", reason)
+                    .param("version", version)
                     .param("now", ts(now))
                     .param("cpu", spec.resources().cpuMillis())
                     .param("mem", spec.resources().memoryMb())
@@ -126,9 +145,16 @@ public final class JobStore {
                         : new Submission.KeyConflict(existing.getKey());
             }
             // the row as inserted, without reading it back
-            JobRecord job = new JobRecord(id, tenantId, spec, JobState.SUBMITTED, "awaiting admission", 1, 0, 0, 0, null,
+            JobRecord job = new JobRecord(id, tenantId, spec, state, reason, version, 0, 0, 0, null,
                     null, null, false, now, now, now, null);
-            record(job, null, JobEventType.STATE_CHANGED, Map.of());
+            if (admit) {
+                Written admitted = new Written(id, tenantId, 2, JobState.SUBMITTED, state, reason, now, Map.of());
+                insertRecords(List.of(new Written(id, tenantId, 1, null, JobState.SUBMITTED, SUBMITTED_REASON, now, Map.of()),
+                        admitted));
+                afterCommitCount(List.of(admitted));
+            } else {
+                record(job, null, JobEventType.STATE_CHANGED, Map.of());
+            }
             afterCommit(() -> meters.counter("jobs.submitted").increment());
             return new Submission.Accepted(job, true);
         });

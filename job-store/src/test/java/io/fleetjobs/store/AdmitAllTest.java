@@ -40,4 +40,26 @@ class AdmitAllTest {
         }
         assertThat(f.jobs.get(canceled.id()).orElseThrow().state()).isEqualTo(JobState.CANCELED);
     }
+
+    @Test
+    void aJobAdmittedOnSubmitIsWhatAdmissionWouldHaveMadeOfIt() {
+        JobRecord job = ((Submission.Accepted) f.jobs.submit(f.tenant, StoreFixture.aJob("inline"), "inline-1", true)).job();
+        JobRecord stored = f.jobs.get(job.id()).orElseThrow();
+
+        assertThat(stored).as("the answer is the row as stored").isEqualTo(job);
+        assertThat(stored.state()).isEqualTo(JobState.QUEUED);
+        assertThat(stored.version()).isEqualTo(2);
+        assertThat(stored.stateReason()).isEqualTo("admitted; waiting for placement");
+        Histories.assertWellFormed(f, stored, "admitted on submit");
+        assertThat(f.jobs.history(job.id())).extracting(HistoryEntry::to).containsExactly(JobState.SUBMITTED, JobState.QUEUED);
+        assertThat(f.jdbc.sql("select payload from outbox where key = :k order by id").param("k", job.id().toString())
+                .query(String.class).list())
+                .satisfiesExactly(
+                        e -> assertThat(e).contains("\"jobVersion\":1", "\"to\":\"SUBMITTED\""),
+                        e -> assertThat(e).contains("\"jobVersion\":2", "\"from\":\"SUBMITTED\"", "\"to\":\"QUEUED\""));
+
+        assertThat(f.jobs.admitAll(List.of(job.id()))).as("admission's event finds it admitted").isZero();
+        assertThat(f.jobs.submit(f.tenant, StoreFixture.aJob("inline"), "inline-1", true))
+                .as("the same key again: the same job").isEqualTo(new Submission.Accepted(stored, false));
+    }
 }

@@ -66,7 +66,7 @@ class ClientsEndToEndTest {
     @Test
     void theSdkSubmitsFollowsAndReadsAJob() throws Exception {
         Job job = fleet.submit(spec("sdk-hello", "echo hi; echo oops >&2"), "sdk-hello-1");
-        assertThat(job.getState()).isEqualTo(JobState.SUBMITTED);
+        assertThat(job.getState()).as("admitted in the submit's transaction").isEqualTo(JobState.QUEUED);
         assertThat(job.getTenant()).isEqualTo("clients");
         assertThat(job.getQueue()).isEqualTo("default");
         assertThat(fleet.submit(spec("sdk-hello", "echo hi; echo oops >&2"), "sdk-hello-1").getId())

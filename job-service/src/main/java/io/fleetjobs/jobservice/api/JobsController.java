@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -45,11 +46,15 @@ class JobsController {
     private final JobStore store;
     private final JobCommands commands;
     private final Validator validator;
+    /** Admit a valid job in its submit's transaction (QUEUED at once) rather than through the outbox and admission. */
+    private final boolean admitOnSubmit;
 
-    JobsController(JobStore store, JobCommands commands, Validator validator) {
+    JobsController(JobStore store, JobCommands commands, Validator validator,
+            @Value("${jobs.admission.on-submit:true}") boolean admitOnSubmit) {
         this.store = store;
         this.commands = commands;
         this.validator = validator;
+        this.admitOnSubmit = admitOnSubmit;
     }
 
     @Operation(operationId = "submitJob", summary = "Submit a job")
@@ -70,7 +75,7 @@ class JobsController {
                     .sorted(Comparator.comparing(ApiException.FieldError::field))
                     .toList());
         }
-        return switch (store.submit(caller.tenantId(), spec, idempotencyKey)) {
+        return switch (store.submit(caller.tenantId(), spec, idempotencyKey, admitOnSubmit)) {
             case Submission.Accepted(JobRecord job, boolean created) -> logged(job, created, caller)
                     .location(URI.create("/api/v1/jobs/" + job.id()))
                     .body(JobView.of(job, caller.tenantName()));
