@@ -58,6 +58,8 @@ import java.util.function.Consumer;
 public final class SchedulerCycle {
     /** Rounds of re-planning of jobs whose machine lost its room to another replica. */
     private static final int REPLANS = 3;
+    /** The smallest claim while the fleet is full. */
+    static final int MIN_CLAIM = 32;
 
     private final JobStore jobs;
     private final PlacementStore placement;
@@ -73,6 +75,15 @@ public final class SchedulerCycle {
     private final Counter conflicts;
     private final Consumer<Collection<String>> placedOn;
     private final Object lock = new Object();
+    /**
+     * How many jobs the next cycle claims: the batch size, shrunk while cycles find the fleet full.
+     * A claimed job that finds no room is written back with its reason and a backoff (and written
+     * again when room appears), so claiming 500 jobs into a fleet with room for 20 costs 480 row
+     * writes for nothing. After a cycle that left jobs for want of room, the next claims twice what it
+     * placed (at least {@link #MIN_CLAIM}); after one that did not, the claim doubles back towards the
+     * batch size.
+     */
+    private volatile int claimLimit;
     /** Guarded by {@link #lock}. */
     private Cache cache;
     /** Guarded by {@link #lock}. */
@@ -95,6 +106,7 @@ public final class SchedulerCycle {
         this.placement = placement;
         this.engine = engine;
         this.properties = properties;
+        this.claimLimit = properties.batchSize();
         this.meters = meters;
         this.cycleTimer = Timer.builder("scheduler.cycle").description("one claim-plan-commit cycle")
                 .publishPercentiles(0.5, 0.99).register(meters);
@@ -126,7 +138,8 @@ public final class SchedulerCycle {
     }
 
     private Result rounds() {
-        Round round = transaction(() -> placement.claim(properties.batchSize()));
+        Round round = transaction(() -> placement.claim(claimLimit));
+        claimLimit = nextClaim(claimLimit, round.placed, round.noRoom, properties.batchSize());
         int claimed = round.claimed;
         int placed = round.placed;
         int deferred = round.deferred;
@@ -171,18 +184,25 @@ public final class SchedulerCycle {
         }
     }
 
-    private record Round(int claimed, int placed, int deferred, List<UUID> conflicts, Set<String> machines) {
+    private record Round(int claimed, int placed, int deferred, int noRoom, List<UUID> conflicts, Set<String> machines) {
+    }
+
+    /** The claim after a cycle that placed {@code placed} jobs and left {@code noRoom} for want of room. */
+    static int nextClaim(int claim, int placed, int noRoom, int batchSize) {
+        int next = noRoom > 0 ? Math.max(MIN_CLAIM, 2 * placed) : 2 * claim;
+        return Math.min(batchSize, next);
     }
 
     private Round planAndCommit(List<ClaimedJob> claimed, Object token) {
         if (claimed.isEmpty()) {
-            return new Round(0, 0, 0, List.of(), Set.of());
+            return new Round(0, 0, 0, 0, List.of(), Set.of());
         }
         Map<UUID, ClaimedJob> byId = new HashMap<>();
         claimed.forEach(j -> byId.put(j.id(), j));
         Instant now = jobs.clock().instant();
         List<PlacementStore.NewAttempt> attempts;
         List<PlacementStore.Deferral> deferrals;
+        int noRoom = 0;
         refreshTenantsIfOld(now);
         synchronized (lock) {
             Snapshot snapshot = snapshotTimer.record(() -> snapshot(now));
@@ -195,6 +215,9 @@ public final class SchedulerCycle {
             deferrals = new ArrayList<>(plan.unplaced().size());
             for (Map.Entry<UUID, Unplaced> e : plan.unplaced().entrySet()) {
                 Unplaced why = e.getValue();
+                if (why.kind() == Unplaced.Kind.DOES_NOT_FIT_NOW) {
+                    noRoom++;
+                }
                 Duration wait = why.kind() == Unplaced.Kind.CAN_NEVER_FIT ? properties.retryNeverFits() : properties.retryNoRoom();
                 deferrals.add(new PlacementStore.Deferral(e.getKey(), why.reason(), now.plus(wait)));
                 Counter.builder("scheduler.unschedulable").description("jobs a cycle could not place, by kind")
@@ -210,7 +233,8 @@ public final class SchedulerCycle {
         }
         Set<String> machines = new HashSet<>();
         committed.scheduled().forEach(sch -> machines.add(sch.machineId()));
-        return new Round(claimed.size(), committed.scheduled().size(), deferrals.size(), committed.conflicts(), machines);
+        return new Round(claimed.size(), committed.scheduled().size(), deferrals.size(), noRoom, committed.conflicts(),
+                machines);
     }
 
     /**

@@ -1,0 +1,35 @@
+package io.fleetjobs.scheduler.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The claim shrinks while the fleet is full, so that jobs with no room are not written back by the hundred. */
+class ClaimSizeTest {
+    private static final int BATCH = 500;
+
+    @Test
+    void aCycleThatLeftJobsForWantOfRoomClaimsTwiceWhatItPlacedNext() {
+        assertThat(SchedulerCycle.nextClaim(BATCH, 20, 480, BATCH)).isEqualTo(40);
+        assertThat(SchedulerCycle.nextClaim(BATCH, 0, 500, BATCH)).isEqualTo(SchedulerCycle.MIN_CLAIM);
+        assertThat(SchedulerCycle.nextClaim(BATCH, 400, 100, BATCH)).isEqualTo(BATCH);
+    }
+
+    @Test
+    void aCycleWithRoomForEverythingDoublesTheClaimBackToTheBatchSize() {
+        int claim = SchedulerCycle.MIN_CLAIM;
+        int cycles = 0;
+        while (claim < BATCH) {
+            claim = SchedulerCycle.nextClaim(claim, claim, 0, BATCH);
+            cycles++;
+        }
+        assertThat(claim).isEqualTo(BATCH);
+        assertThat(cycles).isEqualTo(4); // 32 -> 64 -> 128 -> 256 -> 500
+    }
+
+    @Test
+    void jobsThatCanNeverFitDoNotShrinkTheClaim() {
+        // only "no room now" counts: a job that fits nowhere at all says nothing about the fleet's room
+        assertThat(SchedulerCycle.nextClaim(BATCH, 0, 0, BATCH)).isEqualTo(BATCH);
+    }
+}
