@@ -329,7 +329,7 @@ public final class AttemptReports {
     public int endLiveAttempts(String machineId, FailureReason reason) {
         List<AttemptReport> live = jdbc.sql("""
                         select job_id, attempt, lease_epoch from attempts
-                        where machine_id = :m and state in ('SCHEDULED', 'RUNNING')""")
+                        where machine_id = :m and released_at is null and state in ('SCHEDULED', 'RUNNING')""")
                 .param("m", machineId)
                 .query((rs, n) -> new AttemptReport(rs.getObject(1, UUID.class), rs.getInt(2), rs.getLong(3), machineId,
                         AttemptState.FAILED, null, reason, null, null, null, null))

@@ -150,7 +150,7 @@ public final class MachineStore {
                         select a.job_id, a.attempt, a.lease_epoch, a.state, j.cancel_requested,
                                case when a.state = 'SCHEDULED' then j.spec end as spec
                         from attempts a join jobs j on j.id = a.job_id
-                        where a.machine_id = :m and a.state in ('SCHEDULED', 'RUNNING')""")
+                        where a.machine_id = :m and a.released_at is null and a.state in ('SCHEDULED', 'RUNNING')""")
                 .param("m", machineId)
                 .query((rs, n) -> {
                     String spec = rs.getString(6);

@@ -63,7 +63,7 @@ public final class RepairStore {
     public List<LiveAttempt> expiredLeases(Instant now) {
         return jdbc.sql("""
                         select job_id, attempt, lease_epoch, machine_id, state, started_at, null from attempts
-                        where state = 'SCHEDULED' and lease_expires_at < :now""")
+                        where released_at is null and state = 'SCHEDULED' and lease_expires_at < :now""")
                 .param("now", JobStore.ts(now))
                 .query(LIVE).list();
     }
@@ -74,7 +74,7 @@ public final class RepairStore {
                         select a.job_id, a.attempt, a.lease_epoch, a.machine_id, a.state, a.started_at,
                                (j.spec->'execution'->>'timeoutSeconds')::int
                         from attempts a join jobs j on j.id = a.job_id
-                        where a.state = 'RUNNING' and j.spec->'execution'->>'timeoutSeconds' is not null
+                        where a.released_at is null and a.state = 'RUNNING' and j.spec->'execution'->>'timeoutSeconds' is not null
                           and a.started_at + make_interval(secs => (j.spec->'execution'->>'timeoutSeconds')::int + :slack) < :now""")
                 .param("now", JobStore.ts(now)).param("slack", slackSeconds)
                 .query(LIVE).list();

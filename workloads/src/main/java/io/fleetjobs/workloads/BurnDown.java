@@ -258,7 +258,8 @@ public final class BurnDown {
             r.body().lines().filter(l -> !l.startsWith("#"))
                     .filter(l -> !l.contains("_bucket{"))
                     .filter(l -> l.startsWith("scheduler") || l.startsWith("outbox") || l.startsWith("jobs_")
-                            || l.startsWith("placement") || l.startsWith("reconciler"))
+                            || l.startsWith("placement") || l.startsWith("reconciler")
+                            || (l.startsWith("http_server_requests_seconds") && l.contains("/agent/v1/heartbeat")))
                     .limit(60).forEach(l -> System.out.println("  " + l));
         } catch (IOException | InterruptedException e) {
             System.out.println(name + " metrics: " + e);
