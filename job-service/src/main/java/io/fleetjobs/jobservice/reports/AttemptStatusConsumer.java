@@ -12,9 +12,13 @@ import org.springframework.stereotype.Component;
 
 /**
  * Applies agents' attempt reports from {@code jobs.attempt-status}, the low-latency path, a polled
- * batch at a time in one transaction ({@link AttemptReports#applyAll}). The same reports also ride
- * on heartbeats; applying is fenced and idempotent, so whichever path comes first wins and the
- * other is a no-op. A record that is not a report is logged and skipped: it can never apply.
+ * batch at a time in one transaction. The same reports also ride on heartbeats, until a heartbeat's
+ * answer acknowledges them; applying is fenced and idempotent, so whichever path comes first wins and
+ * the other is a no-op. A report whose attempt another transaction holds (the same report arriving
+ * on its machine's heartbeat, most often) is not waited for ({@link AttemptReports#applyAvailable}):
+ * that transaction decides it, and should it roll back, the agent sends the report again with its next
+ * heartbeat. Waiting would queue the whole batch behind the slowest heartbeat. A record that is not a
+ * report is logged and skipped: it can never apply.
  */
 @Component
 class AttemptStatusConsumer {
@@ -36,6 +40,6 @@ class AttemptStatusConsumer {
                 log.warn("skipping a record of {} that is not an attempt report: {}", AttemptReport.TOPIC, e.getMessage());
             }
         }
-        reports.applyAll(batch);
+        reports.applyAvailable(batch);
     }
 }
