@@ -107,34 +107,30 @@ public final class MachineStore {
      * transactions; a heartbeat waiting behind them would make a busy machine look silent.
      */
     public java.util.Set<String> heartbeatsAvailable(Map<String, java.time.Instant> lastSeen) {
+        return writeHeartbeats(lastSeen, " skip locked");
+    }
+
+    /** Records many heartbeats in one statement, waiting for rows other transactions hold. */
+    public void heartbeats(Map<String, java.time.Instant> lastSeen) {
+        writeHeartbeats(lastSeen, "");
+    }
+
+    /** The rows locked first, in id order as every writer of machines locks them (no deadlock with a placement). */
+    private java.util.Set<String> writeHeartbeats(Map<String, java.time.Instant> lastSeen, String skipLocked) {
         if (lastSeen.isEmpty()) {
             return java.util.Set.of();
         }
         String[] ids = lastSeen.keySet().toArray(String[]::new);
         String[] at = java.util.Arrays.stream(ids).map(id -> lastSeen.get(id).toString()).toArray(String[]::new);
         return new java.util.HashSet<>(jdbc.sql("""
-                        with free as (select id from machines where id = any(cast(:ids as text[])) for no key update skip locked)
+                        with locked as (select id from machines where id = any(cast(:ids as text[]))
+                                        order by id for no key update%s)
                         update machines m set last_heartbeat_at = greatest(m.last_heartbeat_at, d.at)
                         from unnest(cast(:ids as text[]), cast(cast(:at as text[]) as timestamptz[])) as d(id, at)
-                        where m.id = d.id and m.id in (select id from free)
-                        returning m.id""")
+                        where m.id = d.id and m.id in (select id from locked)
+                        returning m.id""".formatted(skipLocked))
                 .param("ids", ids).param("at", at)
                 .query(String.class).list());
-    }
-
-    /** Records many heartbeats in one statement, waiting for rows other transactions hold. */
-    public void heartbeats(Map<String, java.time.Instant> lastSeen) {
-        if (lastSeen.isEmpty()) {
-            return;
-        }
-        String[] ids = lastSeen.keySet().toArray(String[]::new);
-        String[] at = java.util.Arrays.stream(ids).map(id -> lastSeen.get(id).toString()).toArray(String[]::new);
-        jdbc.sql("""
-                        update machines m set last_heartbeat_at = greatest(m.last_heartbeat_at, d.at)
-                        from unnest(cast(:ids as text[]), cast(cast(:at as text[]) as timestamptz[])) as d(id, at)
-                        where m.id = d.id""")
-                .param("ids", ids).param("at", at)
-                .update();
     }
 
     /** An attempt the database says runs (or is to start) on a machine; {@code spec} only while it is to start (SCHEDULED). */

@@ -69,7 +69,7 @@ class HeartbeatWriterTest {
             CompletableFuture<Void> flush = CompletableFuture.runAsync(writer::flush);
             await().until(() -> fleet.jdbc.sql("""
                             select count(*) from pg_stat_activity
-                            where wait_event_type = 'Lock' and query like 'update machines m set last_heartbeat_at%'""")
+                            where wait_event_type = 'Lock' and query like '%last_heartbeat_at%'""")
                     .query(Long.class).single() == 1);
             assertThat(flush).isNotDone();
             other.rollback();
