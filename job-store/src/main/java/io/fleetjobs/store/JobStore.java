@@ -43,9 +43,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@link #transition} returns empty, and the caller re-reads and decides again.
  */
 public final class JobStore {
-    static final String COLUMNS = """
-            id, tenant_id, spec, state, state_reason, version, attempt, user_failures, infra_failures,
+    /** A job's columns but its spec (what {@link #job} reads besides it). */
+    static final String COLUMNS_BUT_SPEC = """
+            id, tenant_id, state, state_reason, version, attempt, user_failures, infra_failures,
             machine_id, exit_code, failure_reason, cancel_requested, not_before, created_at, updated_at, finished_at""";
+    static final String COLUMNS = "spec, " + COLUMNS_BUT_SPEC;
 
     private final JdbcClient jdbc;
     private final TransactionTemplate tx;
@@ -540,24 +542,29 @@ public final class JobStore {
 
     // ---- mapping --------------------------------------------------------------------------------
 
-    static final RowMapper<JobRecord> JOB = (rs, n) -> new JobRecord(
-            rs.getObject("id", UUID.class),
-            rs.getObject("tenant_id", UUID.class),
-            Json.read(rs.getString("spec"), JobSpec.class),
-            JobState.valueOf(rs.getString("state")),
-            rs.getString("state_reason"),
-            rs.getLong("version"),
-            rs.getInt("attempt"),
-            rs.getInt("user_failures"),
-            rs.getInt("infra_failures"),
-            rs.getString("machine_id"),
-            (Integer) rs.getObject("exit_code"),
-            failure(rs.getString("failure_reason")),
-            rs.getBoolean("cancel_requested"),
-            instant(rs, "not_before"),
-            instant(rs, "created_at"),
-            instant(rs, "updated_at"),
-            instant(rs, "finished_at"));
+    static final RowMapper<JobRecord> JOB = (rs, n) -> job(rs, Json.read(rs.getString("spec"), JobSpec.class));
+
+    /** The job on the current row of {@code rs}, with the spec given (null where the spec was not read). */
+    static JobRecord job(ResultSet rs, JobSpec spec) throws SQLException {
+        return new JobRecord(
+                rs.getObject("id", UUID.class),
+                rs.getObject("tenant_id", UUID.class),
+                spec,
+                JobState.valueOf(rs.getString("state")),
+                rs.getString("state_reason"),
+                rs.getLong("version"),
+                rs.getInt("attempt"),
+                rs.getInt("user_failures"),
+                rs.getInt("infra_failures"),
+                rs.getString("machine_id"),
+                (Integer) rs.getObject("exit_code"),
+                failure(rs.getString("failure_reason")),
+                rs.getBoolean("cancel_requested"),
+                instant(rs, "not_before"),
+                instant(rs, "created_at"),
+                instant(rs, "updated_at"),
+                instant(rs, "finished_at"));
+    }
 
     static OffsetDateTime ts(Instant instant) {
         return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
