@@ -76,12 +76,14 @@ public final class SchedulerCycle {
     private final Consumer<Collection<String>> placedOn;
     private final Object lock = new Object();
     /**
-     * How many jobs the next cycle claims: the batch size, shrunk while cycles find the fleet full.
-     * A claimed job that finds no room is written back with its reason and a backoff (and written
-     * again when room appears), so claiming 500 jobs into a fleet with room for 20 costs 480 row
-     * writes for nothing. After a cycle that left jobs for want of room, the next claims twice what it
-     * placed (at least {@link #MIN_CLAIM}); after one that did not, the claim doubles back towards the
-     * batch size.
+     * How many jobs the next cycle claims: the batch size, shrunk while cycles find the fleet nearly
+     * full. A claimed job that finds no room is written back with its reason and a backoff (and written
+     * again when room appears), so claiming 500 jobs into a fleet with room for 20 costs 480 row writes
+     * for nothing. After a cycle that placed some jobs and left others for want of room, the next claims
+     * twice what it placed (at least {@link #MIN_CLAIM}); after one that left nothing for want of room,
+     * the claim doubles back towards the batch size; after one that placed nothing, the next claims the
+     * whole batch, so that a head of jobs that fit nowhere now (GPU jobs while the GPUs are busy) is
+     * passed over as fast as before and the jobs behind it that fit are reached.
      */
     private volatile int claimLimit;
     /** Guarded by {@link #lock}. */
@@ -189,6 +191,9 @@ public final class SchedulerCycle {
 
     /** The claim after a cycle that placed {@code placed} jobs and left {@code noRoom} for want of room. */
     static int nextClaim(int claim, int placed, int noRoom, int batchSize) {
+        if (placed == 0) {
+            return batchSize;
+        }
         int next = noRoom > 0 ? Math.max(MIN_CLAIM, 2 * placed) : 2 * claim;
         return Math.min(batchSize, next);
     }

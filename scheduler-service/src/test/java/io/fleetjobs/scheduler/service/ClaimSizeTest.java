@@ -11,8 +11,14 @@ class ClaimSizeTest {
     @Test
     void aCycleThatLeftJobsForWantOfRoomClaimsTwiceWhatItPlacedNext() {
         assertThat(SchedulerCycle.nextClaim(BATCH, 20, 480, BATCH)).isEqualTo(40);
-        assertThat(SchedulerCycle.nextClaim(BATCH, 0, 500, BATCH)).isEqualTo(SchedulerCycle.MIN_CLAIM);
+        assertThat(SchedulerCycle.nextClaim(BATCH, 5, 495, BATCH)).isEqualTo(SchedulerCycle.MIN_CLAIM);
         assertThat(SchedulerCycle.nextClaim(BATCH, 400, 100, BATCH)).isEqualTo(BATCH);
+    }
+
+    @Test
+    void aCycleThatPlacedNothingClaimsTheWholeBatchAgain() {
+        // a head of jobs that fit nowhere now must not slow the way to the jobs behind it that fit
+        assertThat(SchedulerCycle.nextClaim(SchedulerCycle.MIN_CLAIM, 0, SchedulerCycle.MIN_CLAIM, BATCH)).isEqualTo(BATCH);
     }
 
     @Test
@@ -30,6 +36,7 @@ class ClaimSizeTest {
     @Test
     void jobsThatCanNeverFitDoNotShrinkTheClaim() {
         // only "no room now" counts: a job that fits nowhere at all says nothing about the fleet's room
-        assertThat(SchedulerCycle.nextClaim(BATCH, 0, 0, BATCH)).isEqualTo(BATCH);
+        assertThat(SchedulerCycle.nextClaim(BATCH, 100, 0, BATCH)).isEqualTo(BATCH);
+        assertThat(SchedulerCycle.nextClaim(64, 64, 0, BATCH)).isEqualTo(128);
     }
 }
