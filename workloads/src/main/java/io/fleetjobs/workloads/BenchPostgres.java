@@ -51,8 +51,19 @@ public final class BenchPostgres implements AutoCloseable {
         }
         EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
         SETTINGS.forEach(builder::setServerConfig);
+        if (profiling()) {
+            builder.setServerConfig("shared_preload_libraries", "pg_stat_statements");
+        }
         EmbeddedPostgres pg = builder.start();
         return new BenchPostgres(pg, "localhost", pg.getPort(), "postgres", "postgres");
+    }
+
+    /**
+     * Whether {@code JOBS_BENCH_PROFILE} asks for PostgreSQL's side of a profile: the statements' times
+     * (pg_stat_statements, loaded at start, so the embedded server only) and the WAL by relation.
+     */
+    public static boolean profiling() {
+        return System.getenv("JOBS_BENCH_PROFILE") != null;
     }
 
     private static String env(String name, String fallback) {
@@ -106,10 +117,13 @@ public final class BenchPostgres implements AutoCloseable {
         }
     }
 
-    /** Commits and WAL position of one database, to measure a workload's commits and WAL bytes. */
-    public record Counters(long commits, long walBytes) {
+    /**
+     * Commits and WAL position of one database, to measure a workload's commits and WAL bytes; {@code lsn} is
+     * where the WAL stood, for {@link #printWalByRelation}.
+     */
+    public record Counters(long commits, long walBytes, String lsn) {
         public Counters minus(Counters before) {
-            return new Counters(commits - before.commits, walBytes - before.walBytes);
+            return new Counters(commits - before.commits, walBytes - before.walBytes, before.lsn);
         }
     }
 
@@ -117,9 +131,87 @@ public final class BenchPostgres implements AutoCloseable {
         try (Connection c = connect(database); Statement s = c.createStatement()) {
             s.execute("SELECT pg_stat_force_next_flush()");
             try (ResultSet r = s.executeQuery("SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = '"
-                    + database + "'), pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")) {
+                    + database + "'), pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint, pg_current_wal_lsn()::text")) {
                 r.next();
-                return new Counters(r.getLong(1), r.getLong(2));
+                return new Counters(r.getLong(1), r.getLong(2), r.getString(3));
+            }
+        }
+    }
+
+    /** Forgets the statement statistics gathered so far (the preload's), where pg_stat_statements is loaded. */
+    public void resetStatements(String database) throws SQLException {
+        try (Connection c = connect(database); Statement s = c.createStatement()) {
+            s.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+            s.execute("SELECT pg_stat_statements_reset()");
+        } catch (SQLException e) {
+            System.out.println("(statement statistics off: " + e.getMessage() + ")");
+        }
+    }
+
+    /** The statements that took most of the server's time since {@link #resetStatements}, per job. */
+    public void printStatements(String database, long jobs) throws SQLException {
+        try (Connection c = connect(database); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("""
+                        SELECT calls, rows, total_exec_time, wal_bytes,
+                               regexp_replace(left(query, 160), '\\s+', ' ', 'g')
+                        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+                        WHERE d.datname = current_database()
+                        ORDER BY total_exec_time DESC LIMIT 25""")) {
+            System.out.printf("%nStatements by the server's time (pg_stat_statements; per job: calls, rows, µs of"
+                    + " execution, WAL bytes):%n");
+            System.out.println("| calls/job | rows/job | µs/job | ms/call | WAL B/job | statement |");
+            System.out.println("| ---: | ---: | ---: | ---: | ---: | --- |");
+            while (r.next()) {
+                long calls = r.getLong(1);
+                System.out.printf("| %.3f | %.2f | %.1f | %.2f | %.0f | `%s` |%n", calls / (double) jobs,
+                        r.getLong(2) / (double) jobs, r.getDouble(3) * 1000 / jobs, r.getDouble(3) / Math.max(1, calls),
+                        r.getBigDecimal(4).doubleValue() / jobs, r.getString(5).replace("|", "\\|"));
+            }
+        } catch (SQLException e) {
+            System.out.println("(no statement statistics: " + e.getMessage() + ")");
+        }
+    }
+
+    /**
+     * Where the WAL written since {@code from} went, by relation (each record counted once, under the first
+     * block it changes; full-page images apart) and by kind of record, read with pg_walinspect (a
+     * superuser's extension: skipped with a note where it cannot be created). The whole server's WAL, not
+     * only this database's, which is the same thing while one workload runs.
+     */
+    public void printWalByRelation(String database, String from, long jobs) throws SQLException {
+        try (Connection c = connect(database); Statement s = c.createStatement()) {
+            try {
+                s.execute("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
+            } catch (SQLException e) {
+                System.out.println("(WAL by relation skipped: " + e.getMessage() + ")");
+                return;
+            }
+            System.out.printf("%nWAL by relation (per job; a record counted under the first block it changes, with"
+                    + " all its full-page images; the last column: the images of this relation's blocks):%n");
+            System.out.println("| relation | records/job | bytes/job | of which full-page images |");
+            System.out.println("| --- | ---: | ---: | ---: |");
+            try (ResultSet r = s.executeQuery("""
+                    SELECT coalesce(c.relname, b.relfilenode::text), count(*) FILTER (WHERE b.block_id = 0),
+                           sum(b.record_length) FILTER (WHERE b.block_id = 0), sum(b.block_fpi_length)
+                    FROM pg_get_wal_block_info('%s', pg_current_wal_lsn(), false) b
+                    LEFT JOIN pg_class c ON c.relfilenode = b.relfilenode
+                    GROUP BY 1 ORDER BY 3 DESC LIMIT 25""".formatted(from))) {
+                while (r.next()) {
+                    System.out.printf("| %s | %.2f | %.0f | %.0f |%n", r.getString(1), r.getLong(2) / (double) jobs,
+                            r.getLong(3) / (double) jobs, r.getLong(4) / (double) jobs);
+                }
+            }
+            System.out.printf("%nWAL by kind of record (bytes per job):%n");
+            System.out.println("| resource manager | records/job | bytes/job | of which full-page images |");
+            System.out.println("| --- | ---: | ---: | ---: |");
+            try (ResultSet r = s.executeQuery("""
+                    SELECT "resource_manager/record_type", count, combined_size, fpi_size
+                    FROM pg_get_wal_stats('%s', pg_current_wal_lsn(), false)
+                    WHERE count > 0 ORDER BY combined_size DESC""".formatted(from))) {
+                while (r.next()) {
+                    System.out.printf("| %s | %.2f | %.0f | %.0f |%n", r.getString(1), r.getLong(2) / (double) jobs,
+                            r.getLong(3) / (double) jobs, r.getLong(4) / (double) jobs);
+                }
             }
         }
     }

@@ -99,6 +99,9 @@ public final class BurnDown {
                 platform.start();
                 Path csv = home.resolve("machines.csv");
                 writeMachines(csv, machines);
+                if (BenchPostgres.profiling()) {
+                    pg.resetStatements(DATABASE);
+                }
                 BenchPostgres.Counters before = pg.counters(DATABASE);
                 simulator[0] = startSimulator(repository, platform, csv, home.resolve("simulator.log"));
                 try {
@@ -109,6 +112,10 @@ public final class BurnDown {
                 }
                 BenchPostgres.Counters spent = pg.counters(DATABASE).minus(before);
                 report(pg, jobs, machines, spent);
+                if (BenchPostgres.profiling()) {
+                    pg.printStatements(DATABASE, jobs);
+                    pg.printWalByRelation(DATABASE, spent.lsn(), jobs);
+                }
                 printMetrics(platform.url(LocalPlatform.SCHEDULER_SERVICE), "scheduler-service");
                 printMetrics(platform.url(LocalPlatform.JOB_SERVICE), "job-service");
                 printMetrics(platform.url(LocalPlatform.RECONCILER_SERVICE), "reconciler-service");
