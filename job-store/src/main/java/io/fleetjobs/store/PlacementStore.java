@@ -29,14 +29,48 @@ public final class PlacementStore {
 
     /** Locks up to {@code limit} QUEUED jobs whose time has come, by priority then age; skips rows other replicas hold. */
     public List<ClaimedJob> claim(int limit) {
-        return jdbc.sql("""
+        return claim(limit, null);
+    }
+
+    /**
+     * As {@link #claim(int)}, but only jobs after {@code after} in the claim's order (priority, then
+     * age): the scheduler passes over the jobs it found no room for without writing to them. Two
+     * range scans of the claim index (the rest of {@code after}'s priority, then the lower
+     * priorities), so that the jobs passed over cost nothing to skip.
+     *
+     * @param after the last job of an earlier claim, or null to start from the head of the queue
+     */
+    public List<ClaimedJob> claim(int limit, ClaimedJob after) {
+        var now = JobStore.ts(jobs.clock().instant());
+        if (after == null) {
+            return jdbc.sql("""
+                            select %s from jobs
+                            where state = 'QUEUED' and not_before <= :now
+                            order by priority desc, id
+                            limit :limit
+                            for update skip locked""".formatted(CLAIM_COLUMNS))
+                    .param("now", now).param("limit", limit)
+                    .query(CLAIMED).list();
+        }
+        List<ClaimedJob> claimed = new ArrayList<>(jdbc.sql("""
                         select %s from jobs
-                        where state = 'QUEUED' and not_before <= :now
+                        where state = 'QUEUED' and not_before <= :now and priority = :priority and id > :id
                         order by priority desc, id
                         limit :limit
                         for update skip locked""".formatted(CLAIM_COLUMNS))
-                .param("now", JobStore.ts(jobs.clock().instant())).param("limit", limit)
-                .query(CLAIMED).list();
+                .param("now", now).param("priority", after.priority()).param("id", after.id()).param("limit", limit)
+                .query(CLAIMED).list());
+        if (claimed.size() < limit) {
+            claimed.addAll(jdbc.sql("""
+                            select %s from jobs
+                            where state = 'QUEUED' and not_before <= :now and priority < :priority
+                            order by priority desc, id
+                            limit :limit
+                            for update skip locked""".formatted(CLAIM_COLUMNS))
+                    .param("now", now).param("priority", after.priority()).param("limit", limit - claimed.size())
+                    .query(CLAIMED).list());
+        }
+        return claimed;
     }
 
     private static final String CLAIM_COLUMNS = """
@@ -104,7 +138,7 @@ public final class PlacementStore {
      * <p>Call in a transaction that claimed the jobs.
      *
      * @param attempts new attempts, in plan order, of jobs this transaction claimed
-     * @param deferrals jobs left QUEUED: why, and not to be looked at again before when
+     * @param deferrals jobs left QUEUED: why, and their backoff if they have one
      */
     public CommitResult commit(List<NewAttempt> attempts, List<Deferral> deferrals, Duration leaseTtl) {
         Instant now = jobs.clock().instant();
@@ -260,33 +294,27 @@ public final class PlacementStore {
         return new Written(scheduled, written);
     }
 
+    /**
+     * Writes why each job stays QUEUED, and its backoff where it has one: not a state change (no
+     * version, history or event). A job left without a backoff whose reason is already the one it
+     * shows is not written at all: in a full fleet the same jobs are found without room cycle after
+     * cycle, and each write would be a new version of the row and of its index entries.
+     */
     private void defer(List<Deferral> deferrals) {
         if (deferrals.isEmpty()) {
             return;
         }
         String[] ids = deferrals.stream().map(d -> d.jobId().toString()).toArray(String[]::new);
         String[] reasons = deferrals.stream().map(Deferral::reason).toArray(String[]::new);
-        String[] notBefore = deferrals.stream().map(d -> d.notBefore().toString()).toArray(String[]::new);
-        // the reason and the backoff of a job that stays QUEUED: not a state change (no version, history or event)
+        String[] notBefore = deferrals.stream().map(d -> d.notBefore() == null ? null : d.notBefore().toString())
+                .toArray(String[]::new);
         jdbc.sql("""
-                        update jobs j set state_reason = d.reason, not_before = d.nb
+                        update jobs j set state_reason = d.reason, not_before = coalesce(d.nb, j.not_before)
                         from unnest(cast(:ids as uuid[]), cast(:reasons as text[]), cast(cast(:nb as text[]) as timestamptz[]))
                              as d(id, reason, nb)
-                        where j.id = d.id and j.state = 'QUEUED'""")
+                        where j.id = d.id and j.state = 'QUEUED'
+                          and (d.nb is not null or j.state_reason is distinct from d.reason)""")
                 .param("ids", ids).param("reasons", reasons).param("nb", notBefore)
-                .update();
-    }
-
-    /**
-     * Lets the {@code limit} highest-priority jobs waiting out a backoff be claimed at once: call it
-     * when room appeared (a machine joined, capacity was released).
-     */
-    public int wakeWaiting(int limit) {
-        return jdbc.sql("""
-                        update jobs set not_before = :now where id in (
-                            select id from jobs where state = 'QUEUED' and not_before > :now
-                            order by priority desc, id limit :limit for update skip locked)""")
-                .param("now", JobStore.ts(jobs.clock().instant())).param("limit", limit)
                 .update();
     }
 
@@ -298,7 +326,10 @@ public final class PlacementStore {
     public record Scheduled(UUID jobId, int attempt, String machineId) {
     }
 
-    /** A job left QUEUED, why, and the earliest time to look at it again. */
+    /**
+     * A job left QUEUED, why, and the earliest time to look at it again (null: no backoff; the
+     * scheduler passes over it in memory until room appears).
+     */
     public record Deferral(UUID jobId, String reason, Instant notBefore) {
     }
 

@@ -206,7 +206,7 @@ public final class BenchPostgres implements AutoCloseable {
             System.out.println("| --- | ---: | ---: | ---: |");
             try (ResultSet r = s.executeQuery("""
                     SELECT "resource_manager/record_type", count, combined_size, fpi_size
-                    FROM pg_get_wal_stats('%s', pg_current_wal_lsn(), false)
+                    FROM pg_get_wal_stats('%s', pg_current_wal_lsn(), true)
                     WHERE count > 0 ORDER BY combined_size DESC""".formatted(from))) {
                 while (r.next()) {
                     System.out.printf("| %s | %.2f | %.0f | %.0f |%n", r.getString(1), r.getLong(2) / (double) jobs,

@@ -67,11 +67,11 @@ class SchedulerConfig {
     }
 
     @Bean
-    SchedulerLoop schedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc,
+    SchedulerLoop schedulerLoop(SchedulerCycle cycle, JdbcClient jdbc,
             SchedulerProperties properties, InstantSource clock, MeterRegistry meters,
             io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
             io.github.resilience4j.retry.RetryRegistry retries) {
-        return new SchedulerLoop(cycle, placement, jdbc, properties, clock, meters, breakers.circuitBreaker("database"),
+        return new SchedulerLoop(cycle, jdbc, properties, clock, meters, breakers.circuitBreaker("database"),
                 retries.retry("database"));
     }
 }

@@ -36,9 +36,18 @@ import java.util.function.Consumer;
  *   claim ──▶ snapshot ──▶ plan (pure) ──▶ commit
  *   QUEUED,     machines,    filters,        attempts, allocations, machine usage,
  *   not_before  tenants'     scorers,        SCHEDULED + history + events;
- *   passed,     usage        fair share      unplaced: reason + backoff;
- *   SKIP LOCKED (cached)                     no room left under lock: re-plan
+ *   passed,     usage        fair share      unplaced: reason (+ backoff if it can never fit);
+ *   after the   (cached)                     no room left under lock: re-plan
+ *   resume point,
+ *   SKIP LOCKED
  * </pre>
+ *
+ * <p>Jobs that find no room now are not written back with a backoff: the next claims resume after
+ * the last job this one claimed (the resume point), passing over them in memory, so that a head of
+ * jobs that do not fit now (GPU jobs while the GPUs are busy) neither blocks the jobs behind it nor
+ * costs a row write per job and cycle. The claims go back to the head of the queue when room
+ * appears ({@link #lookAgain}) or {@code retryNoRoom} after the first job was passed over. A job
+ * that could never fit on any machine gets a backoff ({@code retryNeverFits}) in its row instead.
  *
  * Any number of replicas run cycles at once: {@code SKIP LOCKED} gives each its own jobs, machine
  * rows are locked in id order at commit and re-checked there (a job whose machine lost its room is
@@ -86,6 +95,10 @@ public final class SchedulerCycle {
      * passed over as fast as before and the jobs behind it that fit are reached.
      */
     private volatile int claimLimit;
+    /** The last job of a claim that left jobs without room, or null (claim from the head); guarded by {@link #lock}. */
+    private ClaimedJob resumeAfter;
+    /** When the claims began passing over jobs; guarded by {@link #lock}. */
+    private Instant passingSince;
     /** Guarded by {@link #lock}. */
     private Cache cache;
     /** Guarded by {@link #lock}. */
@@ -134,14 +147,18 @@ public final class SchedulerCycle {
         try {
             return cycleTimer.record(this::rounds);
         } catch (RuntimeException e) {
-            invalidate(); // a round's reservations may belong to a rolled-back transaction
+            lookAgain(); // a round's reservations may belong to a rolled-back transaction, its jobs not looked at
             throw e;
         }
     }
 
     private Result rounds() {
-        Round round = transaction(() -> placement.claim(claimLimit));
+        ClaimedJob after = resumePoint(jobs.clock().instant());
+        Round round = transaction(() -> placement.claim(claimLimit, after));
         claimLimit = nextClaim(claimLimit, round.placed, round.noRoom, properties.batchSize());
+        if (round.noRoom > 0) {
+            passOver(round.last);
+        }
         int claimed = round.claimed;
         int placed = round.placed;
         int deferred = round.deferred;
@@ -152,6 +169,9 @@ public final class SchedulerCycle {
             placed += round.placed;
             deferred += round.deferred;
             lost += round.conflicts.size();
+        }
+        if (!round.conflicts.isEmpty()) {
+            restartClaims(); // these jobs were neither placed nor found without room: the next claim starts at the head
         }
         placements.increment(placed);
         conflicts.increment(lost);
@@ -176,6 +196,53 @@ public final class SchedulerCycle {
         return round;
     }
 
+    /** Where the next claim starts: after the resume point while it is younger than {@code retryNoRoom}. */
+    private ClaimedJob resumePoint(Instant now) {
+        synchronized (lock) {
+            if (resumeAfter != null && !now.isBefore(passingSince.plus(properties.retryNoRoom()))) {
+                resumeAfter = null; // look at the jobs passed over again, room or not
+            }
+            return resumeAfter;
+        }
+    }
+
+    /** The jobs up to {@code last} (in the claim's order) that are still QUEUED are passed over until room appears. */
+    private void passOver(ClaimedJob last) {
+        synchronized (lock) {
+            if (resumeAfter == null) {
+                resumeAfter = last;
+                passingSince = jobs.clock().instant();
+            } else if (claimOrder(last, resumeAfter) > 0) {
+                resumeAfter = last;
+            }
+        }
+    }
+
+    /** The claim's order: priority, highest first, then id (as PostgreSQL orders uuids: unsigned). */
+    static int claimOrder(ClaimedJob a, ClaimedJob b) {
+        int byPriority = Integer.compare(b.priority(), a.priority());
+        if (byPriority != 0) {
+            return byPriority;
+        }
+        int high = Long.compareUnsigned(a.id().getMostSignificantBits(), b.id().getMostSignificantBits());
+        return high != 0 ? high : Long.compareUnsigned(a.id().getLeastSignificantBits(), b.id().getLeastSignificantBits());
+    }
+
+    /**
+     * Room appeared (an attempt ended, a machine joined): the next claim starts from the head of the
+     * queue again, on machines read afresh.
+     */
+    public void lookAgain() {
+        restartClaims();
+        invalidate();
+    }
+
+    private void restartClaims() {
+        synchronized (lock) {
+            resumeAfter = null;
+        }
+    }
+
     /** Forgets the cached snapshot: the next cycle reads machines and tenants again. */
     public void invalidate() {
         synchronized (lock) {
@@ -186,7 +253,9 @@ public final class SchedulerCycle {
         }
     }
 
-    private record Round(int claimed, int placed, int deferred, int noRoom, List<UUID> conflicts, Set<String> machines) {
+    /** @param last the last job claimed (in the claim's order), or null when none was */
+    private record Round(int claimed, int placed, int deferred, int noRoom, List<UUID> conflicts, Set<String> machines,
+            ClaimedJob last) {
     }
 
     /** The claim after a cycle that placed {@code placed} jobs and left {@code noRoom} for want of room. */
@@ -200,7 +269,7 @@ public final class SchedulerCycle {
 
     private Round planAndCommit(List<ClaimedJob> claimed, Object token) {
         if (claimed.isEmpty()) {
-            return new Round(0, 0, 0, 0, List.of(), Set.of());
+            return new Round(0, 0, 0, 0, List.of(), Set.of(), null);
         }
         Map<UUID, ClaimedJob> byId = new HashMap<>();
         claimed.forEach(j -> byId.put(j.id(), j));
@@ -223,8 +292,9 @@ public final class SchedulerCycle {
                 if (why.kind() == Unplaced.Kind.DOES_NOT_FIT_NOW) {
                     noRoom++;
                 }
-                Duration wait = why.kind() == Unplaced.Kind.CAN_NEVER_FIT ? properties.retryNeverFits() : properties.retryNoRoom();
-                deferrals.add(new PlacementStore.Deferral(e.getKey(), why.reason(), now.plus(wait)));
+                // no room now: no backoff, the claims pass over it (see the class comment)
+                Instant notBefore = why.kind() == Unplaced.Kind.CAN_NEVER_FIT ? now.plus(properties.retryNeverFits()) : null;
+                deferrals.add(new PlacementStore.Deferral(e.getKey(), why.reason(), notBefore));
                 Counter.builder("scheduler.unschedulable").description("jobs a cycle could not place, by kind")
                         .tag("kind", why.kind().name()).register(meters).increment();
             }
@@ -239,7 +309,7 @@ public final class SchedulerCycle {
         Set<String> machines = new HashSet<>();
         committed.scheduled().forEach(sch -> machines.add(sch.machineId()));
         return new Round(claimed.size(), committed.scheduled().size(), deferrals.size(), noRoom, committed.conflicts(),
-                machines);
+                machines, claimed.get(claimed.size() - 1));
     }
 
     /**

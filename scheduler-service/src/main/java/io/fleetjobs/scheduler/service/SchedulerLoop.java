@@ -1,6 +1,5 @@
 package io.fleetjobs.scheduler.service;
 
-import io.fleetjobs.store.PlacementStore;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.retry.Retry;
@@ -31,7 +30,6 @@ public final class SchedulerLoop implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
 
     private final SchedulerCycle cycle;
-    private final PlacementStore placement;
     private final JdbcClient jdbc;
     private final SchedulerProperties properties;
     private final InstantSource clock;
@@ -46,9 +44,9 @@ public final class SchedulerLoop implements SmartLifecycle {
     private Instant nextDepth = Instant.MIN;
     private Instant nextRoomLook = Instant.MIN;
 
-    public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc, SchedulerProperties properties,
+    public SchedulerLoop(SchedulerCycle cycle, JdbcClient jdbc, SchedulerProperties properties,
             InstantSource clock, MeterRegistry meters) {
-        this(cycle, placement, jdbc, properties, clock, meters, CircuitBreaker.ofDefaults("database"), Retry.ofDefaults("database"));
+        this(cycle, jdbc, properties, clock, meters, CircuitBreaker.ofDefaults("database"), Retry.ofDefaults("database"));
     }
 
     /**
@@ -56,12 +54,11 @@ public final class SchedulerLoop implements SmartLifecycle {
      *     and health shows it (DOWN with the circuit open)
      * @param retry retries a failed cycle with backoff before it counts as one failure
      */
-    public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc, SchedulerProperties properties,
+    public SchedulerLoop(SchedulerCycle cycle, JdbcClient jdbc, SchedulerProperties properties,
             InstantSource clock, MeterRegistry meters, CircuitBreaker database, Retry retry) {
         this.database = database;
         this.retry = retry;
         this.cycle = cycle;
-        this.placement = placement;
         this.jdbc = jdbc;
         this.properties = properties;
         this.clock = clock;
@@ -110,8 +107,7 @@ public final class SchedulerLoop implements SmartLifecycle {
     /** Cycles back to back while they place anything. */
     private void work() {
         if (takeRoomAppeared()) {
-            cycle.invalidate();
-            placement.wakeWaiting(10_000);
+            cycle.lookAgain();
         }
         SchedulerCycle.Result result;
         do {

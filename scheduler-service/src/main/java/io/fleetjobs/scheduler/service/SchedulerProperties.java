@@ -8,7 +8,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param interval the safety-net cycle when no wake-up comes
  * @param heartbeatFreshness a machine whose last heartbeat is older takes no new work
  * @param leaseTtl how long a new attempt may wait for its agent to start it
- * @param retryNoRoom when a job that fits nowhere now is looked at again (sooner when room appears)
+ * @param retryNoRoom how long the claims pass over jobs that found no room, at most (sooner when room appears)
  * @param retryNeverFits when a job that no machine could ever host is looked at again
  * @param snapshotMaxAge how long a replica plans on its cached view of machines and tenants' usage
  * @param workers cycles a replica runs at once (their database work overlaps; they share one view)

@@ -85,19 +85,92 @@ class SchedulerCycleTest {
     }
 
     @Test
-    void roomThatAppearsWakesWaitingJobsBeforeTheirBackoff() {
+    void aJobWithoutRoomIsPassedOverUntilRoomAppearsWithoutABackoffInItsRow() {
         fleet.machines.register("m", "eu", Map.of(), null, 2_000, 4_096, 0);
         fleet.queue(tenant, List.of(Fleet.spec("one", 2, 1024, 0, null, "eu"), Fleet.spec("two", 2, 1024, 0, null, "eu")));
         assertThat(scheduler.cycle().runOnce()).isEqualTo(new SchedulerCycle.Result(2, 1, 1, 0));
         String waiting = fleet.jdbc.sql("select state_reason from jobs where state = 'QUEUED'").query(String.class).single();
         assertThat(waiting).isEqualTo("0 of 1 machine fits: 1 has less than 2 free cores");
-        assertThat(scheduler.cycle().runOnce().claimed()).isZero();
+        assertThat(fleet.count("select count(*) from jobs where state = 'QUEUED' and not_before > now() + interval '1 second'"))
+                .as("no backoff written: the cycle passes over it in memory").isZero();
+        assertThat(scheduler.cycle().runOnce().claimed()).as("passed over: not claimed again before room appears").isZero();
 
         fleet.machines.register("m2", "eu", Map.of(), null, 2_000, 4_096, 0);
-        var placement = new io.fleetjobs.store.PlacementStore(fleet.jdbc, fleet.jobs);
-        assertThat(placement.wakeWaiting(100)).isEqualTo(1);
-        scheduler.cycle().invalidate(); // as the loop does when room appears
+        scheduler.cycle().lookAgain(); // as the loop does when room appears
         assertThat(scheduler.cycle().runOnce().placed()).isEqualTo(1);
+    }
+
+    @Test
+    void jobsFoundWithoutRoomAgainAreNotWrittenAgain() {
+        fleet.machines.register("m", "eu", Map.of(), null, 2_000, 4_096, 0);
+        fleet.queue(tenant, List.of(Fleet.spec("runs", 2, 1024, 0, null, "eu"), Fleet.spec("w1", 2, 1024, 0, null, "eu"),
+                Fleet.spec("w2", 2, 1024, 0, null, "eu")));
+        assertThat(scheduler.cycle().runOnce().placed()).isEqualTo(1);
+        List<String> rowVersions = rowVersionsOfQueued();
+        assertThat(rowVersions).hasSize(2);
+
+        for (int i = 0; i < 3; i++) {
+            scheduler.cycle().lookAgain();
+            var again = scheduler.cycle().runOnce();
+            assertThat(again.claimed()).isEqualTo(2);
+            assertThat(again.deferred()).isEqualTo(2);
+        }
+        assertThat(rowVersionsOfQueued()).as("same reason, no backoff: the rows are left as they were")
+                .isEqualTo(rowVersions);
+
+        fleet.machines.setStatus("m", io.fleetjobs.model.MachineStatus.SUSPECT, "missed heartbeats");
+        scheduler.cycle().lookAgain();
+        scheduler.cycle().runOnce();
+        assertThat(fleet.jdbc.sql("select distinct state_reason from jobs where state = 'QUEUED'").query(String.class).list())
+                .as("a new reason is written").containsExactly("0 of 1 machine fits: 1 is not READY");
+    }
+
+    @Test
+    void aHeadOfJobsWithoutRoomDoesNotHoldBackTheJobsBehindIt() {
+        scheduler.close();
+        scheduler = fleet.replica(new SchedulerProperties(4, null, null, null, null, null, null, null));
+        fleet.machines.register("gpu", "eu", Map.of(), "H100", 16_000, 65_536, 1);
+        fleet.machines.register("cpu", "eu", Map.of(), null, 8_000, 8_192, 0);
+        List<io.fleetjobs.model.JobSpec> specs = new java.util.ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            specs.add(Fleet.spec("gpu-" + i, 1, 1024, 1, "H100", "eu")); // one fits, eight wait for the GPU
+        }
+        specs.add(Fleet.spec("cpu-a", 1, 1024, 0, null, "eu"));
+        specs.add(Fleet.spec("cpu-b", 1, 1024, 0, null, "eu"));
+        fleet.queue(tenant, specs);
+
+        int claims = 0;
+        while (scheduler.cycle().runOnce().claimed() > 0) { // until the claims reach the end of the queue
+            assertThat(++claims).as("each claim resumes after the last: three reach the end").isLessThanOrEqualTo(3);
+        }
+        assertThat(fleet.count("select count(*) from jobs where name like 'cpu-%' and state = 'SCHEDULED'"))
+                .as("the claims went past the GPU jobs without room, a batch of 4 at a time").isEqualTo(2);
+        assertThat(fleet.count("select count(*) from jobs where name like 'gpu-%' and state = 'SCHEDULED'")).isEqualTo(1);
+
+        // retryNoRoom later the claims start from the head again, room or not
+        clock.advance(SchedulerProperties.defaults().retryNoRoom());
+        assertThat(scheduler.cycle().runOnce().claimed()).isEqualTo(4);
+    }
+
+    @Test
+    void theClaimOrderIsPriorityThenIdAsPostgresOrdersThem() {
+        UUID low = UUID.fromString("018f0000-0000-7000-8000-000000000000");
+        UUID high = UUID.fromString("018f0000-0000-7000-b000-000000000000"); // a negative long in Java
+        assertThat(SchedulerCycle.claimOrder(claimed(low, 500), claimed(high, 500))).isNegative();
+        assertThat(SchedulerCycle.claimOrder(claimed(high, 500), claimed(low, 500))).isPositive();
+        assertThat(SchedulerCycle.claimOrder(claimed(high, 900), claimed(low, 500))).as("higher priority first").isNegative();
+        assertThat(fleet.jdbc.sql("select cast(:a as uuid) < cast(:b as uuid)").param("a", low.toString())
+                .param("b", high.toString()).query(Boolean.class).single()).isTrue();
+    }
+
+    private static io.fleetjobs.store.ClaimedJob claimed(UUID id, int priority) {
+        return new io.fleetjobs.store.ClaimedJob(id, id, 1, priority, 1_000, 64, 0, null, null, Map.of(), null,
+                java.time.Instant.EPOCH);
+    }
+
+    private List<String> rowVersionsOfQueued() {
+        return fleet.jdbc.sql("select xmin::text || ctid::text from jobs where state = 'QUEUED' order by id")
+                .query(String.class).list();
     }
 
     @Test
