@@ -159,7 +159,7 @@ public final class AttemptReports {
             Locked locked = jobRows.get(r.jobId());
             JobRecord job = Locked.job(locked);
             if (job != null && job.attempt() == r.attempt() && job.state().isOnMachine()) {
-                Transition outcome = jobOutcome(job, locked.retry(), r);
+                Transition outcome = jobOutcome(job, locked::retry, r);
                 changes.add(new JobStore.Change(job, outcome));
                 if (outcome.target() == JobState.QUEUED) {
                     metrics.retried(r.failureReason() == null ? FailureReason.EXIT_CODE : r.failureReason());
@@ -207,12 +207,17 @@ public final class AttemptReports {
 
     /**
      * A job locked to apply a report: its row without the spec ({@link JobRecord#spec()} is null), which
-     * applying a report does not need but for the retry policy, read alone. Parsing every spec whose
-     * attempt reports in was a sixth of the scheduler's CPU in W1.
+     * applying a report does not need but for the retry policy, read alone as JSON and parsed only for
+     * an attempt that failed. Parsing every spec whose attempt reports in was a sixth of the
+     * scheduler's CPU in W1.
      */
-    private record Locked(JobRecord job, RetryPolicy retry) {
+    private record Locked(JobRecord job, String retryJson) {
         static JobRecord job(Locked locked) {
             return locked == null ? null : locked.job;
+        }
+
+        RetryPolicy retry() {
+            return retryJson == null ? RetryPolicy.DEFAULT : Json.read(retryJson, RetryPolicy.class);
         }
     }
 
@@ -222,11 +227,7 @@ public final class AttemptReports {
         jdbc.sql("select " + JobStore.COLUMNS_BUT_SPEC + ", spec->'retry' as retry from jobs"
                         + " where id = any(cast(:ids as uuid[])) order by id for update")
                 .param("ids", jobIds.stream().map(UUID::toString).toArray(String[]::new))
-                .query((rs, n) -> {
-                    String retry = rs.getString("retry");
-                    return new Locked(JobStore.job(rs, null),
-                            retry == null ? RetryPolicy.DEFAULT : Json.read(retry, RetryPolicy.class));
-                }).list()
+                .query((rs, n) -> new Locked(JobStore.job(rs, null), rs.getString("retry"))).list()
                 .forEach(l -> rows.put(l.job().id(), l));
         return rows;
     }
@@ -320,7 +321,7 @@ public final class AttemptReports {
     }
 
     /** What the job does when its current attempt ended as reported. */
-    private Transition jobOutcome(JobRecord job, RetryPolicy policy, AttemptReport report) {
+    private Transition jobOutcome(JobRecord job, java.util.function.Supplier<RetryPolicy> policy, AttemptReport report) {
         if (report.state() == AttemptState.SUCCEEDED) {
             return Transition.to(JobState.SUCCEEDED, "exited with code 0").outcome(report.exitCode(), null);
         }
@@ -329,7 +330,7 @@ public final class AttemptReports {
                     .outcome(report.exitCode(), null);
         }
         FailureReason reason = report.failureReason() == null ? FailureReason.EXIT_CODE : report.failureReason();
-        RetryRule.Decision decision = RetryRule.decide(policy, reason, report.exitCode(), job.userFailures(),
+        RetryRule.Decision decision = RetryRule.decide(policy.get(), reason, report.exitCode(), job.userFailures(),
                 job.infraFailures(), jobs.clock().instant(), random);
         return switch (decision) {
             case RetryRule.Decision.Retry retry -> Transition.to(JobState.QUEUED, retry.reason())

@@ -385,13 +385,14 @@ public final class JobStore {
                              as d(id, from_state, version, to_state, reason, terminal, attempt, set_machine, machine,
                                   set_outcome, exit_code, failure, not_before, user_failures, infra_failures)
                         where j.id = d.id and j.state = d.from_state and j.version = d.version
-                        returning """ + " " + prefixed("j"))
+                        returning """ + " " + prefixed("j", COLUMNS_BUT_SPEC))
                 .param("ids", ids).param("froms", froms).param("versions", versions).param("tos", tos)
                 .param("reasons", reasons).param("terminal", terminal).param("attempts", attempts)
                 .param("setMachine", setMachine).param("machines", machines).param("setOutcome", setOutcome)
                 .param("exitCodes", exitCodes).param("failures", failures).param("notBefore", notBefore)
                 .param("userFailures", userFailures).param("infraFailures", infraFailures).param("now", ts(now))
-                .query(JOB).list();
+                // a spec never changes: the one of the row as locked, not read back and parsed again
+                .query((rs, row) -> job(rs, byId.get(rs.getObject("id", UUID.class)).current().spec())).list();
         if (after.size() != n) {
             throw new IllegalStateException("changed " + after.size() + " of " + n + " locked jobs: a job changed under its lock");
         }
@@ -404,8 +405,8 @@ public final class JobStore {
         recordAll(written);
     }
 
-    private static String prefixed(String alias) {
-        return String.join(", ", Arrays.stream(COLUMNS.split(",")).map(c -> alias + "." + c.strip()).toList());
+    private static String prefixed(String alias, String columns) {
+        return String.join(", ", Arrays.stream(columns.split(",")).map(c -> alias + "." + c.strip()).toList());
     }
 
     /**

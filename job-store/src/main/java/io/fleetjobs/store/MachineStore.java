@@ -133,26 +133,29 @@ public final class MachineStore {
                 .query(String.class).list());
     }
 
-    /** An attempt the database says runs (or is to start) on a machine; {@code spec} only while it is to start (SCHEDULED). */
+    /**
+     * An attempt the database says runs (or is to start) on a machine; {@code execution} (the spec's
+     * command, environment and timeout) only while it is to start (SCHEDULED).
+     */
     public record LiveAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
-            boolean cancelRequested, io.fleetjobs.model.JobSpec spec) {
+            boolean cancelRequested, io.fleetjobs.model.Execution execution) {
     }
 
     /** The attempts a machine should be running now, with what the agent needs to start them. */
     public List<LiveAttempt> liveAttempts(String machineId) {
-        // the spec only of attempts still to start (what the agent needs to start them): a heartbeat of a
-        // busy machine lists every running attempt, and reading and parsing their specs each time costs
+        // of the spec only the execution, and only of attempts still to start (what the agent needs to
+        // start them): a heartbeat of a busy machine lists every running attempt, and parsing JSON costs
         return jdbc.sql("""
                         select a.job_id, a.attempt, a.lease_epoch, a.state, j.cancel_requested,
-                               case when a.state = 'SCHEDULED' then j.spec end as spec
+                               case when a.state = 'SCHEDULED' then j.spec->'execution' end as execution
                         from attempts a join jobs j on j.id = a.job_id
                         where a.machine_id = :m and a.released_at is null and a.state in ('SCHEDULED', 'RUNNING')""")
                 .param("m", machineId)
                 .query((rs, n) -> {
-                    String spec = rs.getString(6);
+                    String execution = rs.getString(6);
                     return new LiveAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
                             io.fleetjobs.model.AttemptState.valueOf(rs.getString(4)), rs.getBoolean(5),
-                            spec == null ? null : Json.read(spec, io.fleetjobs.model.JobSpec.class));
+                            execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class));
                 })
                 .list();
     }

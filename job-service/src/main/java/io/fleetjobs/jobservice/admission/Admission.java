@@ -39,9 +39,9 @@ public class Admission {
     void onEvents(List<String> records) {
         List<UUID> submitted = new ArrayList<>();
         for (String json : records) {
-            JobEvent event;
+            JobEvent.Head event;
             try {
-                event = Json.read(json, JobEvent.class);
+                event = Json.read(json, JobEvent.Head.class);
             } catch (RuntimeException e) {
                 log.warn("skipping a record of {} that is not a job event: {}", JobEvent.TOPIC, e.getMessage());
                 continue;

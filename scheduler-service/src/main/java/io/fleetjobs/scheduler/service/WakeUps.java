@@ -26,8 +26,8 @@ class WakeUps {
     @KafkaListener(id = "scheduler-wake-ups", topics = JobEvent.TOPIC,
             groupId = "scheduler-${random.uuid}", properties = "auto.offset.reset=latest")
     void onEvent(String json) {
-        JobEvent event = Json.read(json, JobEvent.class);
-        String machine = event.data().get("machineId");
+        JobEvent.Head event = Json.read(json, JobEvent.Head.class);
+        String machine = event.data() == null ? null : event.data().get("machineId");
         if (machine != null && (event.type() == JobEventType.CANCEL_REQUESTED || event.to() == JobState.SCHEDULED)) {
             broker.signal(machine); // an agent long-polling this replica learns of its new lease or cancel at once
         }

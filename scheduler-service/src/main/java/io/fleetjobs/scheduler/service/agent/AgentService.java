@@ -169,7 +169,7 @@ public final class AgentService {
                 settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), machineId, AttemptState.CANCELED,
                         null, null, null, jobs.clock().instant(), null, null));
             } else if (a.state() == AttemptState.SCHEDULED) {
-                var execution = a.spec().execution();
+                var execution = a.execution();
                 start.add(new Lease(a.jobId(), a.attempt(), a.epoch(), execution.command(), execution.env(),
                         execution.timeoutSeconds()));
             }
