@@ -42,7 +42,7 @@ import java.util.function.Consumer;
  *   SKIP LOCKED
  * </pre>
  *
- * <p>Jobs that find no room now are not written back with a backoff: the next claims resume after
+ * <p>Jobs that find no room now (or whose tenant is at its quota) are not written back with a backoff: the next claims resume after
  * the last job this one claimed (the resume point), passing over them in memory, so that a head of
  * jobs that do not fit now (GPU jobs while the GPUs are busy) neither blocks the jobs behind it nor
  * costs a row write per job and cycle. The claims go back to the head of the queue when room
@@ -156,7 +156,7 @@ public final class SchedulerCycle {
         ClaimedJob after = resumePoint(jobs.clock().instant());
         Round round = transaction(() -> placement.claim(claimLimit, after));
         claimLimit = nextClaim(claimLimit, round.placed, round.noRoom, properties.batchSize());
-        if (round.noRoom > 0) {
+        if (round.passedOver > 0) {
             passOver(round.last);
         }
         int claimed = round.claimed;
@@ -253,9 +253,13 @@ public final class SchedulerCycle {
         }
     }
 
-    /** @param last the last job claimed (in the claim's order), or null when none was */
-    private record Round(int claimed, int placed, int deferred, int noRoom, List<UUID> conflicts, Set<String> machines,
-            ClaimedJob last) {
+    /**
+     * @param noRoom jobs left because no machine has room for them now
+     * @param passedOver jobs left to wait in memory for room (no room now, or their tenant at its quota)
+     * @param last the last job claimed (in the claim's order), or null when none was
+     */
+    private record Round(int claimed, int placed, int deferred, int noRoom, int passedOver, List<UUID> conflicts,
+            Set<String> machines, ClaimedJob last) {
     }
 
     /** The claim after a cycle that placed {@code placed} jobs and left {@code noRoom} for want of room. */
@@ -269,7 +273,7 @@ public final class SchedulerCycle {
 
     private Round planAndCommit(List<ClaimedJob> claimed, Object token) {
         if (claimed.isEmpty()) {
-            return new Round(0, 0, 0, 0, List.of(), Set.of(), null);
+            return new Round(0, 0, 0, 0, 0, List.of(), Set.of(), null);
         }
         Map<UUID, ClaimedJob> byId = new HashMap<>();
         claimed.forEach(j -> byId.put(j.id(), j));
@@ -277,6 +281,7 @@ public final class SchedulerCycle {
         List<PlacementStore.NewAttempt> attempts;
         List<PlacementStore.Deferral> deferrals;
         int noRoom = 0;
+        int passedOver = 0;
         refreshTenantsIfOld(now);
         synchronized (lock) {
             Snapshot snapshot = snapshotTimer.record(() -> snapshot(now));
@@ -292,8 +297,14 @@ public final class SchedulerCycle {
                 if (why.kind() == Unplaced.Kind.DOES_NOT_FIT_NOW) {
                     noRoom++;
                 }
-                // no room now: no backoff, the claims pass over it (see the class comment)
-                Instant notBefore = why.kind() == Unplaced.Kind.CAN_NEVER_FIT ? now.plus(properties.retryNeverFits()) : null;
+                // no room now, or over quota until the tenant's attempts end: no backoff, the claims pass
+                // over it until room appears (see the class comment)
+                Instant notBefore = null;
+                if (why.kind() == Unplaced.Kind.CAN_NEVER_FIT) {
+                    notBefore = now.plus(properties.retryNeverFits());
+                } else {
+                    passedOver++;
+                }
                 deferrals.add(new PlacementStore.Deferral(e.getKey(), why.reason(), notBefore));
                 Counter.builder("scheduler.unschedulable").description("jobs a cycle could not place, by kind")
                         .tag("kind", why.kind().name()).register(meters).increment();
@@ -308,8 +319,8 @@ public final class SchedulerCycle {
         }
         Set<String> machines = new HashSet<>();
         committed.scheduled().forEach(sch -> machines.add(sch.machineId()));
-        return new Round(claimed.size(), committed.scheduled().size(), deferrals.size(), noRoom, committed.conflicts(),
-                machines, claimed.get(claimed.size() - 1));
+        return new Round(claimed.size(), committed.scheduled().size(), deferrals.size(), noRoom, passedOver,
+                committed.conflicts(), machines, claimed.get(claimed.size() - 1));
     }
 
     /**

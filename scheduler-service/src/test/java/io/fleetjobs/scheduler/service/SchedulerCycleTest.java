@@ -153,6 +153,27 @@ class SchedulerCycleTest {
     }
 
     @Test
+    void aHeadOfJobsOverTheirTenantsQuotaDoesNotHoldBackOtherTenants() {
+        scheduler.close();
+        scheduler = fleet.replica(new SchedulerProperties(4, null, null, null, null, null, null, null));
+        UUID capped = fleet.tenants.create("capped", 1, 1_000L, null, null).orElseThrow().id();
+        fleet.machines.register("big", "eu", Map.of(), null, 64_000, 65_536, 0);
+        List<io.fleetjobs.model.JobSpec> first = new java.util.ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            first.add(Fleet.spec("capped-" + i, 1, 256, 0, null, "eu")); // one runs, eight wait for the quota
+        }
+        fleet.queue(capped, first);
+        fleet.queue(tenant, List.of(Fleet.spec("other-a", 1, 256, 0, null, "eu"), Fleet.spec("other-b", 1, 256, 0, null, "eu")));
+
+        int claims = 0;
+        while (scheduler.cycle().runOnce().claimed() > 0) {
+            assertThat(++claims).as("each claim resumes after the last: three reach the end").isLessThanOrEqualTo(3);
+        }
+        assertThat(fleet.count("select count(*) from jobs where name like 'other-%' and state = 'SCHEDULED'")).isEqualTo(2);
+        assertThat(fleet.count("select count(*) from jobs where name like 'capped-%' and state = 'SCHEDULED'")).isEqualTo(1);
+    }
+
+    @Test
     void theClaimOrderIsPriorityThenIdAsPostgresOrdersThem() {
         UUID low = UUID.fromString("018f0000-0000-7000-8000-000000000000");
         UUID high = UUID.fromString("018f0000-0000-7000-b000-000000000000"); // a negative long in Java
