@@ -41,36 +41,28 @@ public final class PlacementStore {
      * @param after the last job of an earlier claim, or null to start from the head of the queue
      */
     public List<ClaimedJob> claim(int limit, ClaimedJob after) {
-        var now = JobStore.ts(jobs.clock().instant());
         if (after == null) {
-            return jdbc.sql("""
-                            select %s from jobs
-                            where state = 'QUEUED' and not_before <= :now
-                            order by priority desc, id
-                            limit :limit
-                            for update skip locked""".formatted(CLAIM_COLUMNS))
-                    .param("now", now).param("limit", limit)
-                    .query(CLAIMED).list();
+            return claimWhere("", limit, null);
         }
-        List<ClaimedJob> claimed = new ArrayList<>(jdbc.sql("""
-                        select %s from jobs
-                        where state = 'QUEUED' and not_before <= :now and priority = :priority and id > :id
-                        order by priority desc, id
-                        limit :limit
-                        for update skip locked""".formatted(CLAIM_COLUMNS))
-                .param("now", now).param("priority", after.priority()).param("id", after.id()).param("limit", limit)
-                .query(CLAIMED).list());
+        List<ClaimedJob> claimed = new ArrayList<>(claimWhere("and priority = :priority and id > :id", limit, after));
         if (claimed.size() < limit) {
-            claimed.addAll(jdbc.sql("""
-                            select %s from jobs
-                            where state = 'QUEUED' and not_before <= :now and priority < :priority
-                            order by priority desc, id
-                            limit :limit
-                            for update skip locked""".formatted(CLAIM_COLUMNS))
-                    .param("now", now).param("priority", after.priority()).param("limit", limit - claimed.size())
-                    .query(CLAIMED).list());
+            claimed.addAll(claimWhere("and priority < :priority", limit - claimed.size(), after));
         }
         return claimed;
+    }
+
+    private List<ClaimedJob> claimWhere(String condition, int limit, ClaimedJob after) {
+        var statement = jdbc.sql("""
+                        select %s from jobs
+                        where state = 'QUEUED' and not_before <= :now %s
+                        order by priority desc, id
+                        limit :limit
+                        for update skip locked""".formatted(CLAIM_COLUMNS, condition))
+                .param("now", JobStore.ts(jobs.clock().instant())).param("limit", limit);
+        if (after != null) {
+            statement = statement.param("priority", after.priority()).param("id", after.id());
+        }
+        return statement.query(CLAIMED).list();
     }
 
     private static final String CLAIM_COLUMNS = """

@@ -99,6 +99,12 @@ public final class SchedulerCycle {
     private ClaimedJob resumeAfter;
     /** When the claims began passing over jobs; guarded by {@link #lock}. */
     private Instant passingSince;
+    /**
+     * Counts the restarts from the head; guarded by {@link #lock}. A claim that began before the last
+     * restart does not move the resume point: it may have skipped (locked elsewhere) a job that the
+     * restart is for.
+     */
+    private long restarts;
     /** Guarded by {@link #lock}. */
     private Cache cache;
     /** Guarded by {@link #lock}. */
@@ -153,25 +159,29 @@ public final class SchedulerCycle {
     }
 
     private Result rounds() {
-        ClaimedJob after = resumePoint(jobs.clock().instant());
-        Round round = transaction(() -> placement.claim(claimLimit, after));
+        Resume from = resumePoint(jobs.clock().instant());
+        Round round = transaction(() -> placement.claim(claimLimit, from.after()));
         claimLimit = nextClaim(claimLimit, round.placed, round.noRoom, properties.batchSize());
         if (round.passedOver > 0) {
-            passOver(round.last);
+            passOver(round.last, from.restarts());
         }
         int claimed = round.claimed;
         int placed = round.placed;
         int deferred = round.deferred;
         int lost = round.conflicts.size();
+        boolean unsettled = false;
         for (int r = 0; r < REPLANS && !round.conflicts.isEmpty(); r++) {
             List<UUID> again = round.conflicts;
             round = transaction(() -> placement.reclaim(again));
+            unsettled |= round.claimed < again.size(); // some held by another worker, which may drop them too
             placed += round.placed;
             deferred += round.deferred;
             lost += round.conflicts.size();
         }
-        if (!round.conflicts.isEmpty()) {
-            restartClaims(); // these jobs were neither placed nor found without room: the next claim starts at the head
+        if (unsettled || !round.conflicts.isEmpty()) {
+            // jobs this cycle neither placed nor found without room may lie behind the resume point: the
+            // next claim starts at the head, so that none waits for the restart after retryNoRoom
+            restartClaims();
         }
         placements.increment(placed);
         conflicts.increment(lost);
@@ -196,19 +206,29 @@ public final class SchedulerCycle {
         return round;
     }
 
+    /** Where a claim starts (after {@code after}, or at the head when null), as of {@code restarts} restarts. */
+    private record Resume(ClaimedJob after, long restarts) {
+    }
+
     /** Where the next claim starts: after the resume point while it is younger than {@code retryNoRoom}. */
-    private ClaimedJob resumePoint(Instant now) {
+    private Resume resumePoint(Instant now) {
         synchronized (lock) {
             if (resumeAfter != null && !now.isBefore(passingSince.plus(properties.retryNoRoom()))) {
-                resumeAfter = null; // look at the jobs passed over again, room or not
+                restartClaims(); // look at the jobs passed over again, room or not
             }
-            return resumeAfter;
+            return new Resume(resumeAfter, restarts);
         }
     }
 
-    /** The jobs up to {@code last} (in the claim's order) that are still QUEUED are passed over until room appears. */
-    private void passOver(ClaimedJob last) {
+    /**
+     * The jobs up to {@code last} (in the claim's order) that are still QUEUED are passed over until
+     * room appears, unless the claims restarted since the claim that found them began.
+     */
+    private void passOver(ClaimedJob last, long claimedAtRestarts) {
         synchronized (lock) {
+            if (claimedAtRestarts != restarts) {
+                return;
+            }
             if (resumeAfter == null) {
                 resumeAfter = last;
                 passingSince = jobs.clock().instant();
@@ -240,6 +260,7 @@ public final class SchedulerCycle {
     private void restartClaims() {
         synchronized (lock) {
             resumeAfter = null;
+            restarts++;
         }
     }
 
