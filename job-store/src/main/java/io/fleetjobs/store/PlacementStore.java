@@ -310,6 +310,27 @@ public final class PlacementStore {
                 .update();
     }
 
+    /**
+     * Lets jobs waiting out a "fits nowhere" backoff be claimed at once: call it when the fleet changed
+     * (a machine joined), which may give them a machine. Only jobs whose reason begins with one of
+     * {@code reasonPrefixes}; a retry's backoff is left to run. Reads the queued jobs to find them, so
+     * the caller does it at most once per interval.
+     *
+     * @return how many were woken (at most {@code limit}, highest priority first)
+     */
+    public int wakeUnplaceable(List<String> reasonPrefixes, int limit) {
+        String[] patterns = reasonPrefixes.stream()
+                .map(p -> p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+                .toArray(String[]::new);
+        return jdbc.sql("""
+                        update jobs set not_before = :now where id in (
+                            select id from jobs
+                            where state = 'QUEUED' and not_before > :now and state_reason like any(cast(:patterns as text[]))
+                            order by priority desc, id limit :limit for update skip locked)""")
+                .param("now", JobStore.ts(jobs.clock().instant())).param("patterns", patterns).param("limit", limit)
+                .update();
+    }
+
     /** A job placed on a machine, holding this much there. */
     public record NewAttempt(ClaimedJob job, String machineId, long cpuMillis, long memoryMb, int gpuCount) {
     }

@@ -30,7 +30,7 @@ final class Explainer {
      */
     Explanation explain(PendingJob job) {
         if (machines.isEmpty()) {
-            return new Explanation(new Unplaced(Unplaced.Kind.CAN_NEVER_FIT, "no machines are registered", null), true);
+            return new Explanation(new Unplaced(Unplaced.Kind.CAN_NEVER_FIT, Unplaced.NO_MACHINES, null), true);
         }
         FilterChain applicable = filters.forJob(job);
         int[] rejected = new int[applicable.size()];

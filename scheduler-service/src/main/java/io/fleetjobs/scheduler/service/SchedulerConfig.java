@@ -62,16 +62,16 @@ class SchedulerConfig {
 
     @Bean
     AgentService agentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
-            HeartbeatWriter heartbeats, AgentProperties properties) {
-        return new AgentService(jobs, machines, reports, broker, heartbeats, properties);
+            HeartbeatWriter heartbeats, AgentProperties properties, SchedulerLoop loop) {
+        return new AgentService(jobs, machines, reports, broker, heartbeats, properties, loop::fleetChanged);
     }
 
     @Bean
-    SchedulerLoop schedulerLoop(SchedulerCycle cycle, JdbcClient jdbc,
+    SchedulerLoop schedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc,
             SchedulerProperties properties, InstantSource clock, MeterRegistry meters,
             io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
             io.github.resilience4j.retry.RetryRegistry retries) {
-        return new SchedulerLoop(cycle, jdbc, properties, clock, meters, breakers.circuitBreaker("database"),
+        return new SchedulerLoop(cycle, placement, jdbc, properties, clock, meters, breakers.circuitBreaker("database"),
                 retries.retry("database"));
     }
 }

@@ -1,5 +1,7 @@
 package io.fleetjobs.scheduler.service;
 
+import io.fleetjobs.scheduler.core.Unplaced;
+import io.fleetjobs.store.PlacementStore;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.retry.Retry;
@@ -30,6 +32,7 @@ public final class SchedulerLoop implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
 
     private final SchedulerCycle cycle;
+    private final PlacementStore placement;
     private final JdbcClient jdbc;
     private final SchedulerProperties properties;
     private final InstantSource clock;
@@ -40,13 +43,14 @@ public final class SchedulerLoop implements SmartLifecycle {
     private final Map<String, AtomicLong> depthByQueue = new ConcurrentHashMap<>();
     private volatile boolean running;
     private final java.util.concurrent.atomic.AtomicBoolean roomAppeared = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean fleetChanged = new java.util.concurrent.atomic.AtomicBoolean();
     private final List<Thread> workers = new ArrayList<>();
     private Instant nextDepth = Instant.MIN;
     private Instant nextRoomLook = Instant.MIN;
 
-    public SchedulerLoop(SchedulerCycle cycle, JdbcClient jdbc, SchedulerProperties properties,
+    public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc, SchedulerProperties properties,
             InstantSource clock, MeterRegistry meters) {
-        this(cycle, jdbc, properties, clock, meters, CircuitBreaker.ofDefaults("database"), Retry.ofDefaults("database"));
+        this(cycle, placement, jdbc, properties, clock, meters, CircuitBreaker.ofDefaults("database"), Retry.ofDefaults("database"));
     }
 
     /**
@@ -54,8 +58,9 @@ public final class SchedulerLoop implements SmartLifecycle {
      *     and health shows it (DOWN with the circuit open)
      * @param retry retries a failed cycle with backoff before it counts as one failure
      */
-    public SchedulerLoop(SchedulerCycle cycle, JdbcClient jdbc, SchedulerProperties properties,
+    public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc, SchedulerProperties properties,
             InstantSource clock, MeterRegistry meters, CircuitBreaker database, Retry retry) {
+        this.placement = placement;
         this.database = database;
         this.retry = retry;
         this.cycle = cycle;
@@ -83,6 +88,15 @@ public final class SchedulerLoop implements SmartLifecycle {
         wake();
     }
 
+    /**
+     * The fleet changed (a machine joined): jobs that fit no machine before may fit one now, those
+     * waiting out a "fits nowhere" backoff included.
+     */
+    public void fleetChanged() {
+        fleetChanged.set(true);
+        roomAppeared();
+    }
+
     private void loop(Semaphore wake) {
         while (running) {
             try {
@@ -106,7 +120,11 @@ public final class SchedulerLoop implements SmartLifecycle {
 
     /** Cycles back to back while they place anything. */
     private void work() {
-        if (takeRoomAppeared()) {
+        Look look = takeLook();
+        if (look != Look.NONE) {
+            if (look == Look.FLEET_CHANGED) {
+                placement.wakeUnplaceable(Unplaced.FLEET_REASON_PREFIXES, 10_000);
+            }
             cycle.lookAgain();
         }
         SchedulerCycle.Result result;
@@ -116,19 +134,23 @@ public final class SchedulerLoop implements SmartLifecycle {
         refreshDepth();
     }
 
+    private enum Look { NONE, ROOM_APPEARED, FLEET_CHANGED }
+
     /**
-     * Whether to look for room now: room appeared, and the last look was an interval ago or more.
-     * Jobs end by the thousand a second in a busy fleet; waking the waiting jobs (and reading the
-     * machines again) once per interval is enough, and one worker does it.
+     * Whether to look for room now: room appeared (or the fleet changed), and the last look was an
+     * interval ago or more. Jobs end by the thousand a second in a busy fleet, and machines join by the
+     * hundred when a fleet starts; restarting the claims from the head (and reading the machines, and
+     * on a change of the fleet waking the jobs that fitted nowhere) once per interval is enough, and
+     * one worker does it.
      */
-    private synchronized boolean takeRoomAppeared() {
+    private synchronized Look takeLook() {
         Instant now = clock.instant();
         if (!roomAppeared.get() || now.isBefore(nextRoomLook)) {
-            return false;
+            return Look.NONE;
         }
         roomAppeared.set(false);
         nextRoomLook = now.plus(properties.interval());
-        return true;
+        return fleetChanged.getAndSet(false) ? Look.FLEET_CHANGED : Look.ROOM_APPEARED;
     }
 
     private synchronized void refreshDepth() {

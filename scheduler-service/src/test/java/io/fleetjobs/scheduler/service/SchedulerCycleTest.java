@@ -101,6 +101,25 @@ class SchedulerCycleTest {
     }
 
     @Test
+    void jobsThatFitNowhereAreWokenWhenTheFleetChangesButNotRetriesWaitingOutTheirBackoff() {
+        fleet.machines.register("a100", "us", Map.of(), "A100", 64_000, 262_144, 8);
+        fleet.queue(tenant, List.of(Fleet.spec("needs-h100", 8, 4096, 1, "H100", "us"), Fleet.spec("retrying", 1, 64, 0, null, "us")));
+        fleet.jdbc.sql("update jobs set not_before = now() + interval '1 hour',"
+                + " state_reason = 'attempt 1 failed with exit code 3; retry in 1h' where name = 'retrying'").update();
+        assertThat(scheduler.cycle().runOnce().deferred()).isEqualTo(1);
+        assertThat(onlyJob("needs-h100").stateReason()).isEqualTo("0 of 1 machine fits: 1 lacks GPU type H100");
+
+        fleet.machines.register("h100", "us", Map.of(), "H100", 64_000, 262_144, 8); // a machine joined
+        var placement = new io.fleetjobs.store.PlacementStore(fleet.jdbc, fleet.jobs);
+        assertThat(placement.wakeUnplaceable(io.fleetjobs.scheduler.core.Unplaced.FLEET_REASON_PREFIXES, 100))
+                .as("the job that fitted nowhere, not the retry").isEqualTo(1);
+        scheduler.cycle().lookAgain(); // as the loop does when the fleet changed
+        assertThat(scheduler.cycle().runOnce().placed()).isEqualTo(1);
+        assertThat(onlyJob("needs-h100").machineId()).isEqualTo("h100");
+        assertThat(onlyJob("retrying").state()).isEqualTo(JobState.QUEUED);
+    }
+
+    @Test
     void jobsFoundWithoutRoomAgainAreNotWrittenAgain() {
         fleet.machines.register("m", "eu", Map.of(), null, 2_000, 4_096, 0);
         fleet.queue(tenant, List.of(Fleet.spec("runs", 2, 1024, 0, null, "eu"), Fleet.spec("w1", 2, 1024, 0, null, "eu"),
@@ -204,6 +223,11 @@ class SchedulerCycleTest {
         var result = scheduler.cycle().runOnce();
         assertThat(result.placed()).isZero();
         assertThat(onlyJob().stateReason()).isEqualTo("0 of 2 machines fit: 1 is not READY, 1 has no heartbeat in the last 10s");
+    }
+
+    private JobRecord onlyJob(String name) {
+        UUID id = fleet.jdbc.sql("select id from jobs where name = :n").param("n", name).query(UUID.class).single();
+        return fleet.jobs.get(id).orElseThrow();
     }
 
     private JobRecord onlyJob() {

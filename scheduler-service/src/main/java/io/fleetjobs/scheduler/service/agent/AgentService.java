@@ -45,9 +45,17 @@ public final class AgentService {
     private final LeaseBroker broker;
     private final HeartbeatWriter heartbeats;
     private final AgentProperties properties;
+    private final Runnable fleetChanged;
 
     public AgentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
             HeartbeatWriter heartbeats, AgentProperties properties) {
+        this(jobs, machines, reports, broker, heartbeats, properties, () -> { });
+    }
+
+    /** @param fleetChanged told after a machine joined (the scheduler looks for room again, for every queued job) */
+    public AgentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
+            HeartbeatWriter heartbeats, AgentProperties properties, Runnable fleetChanged) {
+        this.fleetChanged = fleetChanged;
         this.jobs = jobs;
         this.machines = machines;
         this.reports = reports;
@@ -73,6 +81,7 @@ public final class AgentService {
             return machines.join(request.machineId(), request.region(), request.labels(), request.gpuType(),
                     request.cpuMillis(), request.memoryMb(), request.gpuCount(), hash(credential));
         });
+        fleetChanged.run();
         return new JoinResponse(request.machineId(), credential, incarnation, properties.leaseTtl().toMillis(),
                 properties.heartbeatInterval().toMillis());
     }
