@@ -279,7 +279,7 @@ class ComposeFileTest {
                     .isEqualTo(sharedBuild);
 
             List<Dockerfile.Instruction> runtime = dockerfile.finalStage();
-            assertThat(dockerfile.baseImage(runtime)).as("runtime image of %s", module).startsWith("eclipse-temurin:21-jre");
+            assertThat(dockerfile.baseImage(runtime)).as("runtime image of %s", module).startsWith("eclipse-temurin:25-jre");
             String jar = "/src/" + module + "/target/" + config.jarName();
             assertThat(Dockerfile.all(runtime, "COPY")).as("%s copies %s", module, jar)
                     .anyMatch(c -> c.arguments().startsWith("--from=build " + jar + " "));
