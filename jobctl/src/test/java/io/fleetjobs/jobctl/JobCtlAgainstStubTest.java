@@ -1,10 +1,10 @@
 package io.fleetjobs.jobctl;
 
-import static io.fleetjobs.sdk.StubApi.Answer.ok;
+import static io.fleetjobs.sdk.testing.StubApi.Answer.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fleetjobs.sdk.StubApi;
-import io.fleetjobs.sdk.StubApi.Answer;
+import io.fleetjobs.sdk.testing.StubApi;
+import io.fleetjobs.sdk.testing.StubApi.Answer;
 import io.fleetjobs.sdk.invoker.ApiClient;
 import io.fleetjobs.sdk.model.JobSpec;
 import java.io.IOException;

@@ -1,16 +1,17 @@
 package io.fleetjobs.sdk;
 
-import static io.fleetjobs.sdk.StubApi.Answer.ok;
+import static io.fleetjobs.sdk.testing.StubApi.Answer.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fleetjobs.sdk.StubApi.Answer;
 import io.fleetjobs.sdk.model.Event;
 import io.fleetjobs.sdk.model.Execution;
 import io.fleetjobs.sdk.model.Job;
 import io.fleetjobs.sdk.model.JobSpec;
 import io.fleetjobs.sdk.model.JobState;
 import io.fleetjobs.sdk.model.Resources;
+import io.fleetjobs.sdk.testing.StubApi;
+import io.fleetjobs.sdk.testing.StubApi.Answer;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.fleetjobs.sdk;
+package io.fleetjobs.sdk.testing;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -15,9 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A stand-in for the FleetJobs API on a local port, for client tests (the SDK's own layer, jobctl): each route
- * answers what it was told, in turn (the last answer repeats), and every call is kept. A route it was not told
- * about answers 404 with a problem. Not the platform: nothing is validated or stored.
+ * A stand-in for the FleetJobs API on a local port, for tests of programs that call it (the SDK's own layer,
+ * jobctl, and yours): each route answers what it was told, in turn (the last answer repeats), and every call is
+ * kept. A route it was not told about answers 404 with a problem. Not the platform: nothing is validated or
+ * stored. It ships in the SDK's main jar (JDK classes only) so that no build needs a test artifact.
  */
 public final class StubApi implements AutoCloseable {
     private final HttpServer server;
