@@ -26,7 +26,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *       the end) is {@link Outcome#DUPLICATE}: nothing changes, so a late report never moves a job backwards;</li>
  *   <li>otherwise the attempt moves, its allocation is released when it ends, and the job follows
  *       when the attempt is still the job's current one: RUNNING, SUCCEEDED, CANCELED, or after a
- *       failure, back to QUEUED with a backoff or FAILED, by {@link RetryRule}.</li>
+ *       failure, back to QUEUED with a backoff or FAILED, by {@link RetryRule}. An end of an attempt
+ *       whose start was never applied, but that did start (a quick job: the agent reports both at
+ *       once), moves the job to RUNNING first, at the attempt's start: a job that ran shows that it ran.</li>
  * </ul>
  * The attempt row is locked first, then the job row (guarded update), then the machine row: the
  * same order for every report, and the scheduler never waits on a job a report holds.
@@ -154,10 +156,29 @@ public final class AttemptReports {
                 changes.add(new JobStore.Change(job, Transition.to(JobState.RUNNING, "running on " + machine)));
             }
         }
+        // An end with a start (the process ran) of an attempt never recorded running: the start the agent
+        // reported with the end. Not a START_FAILED end nor one of endLiveAttempts: those have no start.
+        boolean startsWithEnds = false;
+        for (AttemptReport r : ended) {
+            Current c = current.get(new Key(r.jobId(), r.attempt()));
+            JobRecord job = Locked.job(jobRows.get(r.jobId()));
+            if (r.startedAt() != null && c.state() == AttemptState.SCHEDULED && job != null
+                    && job.attempt() == r.attempt() && job.state() == JobState.SCHEDULED) {
+                changes.add(new JobStore.Change(job, Transition.to(JobState.RUNNING, "running on " + c.machineId())
+                        .at(startedAt(r.startedAt(), job, now))));
+                startsWithEnds = true;
+            }
+        }
+        // a job moves once per statement: those starts first, then the ends from the rows they left
+        Map<UUID, JobRecord> running = new HashMap<>();
+        if (startsWithEnds) {
+            jobs.transitionLocked(changes).forEach(job -> running.put(job.id(), job));
+            changes = new ArrayList<>();
+        }
         for (AttemptReport r : ended) {
             metrics.attemptEnded(r.state(), r.failureReason());
             Locked locked = jobRows.get(r.jobId());
-            JobRecord job = Locked.job(locked);
+            JobRecord job = running.getOrDefault(r.jobId(), Locked.job(locked)); // a round's jobs are distinct
             if (job != null && job.attempt() == r.attempt() && job.state().isOnMachine()) {
                 Transition outcome = jobOutcome(job, locked::retry, r);
                 changes.add(new JobStore.Change(job, outcome));
@@ -167,6 +188,15 @@ public final class AttemptReports {
             }
         }
         jobs.transitionLocked(changes);
+    }
+
+    /**
+     * When a start reported with the end goes in the job's history: the attempt's start, but not before the
+     * job's last change (its placement; the agent's clock is not ours) nor after now.
+     */
+    private static Instant startedAt(Instant reported, JobRecord scheduled, Instant now) {
+        Instant at = reported.isAfter(now) ? now : reported;
+        return at.isBefore(scheduled.updatedAt()) ? scheduled.updatedAt() : at;
     }
 
     /** The reported attempts as they are, locked, in (job, attempt) order. */

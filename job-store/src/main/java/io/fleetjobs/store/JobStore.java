@@ -155,7 +155,7 @@ public final class JobStore {
                         admitted));
                 afterCommitCount(List.of(admitted));
             } else {
-                record(job, null, JobEventType.STATE_CHANGED, Map.of());
+                record(job, null, JobEventType.STATE_CHANGED, Map.of(), job.updatedAt());
             }
             afterCommit(() -> meters.counter("jobs.submitted").increment());
             return new Submission.Accepted(job, true);
@@ -282,7 +282,8 @@ public final class JobStore {
                     .param("version", current.version())
                     .query(JOB).optional();
             after.ifPresent(job -> {
-                record(job, current.state(), JobEventType.STATE_CHANGED, change.data);
+                record(job, current.state(), JobEventType.STATE_CHANGED, change.data,
+                        change.at == null ? job.updatedAt() : change.at);
                 String from = current.state().name();
                 String to = change.to.name();
                 afterCommit(() -> Counter.builder("jobs.transitions").tag("from", from).tag("to", to)
@@ -319,10 +320,13 @@ public final class JobStore {
     /**
      * Many transitions in one statement, with their history rows and events, for jobs whose rows
      * this transaction has locked (so that nobody can have changed them since they were read).
+     * At most one change per job: a job that moves twice needs a second call, from the row the first returned.
+     *
+     * @return the jobs after their change (in no particular order), with the spec of {@link Change#current}
      */
-    void transitionLocked(List<Change> changes) {
+    List<JobRecord> transitionLocked(List<Change> changes) {
         if (changes.isEmpty()) {
-            return;
+            return List.of();
         }
         int n = changes.size();
         String[] ids = new String[n];
@@ -399,10 +403,12 @@ public final class JobStore {
         List<Written> written = new ArrayList<>(n);
         for (JobRecord job : after) {
             Change c = byId.get(job.id());
+            Instant at = c.transition().at == null ? job.updatedAt() : c.transition().at;
             written.add(new Written(job.id(), job.tenantId(), job.version(), c.current().state(), job.state(),
-                    job.stateReason(), job.updatedAt(), Map.copyOf(c.transition().data)));
+                    job.stateReason(), at, Map.copyOf(c.transition().data)));
         }
         recordAll(written);
+        return after;
     }
 
     private static String prefixed(String alias, String columns) {
@@ -431,13 +437,16 @@ public final class JobStore {
                     .param("version", current.version())
                     .query(JOB).optional();
             after.ifPresent(job -> record(job, current.state(), JobEventType.CANCEL_REQUESTED,
-                    job.machineId() == null ? Map.of() : Map.of("machineId", job.machineId())));
+                    job.machineId() == null ? Map.of() : Map.of("machineId", job.machineId()), job.updatedAt()));
             return after;
         });
     }
 
-    /** The history row and the event of a change just written; {@code from} is null for the first. */
-    private void record(JobRecord job, JobState from, JobEventType type, Map<String, String> data) {
+    /**
+     * The history row and the event of a change just written, which happened {@code at}; {@code from} is
+     * null for the first.
+     */
+    private void record(JobRecord job, JobState from, JobEventType type, Map<String, String> data, Instant at) {
         jdbc.sql("""
                         insert into job_history (job_id, version, from_state, to_state, reason, at)
                         values (:id, :version, :from, :to, :reason, :at)""")
@@ -446,16 +455,19 @@ public final class JobStore {
                 .param("from", from == null ? null : from.name())
                 .param("to", job.state().name())
                 .param("reason", job.stateReason())
-                .param("at", ts(job.updatedAt()))
+                .param("at", ts(at))
                 .update();
         UUID eventId = Ids.newId(clock);
         JobEvent event = new JobEvent(eventId, JobEvent.SCHEMA_VERSION, type, job.id(), job.tenantId(),
-                job.version(), job.updatedAt(), from, job.state(), job.stateReason(), data);
+                job.version(), at, from, job.state(), job.stateReason(), data);
         outbox.append(JobEvent.TOPIC, job.id().toString(), eventId, event);
         afterCommit(eventsCommitted);
     }
 
-    /** A change already written to a job row, whose history row and event are still to be written. */
+    /**
+     * A change already written to a job row, whose history row and event are still to be written;
+     * {@code at}: when it happened, for both (the row's {@code updated_at}, but for a move written late).
+     */
     record Written(UUID jobId, UUID tenantId, long version, JobState from, JobState to, String reason, Instant at,
             Map<String, String> data) {
     }
@@ -480,6 +492,7 @@ public final class JobStore {
         String[] froms = new String[n];
         String[] tos = new String[n];
         String[] reasons = new String[n];
+        String[] ats = new String[n];
         String[] eventIds = new String[n];
         Integer[] shards = new Integer[n];
         String[] payloads = new String[n];
@@ -491,19 +504,21 @@ public final class JobStore {
             froms[i] = w.from() == null ? null : w.from().name();
             tos[i] = w.to().name();
             reasons[i] = w.reason();
+            ats[i] = w.at().toString();
             eventIds[i] = eventId.toString();
             shards[i] = Outbox.shardOf(ids[i]);
             payloads[i] = Json.write(new JobEvent(eventId, JobEvent.SCHEMA_VERSION, JobEventType.STATE_CHANGED,
                     w.jobId(), w.tenantId(), w.version(), w.at(), w.from(), w.to(), w.reason(), w.data()));
         }
-        var now = ts(clock.instant());
+        var now = ts(clock.instant()); // the outbox rows' created_at: when written, which the relay's lag is measured from
         jdbc.sql("""
                         insert into job_history (job_id, version, from_state, to_state, reason, at)
-                        select cast(d.id as uuid), d.version, d.f, d.t, d.r, :now
+                        select cast(d.id as uuid), d.version, d.f, d.t, d.r, d.at
                         from unnest(cast(:ids as text[]), cast(:versions as bigint[]), cast(:froms as text[]),
-                                    cast(:tos as text[]), cast(:reasons as text[])) as d(id, version, f, t, r)""")
+                                    cast(:tos as text[]), cast(:reasons as text[]), cast(cast(:ats as text[]) as timestamptz[]))
+                             as d(id, version, f, t, r, at)""")
                 .param("ids", ids).param("versions", versions).param("froms", froms).param("tos", tos)
-                .param("reasons", reasons).param("now", now)
+                .param("reasons", reasons).param("ats", ats)
                 .update();
         jdbc.sql("""
                         insert into outbox (event_id, topic, key, shard, payload, created_at)

@@ -3,6 +3,7 @@ package io.fleetjobs.store;
 import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.model.JobState;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -22,6 +23,8 @@ public final class Transition {
     Instant notBefore;
     int userFailures;
     int infraFailures;
+    /** When the move happened, where that is not when it is written (null: now). */
+    Instant at;
     final Map<String, String> data = new LinkedHashMap<>();
 
     private Transition(JobState to, String reason) {
@@ -82,6 +85,16 @@ public final class Transition {
     public Transition spend(int user, int infra) {
         this.userFailures = user;
         this.infraFailures = infra;
+        return this;
+    }
+
+    /**
+     * The move happened at {@code at}, before it could be written (a start the agent reported only
+     * with the end): its history row and event say so; the job row's {@code updated_at} is still
+     * the time of the write.
+     */
+    Transition at(Instant at) {
+        this.at = at.truncatedTo(ChronoUnit.MICROS); // as PostgreSQL keeps it, so the event says what the history says
         return this;
     }
 

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.Execution;
 import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.JobEvent;
 import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.model.Resources;
 import io.fleetjobs.model.RetryPolicy;
 import io.fleetjobs.model.agent.AttemptReport;
+import io.fleetjobs.testsupport.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /** Fencing: stale, duplicate and out-of-order reports change nothing they must not. */
 class AttemptReportsTest {
+    private static final SettableClock clock = new SettableClock(Instant.parse("2030-01-01T00:00:00Z"));
     private static StoreFixture f;
     private static AttemptReports reports;
     private static PlacementStore placement;
@@ -28,7 +31,7 @@ class AttemptReportsTest {
 
     @BeforeAll
     static void start() {
-        f = new StoreFixture(4);
+        f = new StoreFixture(4, clock);
         reports = new AttemptReports(f.jdbc, f.jobs, new Random(7));
         placement = new PlacementStore(f.jdbc, f.jobs);
         machines = new MachineStore(f.jdbc, f.jobs.clock());
@@ -54,7 +57,7 @@ class AttemptReportsTest {
     }
 
     private static AttemptReport report(JobRecord job, long epoch, AttemptState state, Integer exit) {
-        Instant now = Instant.now();
+        Instant now = clock.instant();
         return new AttemptReport(job.id(), job.attempt(), epoch, "m", state, exit,
                 state == AttemptState.FAILED ? FailureReason.EXIT_CODE : null, now, state.isLive() ? null : now, "out", "");
     }
@@ -75,6 +78,8 @@ class AttemptReportsTest {
         JobRecord done = f.jobs.get(job.id()).orElseThrow();
         assertThat(done.state()).isEqualTo(JobState.SUCCEEDED);
         assertThat(done.exitCode()).isZero();
+        assertThat(states(done)).containsExactly(JobState.SUBMITTED, JobState.QUEUED, JobState.SCHEDULED, JobState.RUNNING,
+                JobState.SUCCEEDED);
         assertThat(allocatedCpu()).isEqualTo(held - 1000);
 
         // a duplicate end, and a late start, after the end: no change at all
@@ -158,5 +163,155 @@ class AttemptReportsTest {
         assertThat(after.infraFailures()).isEqualTo(1);
         assertThat(after.userFailures()).isZero();
         assertThat(after.failureReason()).isEqualTo(FailureReason.AGENT_RESTARTED);
+        assertThat(states(after)).as("never started: no run in its history").doesNotContain(JobState.RUNNING);
+    }
+
+    // ---- a start the agent reported only with the end (a quick job) ------------------------------
+
+    private static JobSpec retrying(String name) {
+        return new JobSpec(name, null, null, Resources.of(1, 256), null, Execution.of("x"),
+                new RetryPolicy(3, List.of(75), 5, 60), null);
+    }
+
+    /** The end of attempt 1 (epoch 1) on m, of a process that started at {@code startedAt} and ran a second. */
+    private static AttemptReport ended(JobRecord job, AttemptState state, Integer exit, FailureReason reason,
+            Instant startedAt) {
+        return new AttemptReport(job.id(), job.attempt(), 1, "m", state, exit, reason, startedAt, startedAt.plusSeconds(1),
+                "out", "");
+    }
+
+    private static JobRecord now(JobRecord job) {
+        return f.jobs.get(job.id()).orElseThrow();
+    }
+
+    private static List<JobState> states(JobRecord job) {
+        return f.jobs.history(job.id()).stream().map(HistoryEntry::to).toList();
+    }
+
+    /** The job's events, in the order the relay publishes them. */
+    private static List<JobEvent> events(JobRecord job) {
+        return f.jdbc.sql("select payload from outbox where key = :k order by id").param("k", job.id().toString())
+                .query(String.class).list().stream().map(p -> Json.read(p, JobEvent.class)).toList();
+    }
+
+    /**
+     * The job was placed, ran on m from {@code runningAt}, and ended {@code end} now; each change has its
+     * event, with the history row's version, states and time, in order.
+     */
+    private static void assertRanThenEnded(JobRecord job, Instant runningAt, JobState end) {
+        Histories.assertWellFormed(f, job, job.spec().name());
+        List<HistoryEntry> history = f.jobs.history(job.id());
+        assertThat(history).extracting(HistoryEntry::to).containsExactly(JobState.SUBMITTED, JobState.QUEUED,
+                JobState.SCHEDULED, JobState.RUNNING, end);
+        HistoryEntry running = history.get(3);
+        assertThat(running.from()).isEqualTo(JobState.SCHEDULED);
+        assertThat(running.reason()).isEqualTo("running on m");
+        assertThat(running.at()).as("when it started").isEqualTo(runningAt);
+        assertThat(history.get(4).at()).as("when the end was applied").isEqualTo(job.updatedAt()).isEqualTo(clock.instant());
+        List<JobEvent> events = events(job);
+        assertThat(events).extracting(JobEvent::jobVersion).containsExactly(1L, 2L, 3L, 4L, 5L);
+        assertThat(events).extracting(JobEvent::to).containsExactlyElementsOf(history.stream().map(HistoryEntry::to).toList());
+        assertThat(events).extracting(JobEvent::at).containsExactlyElementsOf(history.stream().map(HistoryEntry::at).toList());
+        assertThat(events.get(3).reason()).isEqualTo("running on m");
+    }
+
+    @Test
+    void anEndWithAStartOfAnAttemptNeverSeenRunningRecordsTheRunFirst() {
+        JobRecord job = placed(StoreFixture.aJob("quick"));
+        clock.advance(Duration.ofSeconds(5));
+        Instant started = job.updatedAt().plusSeconds(2);
+        assertThat(reports.apply(ended(job, AttemptState.SUCCEEDED, 0, null, started)))
+                .isEqualTo(AttemptReports.Outcome.APPLIED);
+
+        JobRecord done = now(job);
+        assertThat(done.state()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(done.exitCode()).isZero();
+        assertRanThenEnded(done, started, JobState.SUCCEEDED);
+        assertThat(f.jobs.attempts(job.id()).getFirst().startedAt()).isEqualTo(started);
+        // the start, when it comes after all, changes nothing
+        assertThat(reports.apply(report(job, 1, AttemptState.RUNNING, null))).isEqualTo(AttemptReports.Outcome.DUPLICATE);
+        assertThat(now(job)).isEqualTo(done);
+    }
+
+    @Test
+    void aStartReportedWithTheEndIsRecordedNoEarlierThanThePlacementAndNoLaterThanNow() {
+        JobRecord behind = placed(StoreFixture.aJob("agent-clock-behind"));
+        JobRecord ahead = placed(StoreFixture.aJob("agent-clock-ahead"));
+        clock.advance(Duration.ofSeconds(5));
+        reports.apply(ended(behind, AttemptState.SUCCEEDED, 0, null, behind.updatedAt().minusSeconds(60)));
+        reports.apply(ended(ahead, AttemptState.SUCCEEDED, 0, null, clock.instant().plusSeconds(60)));
+        assertRanThenEnded(now(behind), behind.updatedAt(), JobState.SUCCEEDED);
+        assertRanThenEnded(now(ahead), clock.instant(), JobState.SUCCEEDED);
+    }
+
+    @Test
+    void aRetriedFailureOfAnAttemptNeverSeenRunningRecordsTheRunFirst() {
+        JobRecord job = placed(retrying("quick-retry"));
+        clock.advance(Duration.ofSeconds(5));
+        Instant started = job.updatedAt().plusSeconds(1);
+        reports.apply(ended(job, AttemptState.FAILED, 75, FailureReason.EXIT_CODE, started));
+        JobRecord again = now(job);
+        assertThat(again.state()).isEqualTo(JobState.QUEUED);
+        assertThat(again.userFailures()).isOne();
+        assertThat(again.machineId()).isNull();
+        assertRanThenEnded(again, started, JobState.QUEUED);
+    }
+
+    @Test
+    void aBatchOfEndsWithStartsRecordsEachRunFirstAndOnlyWhereTheAttemptStarted() {
+        JobRecord succeeded = placed(StoreFixture.aJob("batch-succeeded"));
+        JobRecord retried = placed(retrying("batch-retried"));
+        JobRecord failed = placed(StoreFixture.aJob("batch-failed"));
+        JobRecord canceled = placed(StoreFixture.aJob("batch-canceled"));
+        JobRecord runs = placed(StoreFixture.aJob("batch-runs"));
+        JobRecord neverStarted = placed(StoreFixture.aJob("batch-never-started"));
+        clock.advance(Duration.ofSeconds(5));
+        Instant started = succeeded.updatedAt().plusSeconds(1); // all placed at the same instant
+
+        List<AttemptReports.Outcome> got = reports.applyAll(List.of(
+                ended(succeeded, AttemptState.SUCCEEDED, 0, null, started),
+                ended(retried, AttemptState.FAILED, 75, FailureReason.EXIT_CODE, started.plusSeconds(1)),
+                report(runs, 1, AttemptState.RUNNING, null),
+                ended(failed, AttemptState.FAILED, 1, FailureReason.EXIT_CODE, started.plusSeconds(2)),
+                new AttemptReport(neverStarted.id(), 1, 1, "m", AttemptState.FAILED, null, FailureReason.START_FAILED,
+                        null, clock.instant(), "", "no such file"),
+                ended(canceled, AttemptState.CANCELED, 143, null, started.plusSeconds(3))));
+
+        assertThat(got).containsOnly(AttemptReports.Outcome.APPLIED).hasSize(6);
+        assertRanThenEnded(now(succeeded), started, JobState.SUCCEEDED);
+        assertRanThenEnded(now(retried), started.plusSeconds(1), JobState.QUEUED);
+        assertRanThenEnded(now(failed), started.plusSeconds(2), JobState.FAILED);
+        assertRanThenEnded(now(canceled), started.plusSeconds(3), JobState.CANCELED);
+        Histories.assertWellFormed(f, now(runs), "runs");
+        assertThat(states(runs)).containsExactly(JobState.SUBMITTED, JobState.QUEUED, JobState.SCHEDULED, JobState.RUNNING);
+        Histories.assertWellFormed(f, now(neverStarted), "never started");
+        assertThat(states(neverStarted)).containsExactly(JobState.SUBMITTED, JobState.QUEUED, JobState.SCHEDULED,
+                JobState.QUEUED);
+    }
+
+    @Test
+    void anAttemptThatCouldNotStartRecordsNoRun() {
+        JobRecord job = placed(StoreFixture.aJob("start-failed"));
+        AttemptReport startFailed = new AttemptReport(job.id(), 1, 1, "m", AttemptState.FAILED, null,
+                FailureReason.START_FAILED, null, clock.instant(), "", "no such file");
+        assertThat(reports.apply(startFailed)).isEqualTo(AttemptReports.Outcome.APPLIED);
+        JobRecord after = now(job);
+        Histories.assertWellFormed(f, after, "start failed");
+        assertThat(states(after)).containsExactly(JobState.SUBMITTED, JobState.QUEUED, JobState.SCHEDULED, JobState.QUEUED);
+        assertThat(after.failureReason()).isEqualTo(FailureReason.START_FAILED);
+        assertThat(f.jobs.attempts(job.id()).getFirst().startedAt()).isNull();
+    }
+
+    @Test
+    void aStartAndItsEndInOneBatchRecordTheRunOnce() {
+        JobRecord job = placed(StoreFixture.aJob("start-and-end"));
+        clock.advance(Duration.ofSeconds(5));
+        Instant started = job.updatedAt().plusSeconds(1);
+        AttemptReport start = new AttemptReport(job.id(), 1, 1, "m", AttemptState.RUNNING, null, null, started, null,
+                null, null);
+        assertThat(reports.applyAll(List.of(start, ended(job, AttemptState.SUCCEEDED, 0, null, started))))
+                .containsExactly(AttemptReports.Outcome.APPLIED, AttemptReports.Outcome.APPLIED);
+        // the RUNNING report moved the job when it was applied, as ever; the end added no second run
+        assertRanThenEnded(now(job), clock.instant(), JobState.SUCCEEDED);
     }
 }

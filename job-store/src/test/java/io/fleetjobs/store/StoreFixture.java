@@ -19,10 +19,15 @@ final class StoreFixture implements AutoCloseable {
     final UUID tenant;
 
     StoreFixture(int poolSize) {
+        this(poolSize, InstantSource.system());
+    }
+
+    /** With the store's clock in the test's hands. */
+    StoreFixture(int poolSize, InstantSource clock) {
         dataSource = TestDatabases.create().dataSource(poolSize);
         jdbc = JdbcClient.create(dataSource);
-        jobs = new JobStore(jdbc, new DataSourceTransactionManager(dataSource), InstantSource.system(), null);
-        tenants = new TenantStore(jdbc, InstantSource.system());
+        jobs = new JobStore(jdbc, new DataSourceTransactionManager(dataSource), clock, null);
+        tenants = new TenantStore(jdbc, clock);
         tenant = tenants.create("acme", 1, null, null, null).orElseThrow().id();
     }
 
