@@ -26,7 +26,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *
  * <pre>
  *   any path    strip Authorization and any X-Jobs-Identity* the client sent
- *   /api/**     Authorization: Bearer &lt;api key&gt;      no or unknown or revoked key  -> 401
+ *   /api/**     keys can be checked yet               the platform is starting -> 503 with Retry-After
+ *               Authorization: Bearer &lt;api key&gt;      no or unknown or revoked key  -> 401
  *               or Bearer &lt;JWT&gt; where an issuer is    bad signature, expired, another issuer or
  *               configured (jobs.gateway.jwt)         audience, no known tenant in it       -> 401
  *               admin paths need the ADMIN role       /api/v1/admin/**, /api/v1/machines/** -> 403
@@ -45,6 +46,7 @@ final class FrontDoor extends OncePerRequestFilter {
     static final int MAX_KEY_LENGTH = 256;
     private static final int MAX_TOKEN_LENGTH = 16 * 1024;
 
+    private final KeyStoreReadiness keyStore;
     private final ApiKeys keys;
     private final JwtCallers jwts;
     private final TenantRateLimits limits;
@@ -53,8 +55,9 @@ final class FrontDoor extends OncePerRequestFilter {
     private final Counter rateLimited;
 
     /** {@code jwts} is null where no issuer is configured: every token is then an API key. */
-    FrontDoor(ApiKeys keys, JwtCallers jwts, TenantRateLimits limits, SignedIdentity identities, long maxBodyBytes,
-            MeterRegistry meters) {
+    FrontDoor(KeyStoreReadiness keyStore, ApiKeys keys, JwtCallers jwts, TenantRateLimits limits,
+            SignedIdentity identities, long maxBodyBytes, MeterRegistry meters) {
+        this.keyStore = keyStore;
         this.keys = keys;
         this.jwts = jwts;
         this.limits = limits;
@@ -69,6 +72,13 @@ final class FrontDoor extends OncePerRequestFilter {
         String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
         if (!path.startsWith("/api")) {
             chain.doFilter(new ForwardedRequest(request, null, null), response);
+            return;
+        }
+        if (!keyStore.ready()) {
+            // not a 401: the key may be fine, the store cannot say yet (JWTs too: their tenant is looked up there)
+            response.setHeader("Retry-After", "2");
+            problem(response, 503, "Service Unavailable",
+                    "the platform is starting: API keys cannot be checked yet; try again shortly");
             return;
         }
         Optional<CallerIdentity> caller;

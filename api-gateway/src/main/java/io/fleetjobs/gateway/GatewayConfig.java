@@ -5,6 +5,7 @@ import io.fleetjobs.support.SignedIdentity;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.InstantSource;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -34,14 +35,31 @@ class GatewayConfig {
         return new TenantStore(jdbc, clock);
     }
 
+    /**
+     * Whether keys can be checked yet; health component {@code keyStore}, in readiness. With
+     * {@code JOBS_BOOTSTRAP_ADMIN_TOKEN} the gateway installs that key itself, as job-service does: it then
+     * works as soon as the gateway is ready, whichever of the two started first.
+     */
     @Bean
-    FilterRegistrationBean<FrontDoor> frontDoor(TenantStore tenants, InstantSource clock, SignedIdentity identities,
-            GatewayProperties properties, MeterRegistry meters) {
+    KeyStoreReadiness keyStore(TenantStore tenants, @Value("${jobs.bootstrap-admin-token:}") String bootstrapToken,
+            InstantSource clock) {
+        return new KeyStoreReadiness(tenants, bootstrapToken, clock);
+    }
+
+    /** A first try on start; a failure does not stop the start: requests and health checks try again. */
+    @Bean
+    ApplicationRunner keyStoreAtStart(KeyStoreReadiness keyStore) {
+        return args -> keyStore.ready();
+    }
+
+    @Bean
+    FilterRegistrationBean<FrontDoor> frontDoor(KeyStoreReadiness keyStore, TenantStore tenants, InstantSource clock,
+            SignedIdentity identities, GatewayProperties properties, MeterRegistry meters) {
         GatewayProperties.Jwt jwt = properties.jwt();
         JwtCallers jwts = jwt.enabled()
                 ? new JwtCallers(JwtCallers.decoder(jwt), jwt, tenants, clock, properties.keyCacheTtl())
                 : null;
-        FrontDoor door = new FrontDoor(new ApiKeys(tenants, clock, properties.keyCacheTtl()), jwts,
+        FrontDoor door = new FrontDoor(keyStore, new ApiKeys(tenants, clock, properties.keyCacheTtl()), jwts,
                 new TenantRateLimits(properties.rateLimit()), identities, properties.maxBodyBytes(), meters);
         FilterRegistrationBean<FrontDoor> registration = new FilterRegistrationBean<>(door);
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);

@@ -69,6 +69,14 @@ public final class TenantStore {
         return new Principal(tenant.id(), tenant.name(), Principal.Role.ADMIN);
     }
 
+    /**
+     * Succeeds, reading no row, when the tables {@link #authenticate} reads exist; else a
+     * {@link org.springframework.dao.DataAccessException} (no schema yet, no database).
+     */
+    public void checkSchema() {
+        jdbc.sql("select count(*) from api_keys k join tenants t on t.id = k.tenant_id where false").query(Long.class).single();
+    }
+
     public Optional<Principal> authenticate(String key) {
         return jdbc.sql("""
                         select t.id, t.name, k.role from api_keys k join tenants t on t.id = k.tenant_id

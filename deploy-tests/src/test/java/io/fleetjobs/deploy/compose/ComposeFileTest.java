@@ -191,6 +191,10 @@ class ComposeFileTest {
             Optional.ofNullable(compose.environment(service).get("JOBS_INTERNAL_SECRET")).ifPresent(internal::add);
         }
         assertThat(internal).as("JOBS_INTERNAL_SECRET: the gateway signs with the secret the services check").hasSize(1);
+        String admin = compose.environment("job-service").get("JOBS_BOOTSTRAP_ADMIN_TOKEN");
+        assertThat(admin).isNotBlank();
+        assertThat(compose.environment("api-gateway").get("JOBS_BOOTSTRAP_ADMIN_TOKEN"))
+                .as("JOBS_BOOTSTRAP_ADMIN_TOKEN: the gateway installs the key job-service does").isEqualTo(admin);
         String join = compose.environment("scheduler-service").get("JOBS_AGENT_JOIN_TOKEN");
         assertThat(join).isNotBlank();
         for (String agent : compose.servicesOf("worker-agent")) {

@@ -31,7 +31,9 @@ final class ManifestChecks {
     private static final Set<String> DB = Set.of("JOBS_DB_URL", "JOBS_DB_USER", "JOBS_DB_PASSWORD");
     /** What each program must be given to work at all (beyond what it reads with a usable default). */
     private static final Map<String, Set<String>> REQUIRED = Map.of(
-            "api-gateway", union(DB, "JOBS_INTERNAL_SECRET", "JOBS_JOB_SERVICE_URL", "JOBS_SCHEDULER_URL"),
+            // the gateway installs the bootstrap admin key too, so that it works once the gateway is ready
+            "api-gateway", union(DB, "JOBS_INTERNAL_SECRET", "JOBS_JOB_SERVICE_URL", "JOBS_SCHEDULER_URL",
+                    "JOBS_BOOTSTRAP_ADMIN_TOKEN"),
             "job-service", union(DB, "JOBS_DB_MIGRATE", "JOBS_KAFKA_BOOTSTRAP_SERVERS", "JOBS_INTERNAL_SECRET",
                     "JOBS_BOOTSTRAP_ADMIN_TOKEN"),
             "scheduler-service", union(DB, "JOBS_DB_MIGRATE", "JOBS_KAFKA_BOOTSTRAP_SERVERS", "JOBS_INTERNAL_SECRET",
