@@ -42,6 +42,10 @@ final class BootJars {
         if (extracted.isPresent()) {
             words.add("-XX:SharedArchiveFile=" + archives.resolve(component + ".jsa"));
             words.add("-XX:+AutoCreateSharedArchive");
+            // the archive's "cannot be archived" and "Skipping …" warnings (hundreds at each clean exit) would bury
+            // a failure's cause in the log
+            words.add("-Xlog:cds=off");
+            words.add("-Xlog:cds+dynamic=off");
         }
         words.add("-jar");
         words.add(extracted.orElse(jar).toString());

@@ -132,14 +132,14 @@ final class JavaProcess implements Component {
                     throw new IllegalStateException(name + " was stopped while it started");
                 }
                 throw new IllegalStateException(name + " exited with code " + started.exitValue() + " while starting; see "
-                        + log + "; its last lines:\n" + Processes.tail(log, 20));
+                        + log + "\n" + Processes.startFailure(outputSinceStart(), 12));
             }
             if (readiness.ready(this)) {
                 return;
             }
             if (Instant.now().isAfter(deadline)) {
                 throw new IllegalStateException(name + " did not come up (" + address + ") within " + startTimeout.toSeconds()
-                        + " s; see " + log);
+                        + " s; see " + log + "\n" + Processes.startFailure(outputSinceStart(), 12));
             }
             Processes.pause(POLL);
         }

@@ -3,6 +3,9 @@ package io.fleetjobs.local;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -40,6 +43,7 @@ import java.util.concurrent.Future;
  *   start():  postgres, kafka            (together; each skipped when given from outside)
  *             the services whose jar is built   (together; all but the reconciler required)
  *             agent-1 … agent-n          (together, once the scheduler answers)
+ *             "api"                      (an authenticated call through the gateway answers 200)
  *   stop():   the same, in reverse
  * </pre>
  *
@@ -163,6 +167,7 @@ public final class LocalPlatform implements AutoCloseable {
             for (List<String> tier : tiers) {
                 startTogether(tier);
             }
+            awaitServing();
         } catch (RuntimeException e) {
             stop();
             throw e;
@@ -399,6 +404,51 @@ public final class LocalPlatform implements AutoCloseable {
             }
             if (first != null) {
                 throw first;
+            }
+        }
+    }
+
+    /**
+     * Up means usable: a call with the admin token through the gateway answers 200 (health alone is not enough:
+     * a gateway is healthy before it can check a key). 503 and no answer are waited out; a refused token is not,
+     * as waiting would not change it. Without a gateway (left out) there is no front door to try.
+     */
+    private void awaitServing() {
+        if (!components.containsKey(API_GATEWAY)) {
+            return;
+        }
+        URI uri = url().resolve("/api/v1/jobs?limit=1");
+        Instant began = Instant.now();
+        Instant deadline = began.plus(config.startTimeout);
+        String last = "nothing answered";
+        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build()) {
+            while (true) {
+                if (closed) {
+                    throw new IllegalStateException("the platform is stopping");
+                }
+                try {
+                    HttpResponse<String> answer = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5))
+                            .header("Authorization", "Bearer " + adminToken).GET().build(), HttpResponse.BodyHandlers.ofString());
+                    if (answer.statusCode() == 200) {
+                        config.listener.ready("api", "GET " + uri + " with the admin token: 200",
+                                Duration.between(began, Instant.now()));
+                        return;
+                    }
+                    last = answer.statusCode() + " " + answer.body();
+                    if (answer.statusCode() == 401 || answer.statusCode() == 403) {
+                        throw new IllegalStateException("GET " + uri + " refused the admin token: " + last);
+                    }
+                } catch (IOException e) {
+                    last = e.toString();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for the API", e);
+                }
+                if (Instant.now().isAfter(deadline)) {
+                    throw new IllegalStateException("GET " + uri + " with the admin token did not answer 200 within "
+                            + config.startTimeout.toSeconds() + " s; its last answer: " + last);
+                }
+                Processes.pause(Duration.ofMillis(250));
             }
         }
     }

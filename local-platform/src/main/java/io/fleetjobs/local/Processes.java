@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -139,18 +137,37 @@ final class Processes {
         }
     }
 
-    /** The last lines of a log (from its last 64 KiB), for a message about a process that did not come up. */
-    static String tail(Path log, int lines) {
-        try (var file = FileChannel.open(log)) {
-            long size = file.size();
-            long from = Math.max(0, size - 65_536);
-            ByteBuffer buffer = ByteBuffer.allocate((int) (size - from));
-            file.read(buffer, from);
-            List<String> all = new String(buffer.array(), 0, buffer.position(), StandardCharsets.UTF_8).lines().toList();
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-        } catch (IOException e) {
-            return "";
+    /** A JVM's unified-logging line of the class-data sharing tags, or a stack frame: noise in a failure's summary. */
+    private static final java.util.regex.Pattern NOISE =
+            java.util.regex.Pattern.compile("^\\[[^]]*]\\[\\w+ *]\\[cds[^]]*].*|^\\s+at .*|^\\s+\\.\\.\\. \\d+ (more|common frames omitted)$");
+
+    /**
+     * What a person needs to see of a process that failed to start, from what it printed: the root cause (the
+     * last {@code Caused by:} of the last stack trace, or else the last line that names an exception), Spring
+     * Boot's failure analysis when it printed one, then its last {@code lines} lines without stack frames.
+     */
+    static String startFailure(String output, int lines) {
+        List<String> all = output.lines().filter(l -> !NOISE.matcher(l).matches() && !l.isBlank()).toList();
+        StringBuilder out = new StringBuilder();
+        String cause = null;
+        for (String line : all) {
+            if (line.startsWith("Caused by: ")) {
+                cause = line.substring("Caused by: ".length());
+            } else if (cause == null && line.matches("^[\\w.$]+(Exception|Error)(: .*)?$")) {
+                cause = line;
+            }
         }
+        if (cause != null) {
+            out.append("  cause: ").append(cause).append('\n');
+        }
+        int description = all.indexOf("Description:");
+        if (description >= 0) {
+            all.subList(description + 1, all.size()).stream().takeWhile(l -> !l.startsWith("20") || l.startsWith("  "))
+                    .limit(12).forEach(l -> out.append("  ").append(l).append('\n'));
+        }
+        out.append("  its last lines:\n");
+        all.subList(Math.max(0, all.size() - lines), all.size()).forEach(l -> out.append("    ").append(l).append('\n'));
+        return out.toString().stripTrailing();
     }
 
     static void pause(Duration d) {
