@@ -1,45 +1,60 @@
 package io.fleetjobs.jobservice;
 
-import io.fleetjobs.jobservice.api.ApiException;
+import io.fleetjobs.model.CancelRule;
 import io.fleetjobs.store.JobLogContext;
 import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Transition;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
-/** What a user asks of a job beyond reading it. */
+/** A user's cancel of a job: {@link CancelRule} decides, this writes what it decided. */
 @Component
-public class JobCommands {
-    private static final Logger log = LoggerFactory.getLogger(JobCommands.class);
+public class JobCancellation {
+    private static final Logger log = LoggerFactory.getLogger(JobCancellation.class);
     private final JobStore store;
 
-    public JobCommands(JobStore store) {
+    public JobCancellation(JobStore store) {
         this.store = store;
+    }
+
+    /** What a cancel came to: the job as it is after it, or a refusal and why. */
+    public sealed interface Result {
+        record Accepted(JobRecord job) implements Result {
+        }
+
+        record Refused(JobRecord job, String reason) implements Result {
+        }
     }
 
     /**
      * Cancels a job: at once when it is not on a machine; by request when it is (the agent stops the
      * attempt and confirms). Idempotent: a canceled job, or one already asked, stays as it is. A
-     * job that has succeeded or failed cannot be canceled (409).
+     * job that has succeeded or failed is refused.
      */
-    public JobRecord cancel(JobRecord job) {
+    public Result cancel(JobRecord job) {
         try (var ignored = JobLogContext.of(job.id(), job.attempt(), job.machineId())) {
-            JobRecord canceled = cancelInContext(job);
-            log.info("job {}: cancel asked in {}, now {}{}", job.id(), job.state(), canceled.state(),
-                    canceled.cancelRequested() && !canceled.state().isTerminal() ? " (the agent stops the attempt)" : "");
-            return canceled;
+            Result result = cancelInContext(job);
+            if (result instanceof Result.Accepted(JobRecord canceled)) {
+                log.info("job {}: cancel asked in {}, now {}{}", job.id(), job.state(), canceled.state(),
+                        canceled.cancelRequested() && !canceled.state().isTerminal() ? " (the agent stops the attempt)" : "");
+            }
+            return result;
         }
     }
 
-    private JobRecord cancelInContext(JobRecord job) {
+    private Result cancelInContext(JobRecord job) {
+        // a guarded write that lost to another writer reads the job again and decides anew
         for (int tries = 0; tries < 20; tries++) {
-            var result = switch (job.state()) {
-                case CANCELED -> java.util.Optional.of(job);
-                case SUCCEEDED, FAILED -> throw ApiException.conflict("job " + job.id() + " has already ended " + job.state());
-                case SUBMITTED, QUEUED -> store.transition(job, Transition.cancel("canceled by user"));
-                case SCHEDULED, RUNNING -> job.cancelRequested() ? java.util.Optional.of(job) : store.requestCancel(job);
+            Optional<Result> result = switch (CancelRule.decide(job.state(), job.cancelRequested())) {
+                case CancelRule.Decision.Refused refused -> Optional.of(new Result.Refused(job, "job " + job.id() + " "
+                        + refused.reason()));
+                case CancelRule.Decision.AlreadyAsked already -> Optional.of(new Result.Accepted(job));
+                case CancelRule.Decision.CancelNow now ->
+                        store.transition(job, Transition.cancel("canceled by user")).map(Result.Accepted::new);
+                case CancelRule.Decision.RequestStop stop -> store.requestCancel(job).map(Result.Accepted::new);
             };
             if (result.isPresent()) {
                 return result.get();
