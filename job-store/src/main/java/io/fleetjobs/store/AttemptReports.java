@@ -1,10 +1,14 @@
 package io.fleetjobs.store;
 
+import io.fleetjobs.model.Amounts;
 import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.CurrentJob;
 import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.JobOutcome;
+import io.fleetjobs.model.JobStartRule;
 import io.fleetjobs.model.JobState;
+import io.fleetjobs.model.ReportFence;
 import io.fleetjobs.model.RetryPolicy;
-import io.fleetjobs.model.RetryRule;
 import io.fleetjobs.model.agent.AttemptReport;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
@@ -13,22 +17,23 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Applies what agents report of attempts, from heartbeats and from Kafka alike, with fencing:
+ * Applies what agents report of attempts, from heartbeats and from Kafka alike: it reads the rows, asks the
+ * rules, and writes what they decided.
  * <ul>
- *   <li>a report of an attempt that does not exist, or with another lease epoch, is {@link Outcome#STALE}: nothing changes;</li>
- *   <li>a report that the attempt's state already reflects (a duplicate, or a RUNNING report after
- *       the end) is {@link Outcome#DUPLICATE}: nothing changes, so a late report never moves a job backwards;</li>
- *   <li>otherwise the attempt moves, its allocation is released when it ends, and the job follows
- *       when the attempt is still the job's current one: RUNNING, SUCCEEDED, CANCELED, or after a
- *       failure, back to QUEUED with a backoff or FAILED, by {@link RetryRule}. An end of an attempt
- *       whose start was never applied, but that did start (a quick job: the agent reports both at
- *       once), moves the job to RUNNING first, at the attempt's start: a job that ran shows that it ran.</li>
+ *   <li>{@link ReportFence}: a report of an attempt that does not exist, of another lease epoch or another
+ *       machine is {@link Outcome#STALE}; one the attempt cannot move to (a duplicate, a RUNNING report after
+ *       the end) is {@link Outcome#DUPLICATE}; neither changes anything, so a late report never moves a job back;</li>
+ *   <li>otherwise the attempt moves, its allocation is released when it ends, and the job follows when the
+ *       attempt is still its current one: to RUNNING by {@link JobStartRule} (an end that carries a start never
+ *       recorded moves it to RUNNING first), then by {@link JobOutcome} after an end.</li>
  * </ul>
  * The attempt row is locked first, then the job row (guarded update), then the machine row: the
  * same order for every report, and the scheduler never waits on a job a report holds.
@@ -57,7 +62,15 @@ public final class AttemptReports {
      */
     public enum Outcome { APPLIED, DUPLICATE, STALE, BUSY }
 
-    private record Current(AttemptState state, long epoch, String machineId, long cpuMillis, long memoryMb, int gpuCount) {
+    /** An attempt as locked: what the fence checks, and what it holds on its machine. */
+    private record Current(ReportFence.RecordedAttempt recorded, Amounts held) {
+        AttemptState state() {
+            return recorded.state();
+        }
+
+        String machineId() {
+            return recorded.machineId();
+        }
     }
 
     public Outcome apply(AttemptReport report) {
@@ -105,7 +118,7 @@ public final class AttemptReports {
                 }
                 rounds.get(round).add(i);
             }
-            Map<String, long[]> release = new TreeMap<>();
+            Map<String, Amounts> release = new TreeMap<>();
             for (List<Integer> round : rounds) {
                 applyRound(reports, round, outcomes, skipLocked, release);
             }
@@ -119,23 +132,24 @@ public final class AttemptReports {
 
     /** Reports of distinct jobs. */
     private void applyRound(List<AttemptReport> reports, List<Integer> round, Outcome[] outcomes, boolean skipLocked,
-            Map<String, long[]> release) {
+            Map<String, Amounts> release) {
         List<AttemptReport> asked = round.stream().map(reports::get).toList();
         Map<Key, Current> current = lockAttempts(asked, skipLocked);
-        java.util.Set<Key> busy = skipLocked ? held(asked, current) : java.util.Set.of();
+        Set<Key> busy = skipLocked ? held(asked, current) : Set.of();
         List<AttemptReport> started = new ArrayList<>();
         List<AttemptReport> ended = new ArrayList<>();
         for (int i : round) {
             AttemptReport r = reports.get(i);
-            Current c = current.get(new Key(r.jobId(), r.attempt()));
-            if (busy.contains(new Key(r.jobId(), r.attempt()))) {
+            Key key = new Key(r.jobId(), r.attempt());
+            if (busy.contains(key)) {
                 outcomes[i] = Outcome.BUSY;
-            } else if (c == null || c.epoch() != r.epoch() || (r.machineId() != null && !r.machineId().equals(c.machineId()))) {
-                outcomes[i] = Outcome.STALE;
-            } else if (!c.state().canMoveTo(r.state())) {
-                outcomes[i] = Outcome.DUPLICATE;
-            } else {
-                outcomes[i] = Outcome.APPLIED;
+                continue;
+            }
+            Current c = current.get(key);
+            ReportFence.Verdict verdict = ReportFence.classify(r, c == null ? null : c.recorded());
+            outcomes[i] = verdict.isStale() ? Outcome.STALE : verdict == ReportFence.Verdict.DUPLICATE
+                    ? Outcome.DUPLICATE : Outcome.APPLIED;
+            if (verdict == ReportFence.Verdict.APPLY) {
                 (r.state() == AttemptState.RUNNING ? started : ended).add(r);
             }
         }
@@ -151,21 +165,19 @@ public final class AttemptReports {
         List<JobStore.Change> changes = new ArrayList<>();
         for (AttemptReport r : started) {
             JobRecord job = Locked.job(jobRows.get(r.jobId()));
-            if (job != null && job.attempt() == r.attempt() && job.state() == JobState.SCHEDULED) {
+            if (JobStartRule.startsJob(r, rulesView(job))) {
                 String machine = current.get(new Key(r.jobId(), r.attempt())).machineId();
                 changes.add(new JobStore.Change(job, Transition.to(JobState.RUNNING, "running on " + machine)));
             }
         }
-        // An end with a start (the process ran) of an attempt never recorded running: the start the agent
-        // reported with the end. Not a START_FAILED end nor one of endLiveAttempts: those have no start.
         boolean startsWithEnds = false;
         for (AttemptReport r : ended) {
             Current c = current.get(new Key(r.jobId(), r.attempt()));
             JobRecord job = Locked.job(jobRows.get(r.jobId()));
-            if (r.startedAt() != null && c.state() == AttemptState.SCHEDULED && job != null
-                    && job.attempt() == r.attempt() && job.state() == JobState.SCHEDULED) {
+            Optional<Instant> startedAt = JobStartRule.startBeforeEnd(r, c.state(), rulesView(job), now);
+            if (startedAt.isPresent()) {
                 changes.add(new JobStore.Change(job, Transition.to(JobState.RUNNING, "running on " + c.machineId())
-                        .at(startedAt(r.startedAt(), job, now))));
+                        .at(startedAt.get())));
                 startsWithEnds = true;
             }
         }
@@ -179,24 +191,33 @@ public final class AttemptReports {
             metrics.attemptEnded(r.state(), r.failureReason());
             Locked locked = jobRows.get(r.jobId());
             JobRecord job = running.getOrDefault(r.jobId(), Locked.job(locked)); // a round's jobs are distinct
-            if (job != null && job.attempt() == r.attempt() && job.state().isOnMachine()) {
-                Transition outcome = jobOutcome(job, locked::retry, r);
-                changes.add(new JobStore.Change(job, outcome));
-                if (outcome.target() == JobState.QUEUED) {
-                    metrics.retried(r.failureReason() == null ? FailureReason.EXIT_CODE : r.failureReason());
+            Optional<JobOutcome> outcome = JobOutcome.ofEnd(r, rulesView(job), locked == null ? null : locked::retry, now,
+                    random);
+            if (outcome.isPresent()) {
+                changes.add(new JobStore.Change(job, transition(outcome.get())));
+                if (outcome.get() instanceof JobOutcome.Retried retried) {
+                    metrics.retried(retried.failure());
                 }
             }
         }
         jobs.transitionLocked(changes);
     }
 
-    /**
-     * When a start reported with the end goes in the job's history: the attempt's start, but not before the
-     * job's last change (its placement; the agent's clock is not ours) nor after now.
-     */
-    private static Instant startedAt(Instant reported, JobRecord scheduled, Instant now) {
-        Instant at = reported.isAfter(now) ? now : reported;
-        return at.isBefore(scheduled.updatedAt()) ? scheduled.updatedAt() : at;
+    /** The job as its rules see it; null for none. */
+    private static CurrentJob rulesView(JobRecord job) {
+        return job == null ? null : new CurrentJob(job.state(), job.attempt(), job.cancelRequested(), job.userFailures(),
+                job.infraFailures(), job.updatedAt());
+    }
+
+    private static Transition transition(JobOutcome outcome) {
+        Transition move = Transition.to(outcome.target(), outcome.reason());
+        return switch (outcome) {
+            case JobOutcome.Succeeded s -> move.outcome(s.exitCode(), null);
+            case JobOutcome.Canceled c -> move.outcome(c.exitCode(), null);
+            case JobOutcome.Retried r -> move.outcome(r.exitCode(), r.failure()).offMachine()
+                    .notBefore(r.retry().notBefore()).spend(r.retry().spendUser(), r.retry().spendInfra());
+            case JobOutcome.Failed f -> move.outcome(f.exitCode(), f.failure());
+        };
     }
 
     /** The reported attempts as they are, locked, in (job, attempt) order. */
@@ -211,19 +232,20 @@ public final class AttemptReports {
                         order by a.job_id, a.attempt for update of a""" + (skipLocked ? " skip locked" : ""))
                 .param("ids", ids).param("n", attempts)
                 .query(rs -> {
-                    found.put(new Key(rs.getObject(1, UUID.class), rs.getInt(2)), new Current(AttemptState.valueOf(rs.getString(3)),
-                            rs.getLong(4), rs.getString(5), rs.getLong(6), rs.getLong(7), rs.getInt(8)));
+                    found.put(new Key(rs.getObject(1, UUID.class), rs.getInt(2)), new Current(new ReportFence.RecordedAttempt(
+                            AttemptState.valueOf(rs.getString(3)), rs.getLong(4), rs.getString(5)),
+                            new Amounts(rs.getLong(6), rs.getLong(7), rs.getInt(8))));
                 });
         return found;
     }
 
     /** Those of the asked attempts that exist but were not locked: another transaction holds them. */
-    private java.util.Set<Key> held(List<AttemptReport> asked, Map<Key, Current> locked) {
+    private Set<Key> held(List<AttemptReport> asked, Map<Key, Current> locked) {
         List<AttemptReport> missing = asked.stream().filter(r -> !locked.containsKey(new Key(r.jobId(), r.attempt()))).toList();
         if (missing.isEmpty()) {
-            return java.util.Set.of();
+            return Set.of();
         }
-        java.util.Set<Key> exist = new java.util.HashSet<>();
+        Set<Key> exist = new java.util.HashSet<>();
         jdbc.sql("""
                         select a.job_id, a.attempt from attempts a
                         join unnest(cast(:ids as uuid[]), cast(:n as int[])) as d(id, n) on a.job_id = d.id and a.attempt = d.n""")
@@ -238,8 +260,7 @@ public final class AttemptReports {
     /**
      * A job locked to apply a report: its row without the spec ({@link JobRecord#spec()} is null), which
      * applying a report does not need but for the retry policy, read alone as JSON and parsed only for
-     * an attempt that failed. Parsing every spec whose attempt reports in was a sixth of the
-     * scheduler's CPU in W1.
+     * an attempt that failed: parsing the spec of every job whose attempt reports in costs much CPU.
      */
     private record Locked(JobRecord job, String retryJson) {
         static JobRecord job(Locked locked) {
@@ -279,7 +300,7 @@ public final class AttemptReports {
     }
 
     /** Ends the attempts and adds what they held to {@code release}, per machine. */
-    private void end(List<AttemptReport> ended, Map<Key, Current> current, Instant now, Map<String, long[]> release) {
+    private void end(List<AttemptReport> ended, Map<Key, Current> current, Instant now, Map<String, Amounts> release) {
         if (ended.isEmpty()) {
             return;
         }
@@ -305,10 +326,7 @@ public final class AttemptReports {
             stdout[i] = r.stdoutTail();
             stderr[i] = r.stderrTail();
             Current c = current.get(new Key(r.jobId(), r.attempt()));
-            long[] held = release.computeIfAbsent(c.machineId(), m -> new long[3]);
-            held[0] += c.cpuMillis();
-            held[1] += c.memoryMb();
-            held[2] += c.gpuCount();
+            release.merge(c.machineId(), c.held(), Amounts::plus);
         }
         jdbc.sql("""
                         update attempts a set state = d.state, finished_at = d.finished, exit_code = d.exit,
@@ -331,7 +349,7 @@ public final class AttemptReports {
      * the machine rows, which every placement locks too, are held only until the commit (rows locked in id
      * order, as every other writer of them does).
      */
-    private void release(Map<String, long[]> release) {
+    private void release(Map<String, Amounts> release) {
         if (release.isEmpty()) {
             return;
         }
@@ -344,31 +362,10 @@ public final class AttemptReports {
                         from unnest(cast(:m as text[]), cast(:c as bigint[]), cast(:r as bigint[]), cast(:g as int[])) as d(m, c, r, g)
                         where m.id = d.m""")
                 .param("m", machines)
-                .param("c", release.values().stream().map(h -> h[0]).toArray(Long[]::new))
-                .param("r", release.values().stream().map(h -> h[1]).toArray(Long[]::new))
-                .param("g", release.values().stream().map(h -> (int) h[2]).toArray(Integer[]::new))
+                .param("c", release.values().stream().map(Amounts::cpuMillis).toArray(Long[]::new))
+                .param("r", release.values().stream().map(Amounts::memoryMb).toArray(Long[]::new))
+                .param("g", release.values().stream().map(Amounts::gpus).toArray(Integer[]::new))
                 .update();
-    }
-
-    /** What the job does when its current attempt ended as reported. */
-    private Transition jobOutcome(JobRecord job, java.util.function.Supplier<RetryPolicy> policy, AttemptReport report) {
-        if (report.state() == AttemptState.SUCCEEDED) {
-            return Transition.to(JobState.SUCCEEDED, "exited with code 0").outcome(report.exitCode(), null);
-        }
-        if (report.state() == AttemptState.CANCELED || job.cancelRequested()) {
-            return Transition.to(JobState.CANCELED, "canceled by user; the attempt was stopped")
-                    .outcome(report.exitCode(), null);
-        }
-        FailureReason reason = report.failureReason() == null ? FailureReason.EXIT_CODE : report.failureReason();
-        RetryRule.Decision decision = RetryRule.decide(policy.get(), reason, report.exitCode(), job.userFailures(),
-                job.infraFailures(), jobs.clock().instant(), random);
-        return switch (decision) {
-            case RetryRule.Decision.Retry retry -> Transition.to(JobState.QUEUED, retry.reason())
-                    .outcome(report.exitCode(), reason).offMachine().notBefore(retry.notBefore())
-                    .spend(retry.spendUser(), retry.spendInfra());
-            case RetryRule.Decision.Fail fail -> Transition.to(JobState.FAILED, fail.reason())
-                    .outcome(report.exitCode(), reason);
-        };
     }
 
     /**

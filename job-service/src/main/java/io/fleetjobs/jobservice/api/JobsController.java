@@ -1,6 +1,6 @@
 package io.fleetjobs.jobservice.api;
 
-import io.fleetjobs.jobservice.JobCommands;
+import io.fleetjobs.jobservice.JobCancellation;
 import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.store.JobLogContext;
@@ -44,15 +44,15 @@ class JobsController {
     private static final Logger log = LoggerFactory.getLogger(JobsController.class);
 
     private final JobStore store;
-    private final JobCommands commands;
+    private final JobCancellation cancellation;
     private final Validator validator;
     /** Admit a valid job in its submit's transaction (QUEUED at once) rather than through the outbox and admission. */
     private final boolean admitOnSubmit;
 
-    JobsController(JobStore store, JobCommands commands, Validator validator,
+    JobsController(JobStore store, JobCancellation cancellation, Validator validator,
             @Value("${jobs.admission.on-submit:true}") boolean admitOnSubmit) {
         this.store = store;
-        this.commands = commands;
+        this.cancellation = cancellation;
         this.validator = validator;
         this.admitOnSubmit = admitOnSubmit;
     }
@@ -128,8 +128,11 @@ class JobsController {
     @Operation(operationId = "cancelJob", summary = "Cancel a job")
     @PostMapping("/{id}/cancel")
     ResponseEntity<JobView> cancel(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id) {
-        JobRecord job = commands.cancel(find(caller, id));
-        return ResponseEntity.accepted().body(JobView.of(job, caller.tenantName()));
+        return switch (cancellation.cancel(find(caller, id))) {
+            case JobCancellation.Result.Accepted(JobRecord job) ->
+                    ResponseEntity.accepted().body(JobView.of(job, caller.tenantName()));
+            case JobCancellation.Result.Refused refused -> throw ApiException.conflict(refused.reason());
+        };
     }
 
     @Operation(operationId = "listAttempts", summary = "A job's attempts")

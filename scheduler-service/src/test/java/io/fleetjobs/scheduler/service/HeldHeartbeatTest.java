@@ -98,6 +98,39 @@ class HeldHeartbeatTest {
         assertThat(third.start()).isEmpty();
     }
 
+    @Test
+    void aStartKnownOnlyFromTheHeartbeatIsWrittenBeforeTheHeartbeatIsHeld() throws Exception {
+        Machine m = machine("settled", "ap", 3);
+        fleet.queue(m.tenant(), List.of(Fleet.spec("lost-start", 1, 512, 0, null, "ap")));
+        assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
+        var lease = m.beat(List.of()).start().getFirst();
+
+        // the agent runs it; its RUNNING report on Kafka was lost, so only the heartbeat says so
+        var running = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), "settled-1",
+                io.fleetjobs.model.AttemptState.RUNNING, null, null, InstantSource.system().instant(), null, null, null);
+        AtomicReference<Thread> holder = new AtomicReference<>();
+        CompletableFuture<HeartbeatResponse> reply = CompletableFuture.supplyAsync(() -> {
+            holder.set(Thread.currentThread());
+            return m.agents().heartbeat(m.id(), new Heartbeat(m.id(), m.incarnation(), List.of(running), 30_000));
+        });
+        await().until(() -> held(m.broker(), holder, m.id()));
+        assertThat(fleet.count("select count(*) from attempts where job_id = '" + lease.jobId() + "' and state = 'RUNNING'"))
+                .as("settled while the heartbeat is held").isEqualTo(1);
+        assertThat(fleet.count("select count(*) from jobs where id = '" + lease.jobId() + "' and state = 'RUNNING'")).isEqualTo(1);
+
+        m.broker().signal(m.id()); // a wake-up with nothing new: it holds on, and writes nothing again
+        await().until(() -> reply.isDone() || held(m.broker(), holder, m.id()));
+        assertThat(reply).isNotDone();
+        assertThat(fleet.count("select count(*) from job_history where job_id = '" + lease.jobId() + "' and to_state = 'RUNNING'"))
+                .isEqualTo(1);
+
+        fleet.queue(m.tenant(), List.of(Fleet.spec("next", 1, 512, 0, null, "ap")));
+        assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
+        HeartbeatResponse answer = reply.get();
+        assertThat(answer.start()).extracting(l -> l.jobId()).doesNotContain(lease.jobId()).hasSize(1);
+        assertThat(answer.kill()).isEmpty();
+    }
+
     /** A tenant, a machine {@code name}-1 joined with a fresh heartbeat, and this replica's agent service and cycle. */
     private record Machine(UUID tenant, String id, long incarnation, LeaseBroker broker, AgentService agents,
             SchedulerCycle cycle) {
@@ -124,7 +157,11 @@ class HeldHeartbeatTest {
 
     /** The heartbeat's thread waits on a registered ticket (and not on the database). */
     private static boolean held(LeaseBroker broker, AtomicReference<Thread> holder) {
+        return held(broker, holder, "held-1");
+    }
+
+    private static boolean held(LeaseBroker broker, AtomicReference<Thread> holder, String machineId) {
         Thread t = holder.get();
-        return t != null && broker.registered("held-1") && t.getState() == Thread.State.TIMED_WAITING;
+        return t != null && broker.registered(machineId) && t.getState() == Thread.State.TIMED_WAITING;
     }
 }

@@ -1,19 +1,15 @@
 package io.fleetjobs.scheduler.service.agent;
 
-import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
-import io.fleetjobs.model.agent.AgentProtocol.Kill;
-import io.fleetjobs.model.agent.AgentProtocol.Lease;
 import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineStore;
-import io.fleetjobs.store.MachineStore.LiveAttempt;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -22,13 +18,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -91,107 +82,45 @@ public final class AgentService {
         return credential == null ? Optional.empty() : machines.byCredential(hash(credential));
     }
 
+    /**
+     * Applies the heartbeat's end reports and settles what the database holds for the agent, in one write, then
+     * answers with what to start and kill; held while there is nothing to say, until the wait runs out. A
+     * wake-up that finds nothing new (the same placement signalled again by its event from Kafka, a cancel
+     * already settled) holds on: answered empty, the agent would sleep out the rest of its interval and miss
+     * the next placement's wake-up. What a wake-up finds to settle is left to the next heartbeat, whose answer
+     * it does not change.
+     */
     public HeartbeatResponse heartbeat(String machineId, Heartbeat heartbeat) {
         Instant now = jobs.clock().instant();
         heartbeats.record(machineId, now);
+        AgentDiff.Reported reported = AgentDiff.Reported.of(machineId, heartbeat.attempts());
+        long waitMs = Math.min(Math.max(heartbeat.waitMs(), 0), properties.maxWait().toMillis());
+        long deadline = System.nanoTime() + waitMs * 1_000_000L;
+        CompletableFuture<Void> ticket = broker.register(machineId);
+        AgentDiff diff = AgentDiff.of(reported, machines.liveAttempts(machineId), now);
+
+        // one transaction for all of them; a report that Kafka's path is applying right now is not waited for:
+        // an end is then not acknowledged (the agent sends it again with its next heartbeat), a settle is left
+        // to that path or to the next heartbeat
+        List<AttemptReport> ended = reported.ended();
+        List<AttemptReport> writes = new ArrayList<>(ended);
+        writes.addAll(diff.settle());
+        List<AttemptReports.Outcome> outcomes = reports.applyAvailable(writes);
         List<AttemptRef> ack = new ArrayList<>();
-        Map<AttemptRef, AttemptReport> running = new HashMap<>();
-        List<AttemptReport> ended = new ArrayList<>();
-        Set<AttemptRef> endedRefs = new HashSet<>();
-        for (AttemptReport report : heartbeat.attempts()) {
-            AttemptReport own = withMachine(report, machineId);
-            if (own.endsAttempt()) {
-                ended.add(own);
-                endedRefs.add(new AttemptRef(own.jobId(), own.attempt()));
-            } else {
-                running.put(new AttemptRef(own.jobId(), own.attempt()), own);
-            }
-        }
-        // one transaction for all of them; one that Kafka's path is applying right now is not waited for
-        // and not acknowledged: the agent sends it again with its next heartbeat
-        List<AttemptReports.Outcome> outcomes = reports.applyAvailable(ended);
         for (int i = 0; i < ended.size(); i++) {
             if (outcomes.get(i) != AttemptReports.Outcome.BUSY) {
                 ack.add(new AttemptRef(ended.get(i).jobId(), ended.get(i).attempt()));
             }
         }
-        long waitMs = Math.min(Math.max(heartbeat.waitMs(), 0), properties.maxWait().toMillis());
-        long deadline = System.nanoTime() + waitMs * 1_000_000L;
-        CompletableFuture<Void> ticket = broker.register(machineId);
-        Desired desired = desired(machineId, running, endedRefs);
-        // Held while there is nothing to say, until the wait runs out. A wake-up that finds nothing new
-        // (the same placement signalled again by its event from Kafka, a cancel already settled) holds
-        // on: answered empty, the agent would sleep out the rest of its interval and miss the next
-        // placement's wake-up (W2's SCHEDULED -> started stage took up to a whole interval).
-        while (desired.isEmpty() && ack.isEmpty()) {
+        while (diff.tellsNothing() && ack.isEmpty()) {
             long left = deadline - System.nanoTime();
             if (left <= 0 || !broker.await(ticket, Duration.ofNanos(left))) {
                 break;
             }
             ticket = broker.register(machineId); // before reading, so a signal during the read is not lost
-            desired = desired(machineId, running, endedRefs);
+            diff = AgentDiff.of(reported, machines.liveAttempts(machineId), jobs.clock().instant());
         }
-        return new HeartbeatResponse(properties.leaseTtl().toMillis(), desired.start, desired.kill, ack);
-    }
-
-    private record Desired(List<Lease> start, List<Kill> kill) {
-        boolean isEmpty() {
-            return start.isEmpty() && kill.isEmpty();
-        }
-    }
-
-    /**
-     * Compares what the database says must run on the machine with what its agent says it runs.
-     * An attempt the agent reports ended is never leased again, though the database may not show the
-     * end yet (Kafka's path holding the row: the report is then not acknowledged and comes again): the
-     * agent would ignore the lease, and an answer with nothing new in it sends it to sleep out its
-     * heartbeat interval, deaf to the next placement on its machine.
-     */
-    private Desired desired(String machineId, Map<AttemptRef, AttemptReport> running, Set<AttemptRef> ended) {
-        List<Lease> start = new ArrayList<>();
-        List<Kill> kill = new ArrayList<>();
-        List<AttemptReport> settle = new ArrayList<>();
-        Map<AttemptRef, LiveAttempt> live = new HashMap<>();
-        for (LiveAttempt a : machines.liveAttempts(machineId)) {
-            live.put(new AttemptRef(a.jobId(), a.attempt()), a);
-        }
-        running.forEach((ref, report) -> {
-            LiveAttempt a = live.get(ref);
-            if (a == null || a.epoch() != report.epoch()) {
-                kill.add(new Kill(ref.jobId(), ref.attempt(), "not current: this attempt must not run"));
-            }
-        });
-        for (var entry : live.entrySet()) {
-            AttemptRef ref = entry.getKey();
-            LiveAttempt a = entry.getValue();
-            AttemptReport reported = running.get(ref);
-            if (reported != null && reported.epoch() == a.epoch()) {
-                if (a.cancelRequested()) {
-                    kill.add(new Kill(ref.jobId(), ref.attempt(), "canceled"));
-                } else if (a.state() == AttemptState.SCHEDULED) {
-                    settle.add(reported); // its start report is late or lost: the heartbeat says it runs
-                }
-            } else if (ended.contains(ref)) {
-                continue; // its end report is applied, now or with the agent's next heartbeat
-            } else if (a.cancelRequested()) {
-                // canceled before it started: end it here, nothing to kill
-                settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), machineId, AttemptState.CANCELED,
-                        null, null, null, jobs.clock().instant(), null, null));
-            } else if (a.state() == AttemptState.SCHEDULED) {
-                var execution = a.execution();
-                start.add(new Lease(a.jobId(), a.attempt(), a.epoch(), execution.command(), execution.env(),
-                        execution.timeoutSeconds()));
-            }
-            // RUNNING in the database but not reported: the agent's next report (or the reconciler) settles it
-        }
-        // in one transaction; one that Kafka's path is applying right now is left to it (the next heartbeat sees)
-        reports.applyAvailable(settle);
-        return new Desired(start, kill);
-    }
-
-    private static AttemptReport withMachine(AttemptReport r, String machineId) {
-        return new AttemptReport(r.jobId(), r.attempt(), r.epoch(), machineId, r.state(), r.exitCode(), r.failureReason(),
-                r.startedAt(), r.finishedAt(), r.stdoutTail(), r.stderrTail());
+        return new HeartbeatResponse(properties.leaseTtl().toMillis(), diff.start(), diff.kill(), ack);
     }
 
     static byte[] hash(String credential) {
@@ -200,10 +129,5 @@ public final class AgentService {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /** For tests and tools: a report's key. */
-    static AttemptRef ref(UUID jobId, int attempt) {
-        return new AttemptRef(jobId, attempt);
     }
 }

@@ -1,0 +1,111 @@
+package io.fleetjobs.scheduler.service.agent;
+
+import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
+import io.fleetjobs.model.agent.AgentProtocol.Kill;
+import io.fleetjobs.model.agent.AgentProtocol.Lease;
+import io.fleetjobs.model.agent.AttemptReport;
+import io.fleetjobs.store.MachineStore.LiveAttempt;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What an agent is to do, from what its heartbeat says it runs and what the database says must run on its
+ * machine: attempts to start, attempts to kill, and reports to settle (to write for the agent, who will not
+ * send them: a start whose report was lost, an attempt canceled before it started). A pure function; the
+ * heartbeat writes {@link #settle} and answers with {@link #start} and {@link #kill}.
+ *
+ * <pre>
+ *  agent reports        database says (live on the machine)       bucket
+ *  runs, epoch e        no such live attempt, or another epoch      kill "not current"
+ *  runs, epoch e        epoch e, cancel asked                       kill "canceled"
+ *  runs, epoch e        epoch e, SCHEDULED                          settle RUNNING (its start report is late or lost)
+ *  ended                SCHEDULED or RUNNING                        nothing: its end report is being applied
+ *  nothing              cancel asked                                settle CANCELED (nothing to kill)
+ *  nothing              SCHEDULED                                   start
+ *  nothing              RUNNING                                     nothing: the agent's next report (or the reconciler) settles it
+ * </pre>
+ * An attempt the agent reports ended is never leased again, though the database may not show the end yet
+ * (Kafka's path holding the row): the agent would ignore the lease, and an answer with nothing new in it sends
+ * it to sleep out its heartbeat interval, deaf to the next placement on its machine.
+ */
+record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle) {
+
+    /** What a heartbeat says of its machine's attempts, each report bound to the machine of its credential. */
+    record Reported(String machineId, Map<AttemptRef, AttemptReport> running, List<AttemptReport> ended) {
+        static Reported of(String machineId, List<AttemptReport> reports) {
+            Map<AttemptRef, AttemptReport> running = new LinkedHashMap<>();
+            List<AttemptReport> ended = new ArrayList<>();
+            for (AttemptReport report : reports) {
+                AttemptReport own = withMachine(report, machineId);
+                if (own.endsAttempt()) {
+                    ended.add(own);
+                } else {
+                    running.put(new AttemptRef(own.jobId(), own.attempt()), own);
+                }
+            }
+            return new Reported(machineId, running, ended);
+        }
+
+        Set<AttemptRef> endedRefs() {
+            Set<AttemptRef> refs = new LinkedHashSet<>();
+            ended.forEach(r -> refs.add(new AttemptRef(r.jobId(), r.attempt())));
+            return refs;
+        }
+
+        private static AttemptReport withMachine(AttemptReport r, String machineId) {
+            return new AttemptReport(r.jobId(), r.attempt(), r.epoch(), machineId, r.state(), r.exitCode(),
+                    r.failureReason(), r.startedAt(), r.finishedAt(), r.stdoutTail(), r.stderrTail());
+        }
+    }
+
+    /** Whether the answer has nothing to say to the agent (settling is not said to it). */
+    boolean tellsNothing() {
+        return start.isEmpty() && kill.isEmpty();
+    }
+
+    /** @param now the end of an attempt canceled before it started */
+    static AgentDiff of(Reported reported, List<LiveAttempt> liveAttempts, Instant now) {
+        List<Lease> start = new ArrayList<>();
+        List<Kill> kill = new ArrayList<>();
+        List<AttemptReport> settle = new ArrayList<>();
+        Map<AttemptRef, LiveAttempt> live = new HashMap<>();
+        for (LiveAttempt a : liveAttempts) {
+            live.put(new AttemptRef(a.jobId(), a.attempt()), a);
+        }
+        reported.running().forEach((ref, report) -> {
+            LiveAttempt a = live.get(ref);
+            if (a == null || a.epoch() != report.epoch()) {
+                kill.add(new Kill(ref.jobId(), ref.attempt(), "not current: this attempt must not run"));
+            }
+        });
+        Set<AttemptRef> ended = reported.endedRefs();
+        for (LiveAttempt a : liveAttempts) {
+            AttemptRef ref = new AttemptRef(a.jobId(), a.attempt());
+            AttemptReport running = reported.running().get(ref);
+            if (running != null && running.epoch() == a.epoch()) {
+                if (a.cancelRequested()) {
+                    kill.add(new Kill(ref.jobId(), ref.attempt(), "canceled"));
+                } else if (a.state() == AttemptState.SCHEDULED) {
+                    settle.add(running);
+                }
+            } else if (ended.contains(ref)) {
+                continue;
+            } else if (a.cancelRequested()) {
+                settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), reported.machineId(), AttemptState.CANCELED,
+                        null, null, null, now, null, null));
+            } else if (a.state() == AttemptState.SCHEDULED) {
+                var execution = a.execution();
+                start.add(new Lease(a.jobId(), a.attempt(), a.epoch(), execution.command(), execution.env(),
+                        execution.timeoutSeconds()));
+            }
+        }
+        return new AgentDiff(List.copyOf(start), List.copyOf(kill), List.copyOf(settle));
+    }
+}

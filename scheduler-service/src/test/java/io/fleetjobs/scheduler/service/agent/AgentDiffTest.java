@@ -1,0 +1,131 @@
+package io.fleetjobs.scheduler.service.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.Execution;
+import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
+import io.fleetjobs.model.agent.AttemptReport;
+import io.fleetjobs.store.MachineStore.LiveAttempt;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class AgentDiffTest {
+    private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+    private static final UUID JOB = UUID.fromString("00000000-0000-0000-0000-000000000007");
+
+    @ParameterizedTest(name = "agent: {0} at epoch {1}; database: {2} at epoch {3}, cancel asked {4} -> {5}")
+    @CsvSource({
+            // agent says (blank: nothing), epoch, database says (blank: not live), epoch, cancel asked, bucket
+            "RUNNING,  1, ,          , false, kill: not current: this attempt must not run",
+            "RUNNING,  1, RUNNING,   2, false, kill: not current: this attempt must not run",   // leased again since
+            "RUNNING,  1, RUNNING,   1, false, nothing",
+            "RUNNING,  1, RUNNING,   1, true,  kill: canceled",
+            "RUNNING,  1, SCHEDULED, 1, true,  kill: canceled",
+            "RUNNING,  1, SCHEDULED, 1, false, settle: RUNNING",    // its start report is late or lost
+            "FAILED,   1, SCHEDULED, 1, false, nothing",            // its end is being applied: not leased again
+            "FAILED,   1, RUNNING,   1, true,  nothing",
+            ",          , SCHEDULED, 1, false, start",
+            ",          , SCHEDULED, 1, true,  settle: CANCELED",   // canceled before it started: nothing to kill
+            ",          , RUNNING,   1, true,  settle: CANCELED",
+            ",          , RUNNING,   1, false, nothing",            // the agent's next report or the reconciler settles it
+            ",          , ,          , false, nothing"})
+    void oneAttemptLandsInItsBucket(AttemptState reported, Long reportedEpoch, AttemptState recorded, Long recordedEpoch,
+            boolean cancelAsked, String bucket) {
+        List<AttemptReport> reports = reported == null ? List.of() : List.of(report(JOB, reported, reportedEpoch));
+        List<LiveAttempt> live = recorded == null ? List.of() : List.of(live(JOB, recorded, recordedEpoch, cancelAsked));
+
+        AgentDiff diff = AgentDiff.of(AgentDiff.Reported.of("m1", reports), live, NOW);
+
+        assertThat(describe(diff)).isEqualTo(List.of(bucket));
+    }
+
+    @Test
+    void aSettledCancelEndsTheLiveEpochOnTheHeartbeatsMachineNow() {
+        AgentDiff diff = AgentDiff.of(AgentDiff.Reported.of("m1", List.of()), List.of(live(JOB, AttemptState.SCHEDULED, 4, true)),
+                NOW);
+        AttemptReport settled = diff.settle().getFirst();
+        assertThat(settled.epoch()).isEqualTo(4);
+        assertThat(settled.machineId()).isEqualTo("m1");
+        assertThat(settled.finishedAt()).isEqualTo(NOW);
+    }
+
+    @Test
+    void reportsAreBoundToTheMachineOfTheCredential() {
+        var reported = AgentDiff.Reported.of("m1", List.of(new AttemptReport(JOB, 1, 1, "someone-else", AttemptState.SUCCEEDED,
+                0, null, NOW, NOW, "", "")));
+        assertThat(reported.ended()).extracting(AttemptReport::machineId).containsExactly("m1");
+        assertThat(reported.running()).isEmpty();
+    }
+
+    /** Over many random machines: what an answer may say, whatever the agent and the database say. */
+    @Test
+    void theDiffNeverLeasesWhatTheAgentReportsEndedNorKillsWhatItDoesNotRun() {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        for (int round = 0; round < 2_000; round++) {
+            List<AttemptReport> reports = new ArrayList<>();
+            List<LiveAttempt> live = new ArrayList<>();
+            for (int n = random.nextInt(6); n > 0; n--) {
+                UUID job = new UUID(seed, random.nextInt(4)); // a few ids, so that reports and rows meet
+                if (random.nextBoolean() && live.stream().noneMatch(a -> a.jobId().equals(job))) {
+                    live.add(live(job, random.nextBoolean() ? AttemptState.SCHEDULED : AttemptState.RUNNING,
+                            1 + random.nextInt(2), random.nextInt(4) == 0));
+                }
+                if (random.nextBoolean() && reports.stream().noneMatch(r -> r.jobId().equals(job))) {
+                    reports.add(report(job, random.nextBoolean() ? AttemptState.RUNNING : AttemptState.FAILED,
+                            1 + random.nextInt(2)));
+                }
+            }
+            var reported = AgentDiff.Reported.of("m1", reports);
+            AgentDiff diff = AgentDiff.of(reported, live, NOW);
+            Set<AttemptRef> ended = reported.endedRefs();
+            String why = "seed " + seed + ", round " + round + ": " + reports + " against " + live;
+
+            assertThat(diff.start()).as(why).allSatisfy(lease -> {
+                assertThat(ended).doesNotContain(new AttemptRef(lease.jobId(), lease.attempt()));
+                assertThat(live).anySatisfy(a -> {
+                    assertThat(a.jobId()).isEqualTo(lease.jobId());
+                    assertThat(a.epoch()).isEqualTo(lease.epoch());
+                    assertThat(a.state()).isEqualTo(AttemptState.SCHEDULED);
+                    assertThat(a.cancelRequested()).isFalse();
+                });
+            });
+            assertThat(diff.kill()).as(why).allSatisfy(kill ->
+                    assertThat(reported.running()).containsKey(new AttemptRef(kill.jobId(), kill.attempt())));
+            assertThat(diff.settle()).as(why).allSatisfy(r -> {
+                assertThat(r.machineId()).isEqualTo("m1");
+                assertThat(live).anySatisfy(a -> {
+                    assertThat(a.jobId()).isEqualTo(r.jobId());
+                    assertThat(a.epoch()).isEqualTo(r.epoch());
+                });
+            });
+            assertThat(AgentDiff.of(reported, live, NOW)).as(why + ": the same inputs, the same diff").isEqualTo(diff);
+        }
+    }
+
+    private static List<String> describe(AgentDiff diff) {
+        List<String> buckets = new ArrayList<>();
+        diff.start().forEach(l -> buckets.add("start"));
+        diff.kill().forEach(k -> buckets.add("kill: " + k.reason()));
+        diff.settle().forEach(r -> buckets.add("settle: " + r.state()));
+        return buckets.isEmpty() ? List.of("nothing") : buckets;
+    }
+
+    private static AttemptReport report(UUID job, AttemptState state, long epoch) {
+        return new AttemptReport(job, 1, epoch, "m1", state, state.isLive() ? null : 1, null, NOW, state.isLive() ? null : NOW,
+                null, null);
+    }
+
+    private static LiveAttempt live(UUID job, AttemptState state, long epoch, boolean cancelAsked) {
+        return new LiveAttempt(job, 1, epoch, state, cancelAsked,
+                state == AttemptState.SCHEDULED ? Execution.of("echo", "hi") : null);
+    }
+}
