@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * Room that plans have taken and whose commit has not ended yet, by plan. A snapshot read while such a
@@ -52,19 +53,31 @@ public final class Reservations {
 
     /** What the assignments take on each machine. */
     public static Map<String, Amounts> byMachine(Collection<Assignment> assignments) {
-        Map<String, Amounts> sums = new HashMap<>();
-        for (Assignment a : assignments) {
-            sums.merge(a.machineId(), a.amounts(), Amounts::plus);
-        }
-        return sums;
+        return sums(assignments, Assignment::machineId);
     }
 
     /** What the assignments give each tenant. */
     public static Map<UUID, Amounts> byTenant(Collection<Assignment> assignments) {
-        Map<UUID, Amounts> sums = new HashMap<>();
+        return sums(assignments, Assignment::tenantId);
+    }
+
+    /** Adds up in place, one sum per key rather than one {@link Amounts} per assignment. */
+    private static <K> Map<K, Amounts> sums(Collection<Assignment> assignments, Function<Assignment, K> key) {
+        Map<K, Sum> sums = new HashMap<>();
         for (Assignment a : assignments) {
-            sums.merge(a.tenantId(), a.amounts(), Amounts::plus);
+            Sum sum = sums.computeIfAbsent(key.apply(a), k -> new Sum());
+            sum.cpuMillis += a.amounts().cpuMillis();
+            sum.memoryMb += a.amounts().memoryMb();
+            sum.gpus += a.amounts().gpus();
         }
-        return sums;
+        Map<K, Amounts> totals = new HashMap<>(sums.size() * 2);
+        sums.forEach((k, sum) -> totals.put(k, new Amounts(sum.cpuMillis, sum.memoryMb, sum.gpus)));
+        return totals;
+    }
+
+    private static final class Sum {
+        long cpuMillis;
+        long memoryMb;
+        int gpus;
     }
 }
