@@ -1,5 +1,6 @@
 package io.fleetjobs.store;
 
+import io.fleetjobs.model.Amounts;
 import io.fleetjobs.model.JobState;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,29 +30,24 @@ public final class PlacementStore {
 
     /** Locks up to {@code limit} QUEUED jobs whose time has come, by priority then age; skips rows other replicas hold. */
     public List<ClaimedJob> claim(int limit) {
-        return claim(limit, null);
+        return claimWhere("", limit, null, null);
     }
 
     /**
-     * As {@link #claim(int)}, but only jobs after {@code after} in the claim's order (priority, then
-     * age): the scheduler passes over the jobs it found no room for without writing to them. Two
-     * range scans of the claim index (the rest of {@code after}'s priority, then the lower
-     * priorities), so that the jobs passed over cost nothing to skip.
-     *
-     * @param after the last job of an earlier claim, or null to start from the head of the queue
+     * As {@link #claim(int)}, but only jobs after the one of {@code priority} and {@code id} in the claim's
+     * order (priority, then id): the scheduler passes over the jobs it found no room for without writing
+     * to them. Two range scans of the claim index (the rest of that priority, then the lower priorities),
+     * so that the jobs passed over cost nothing to skip.
      */
-    public List<ClaimedJob> claim(int limit, ClaimedJob after) {
-        if (after == null) {
-            return claimWhere("", limit, null);
-        }
-        List<ClaimedJob> claimed = new ArrayList<>(claimWhere("and priority = :priority and id > :id", limit, after));
+    public List<ClaimedJob> claimAfter(int limit, int priority, UUID id) {
+        List<ClaimedJob> claimed = new ArrayList<>(claimWhere("and priority = :priority and id > :id", limit, priority, id));
         if (claimed.size() < limit) {
-            claimed.addAll(claimWhere("and priority < :priority", limit - claimed.size(), after));
+            claimed.addAll(claimWhere("and priority < :priority", limit - claimed.size(), priority, id));
         }
         return claimed;
     }
 
-    private List<ClaimedJob> claimWhere(String condition, int limit, ClaimedJob after) {
+    private List<ClaimedJob> claimWhere(String condition, int limit, Integer afterPriority, UUID afterId) {
         var statement = jdbc.sql("""
                         select %s from jobs
                         where state = 'QUEUED' and not_before <= :now %s
@@ -59,8 +55,8 @@ public final class PlacementStore {
                         limit :limit
                         for update skip locked""".formatted(CLAIM_COLUMNS, condition))
                 .param("now", JobStore.ts(jobs.clock().instant())).param("limit", limit);
-        if (after != null) {
-            statement = statement.param("priority", after.priority()).param("id", after.id());
+        if (afterId != null) {
+            statement = statement.param("priority", afterPriority).param("id", afterId);
         }
         return statement.query(CLAIMED).list();
     }
@@ -108,7 +104,7 @@ public final class PlacementStore {
                             from jobs where state in ('SCHEDULED', 'RUNNING') group by tenant_id) u on u.tenant_id = t.id""")
                 .query((rs, n) -> new TenantUsage(rs.getObject("id", UUID.class), rs.getInt("weight"),
                         (Long) rs.getObject("quota_cpu_millis"), (Long) rs.getObject("quota_memory_mb"),
-                        (Integer) rs.getObject("quota_gpu_count"), rs.getLong("cpu"), rs.getLong("mem"), rs.getInt("gpu")))
+                        (Integer) rs.getObject("quota_gpu_count"), new Amounts(rs.getLong("cpu"), rs.getLong("mem"), rs.getInt("gpu"))))
                 .list();
     }
 
@@ -163,27 +159,25 @@ public final class PlacementStore {
     }
 
     /** Free capacity of these machines that are READY, their rows locked in id order. */
-    private Map<String, long[]> lockMachines(String[] machineIds) {
-        Map<String, long[]> free = new HashMap<>();
+    private Map<String, Amounts> lockMachines(String[] machineIds) {
+        Map<String, Amounts> free = new HashMap<>();
         jdbc.sql("""
                         select id, cpu_millis - alloc_cpu_millis, memory_mb - alloc_memory_mb, gpu_count - alloc_gpu_count
                         from machines where id = any(:ids) and status = 'READY' order by id for no key update""")
                 .param("ids", machineIds)
                 .query(rs -> {
-                    free.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3), rs.getLong(4)});
+                    free.put(rs.getString(1), new Amounts(rs.getLong(2), rs.getLong(3), rs.getInt(4)));
                 });
         return free;
     }
 
     /** The attempts that fit, in plan order, taking room from {@code free}; the jobs of the others go to {@code conflicts}. */
-    private static List<NewAttempt> fitting(List<NewAttempt> attempts, Map<String, long[]> free, List<UUID> conflicts) {
+    private static List<NewAttempt> fitting(List<NewAttempt> attempts, Map<String, Amounts> free, List<UUID> conflicts) {
         List<NewAttempt> accepted = new ArrayList<>(attempts.size());
         for (NewAttempt a : attempts) {
-            long[] f = free.get(a.machineId());
-            if (f != null && a.cpuMillis() <= f[0] && a.memoryMb() <= f[1] && a.gpuCount() <= f[2]) {
-                f[0] -= a.cpuMillis();
-                f[1] -= a.memoryMb();
-                f[2] -= a.gpuCount();
+            Amounts room = free.get(a.machineId());
+            if (room != null && a.held().fitsIn(room)) {
+                free.put(a.machineId(), room.minus(a.held()));
                 accepted.add(a);
             } else {
                 conflicts.add(a.job().id());
@@ -205,9 +199,9 @@ public final class PlacementStore {
         for (int i = 0; i < n; i++) {
             NewAttempt a = accepted.get(i);
             machines[i] = a.machineId();
-            cpu[i] = a.cpuMillis();
-            mem[i] = a.memoryMb();
-            gpu[i] = a.gpuCount();
+            cpu[i] = a.held().cpuMillis();
+            mem[i] = a.held().memoryMb();
+            gpu[i] = a.held().gpus();
         }
         jdbc.sql("""
                         update machines m set alloc_cpu_millis = m.alloc_cpu_millis + d.cpu,
@@ -238,9 +232,9 @@ public final class PlacementStore {
             jobIds[i] = a.job().id().toString();
             versions[i] = a.job().version();
             machines[i] = a.machineId();
-            cpu[i] = a.cpuMillis();
-            mem[i] = a.memoryMb();
-            gpu[i] = a.gpuCount();
+            cpu[i] = a.held().cpuMillis();
+            mem[i] = a.held().memoryMb();
+            gpu[i] = a.held().gpus();
         }
         var ts = JobStore.ts(now);
         List<JobStore.Written> after = jdbc.sql("""
@@ -331,8 +325,11 @@ public final class PlacementStore {
                 .update();
     }
 
-    /** A job placed on a machine, holding this much there. */
-    public record NewAttempt(ClaimedJob job, String machineId, long cpuMillis, long memoryMb, int gpuCount) {
+    /** A job placed on a machine, holding {@code held} there. */
+    public record NewAttempt(ClaimedJob job, String machineId, Amounts held) {
+        public NewAttempt(ClaimedJob job, String machineId, long cpuMillis, long memoryMb, int gpuCount) {
+            this(job, machineId, new Amounts(cpuMillis, memoryMb, gpuCount));
+        }
     }
 
     /** A job now SCHEDULED: its attempt number and machine. */
@@ -350,8 +347,8 @@ public final class PlacementStore {
     public record CommitResult(List<Scheduled> scheduled, List<UUID> conflicts) {
     }
 
-    /** A tenant's weight and quota, and what it holds now. */
+    /** A tenant's weight and quota (a null component is unlimited), and what it holds now. */
     public record TenantUsage(UUID id, int weight, Long quotaCpuMillis, Long quotaMemoryMb, Integer quotaGpuCount,
-            long usedCpuMillis, long usedMemoryMb, int usedGpus) {
+            Amounts used) {
     }
 }

@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.Amounts;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -74,7 +75,8 @@ final class PlanRun {
             index.take(machine, job);
             ledger.charge(job);
             explained.clear();
-            assignments.add(new Assignment(job.jobId(), machine.id(), job.cpuMillis(), job.memoryMb(), job.gpuCount()));
+            assignments.add(new Assignment(job.jobId(), job.tenantId(), machine.id(),
+                    new Amounts(job.cpuMillis(), job.memoryMb(), job.gpuCount())));
         }
         return new Plan(assignments, unplaced);
     }

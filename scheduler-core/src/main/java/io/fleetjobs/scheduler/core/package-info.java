@@ -7,8 +7,10 @@
  * Records in: {@link io.fleetjobs.scheduler.core.Snapshot} ({@link io.fleetjobs.scheduler.core.MachineView},
  * {@link io.fleetjobs.scheduler.core.TenantView}, {@link io.fleetjobs.scheduler.core.Quota}) and
  * {@link io.fleetjobs.scheduler.core.PendingJob}. Records out: {@link io.fleetjobs.scheduler.core.Plan}
- * ({@link io.fleetjobs.scheduler.core.Assignment}, {@link io.fleetjobs.scheduler.core.Unplaced}). Everything
- * else is package-private.
+ * ({@link io.fleetjobs.scheduler.core.Assignment}, {@link io.fleetjobs.scheduler.core.Unplaced}). Around the
+ * plan, the cycle's policy: {@link io.fleetjobs.scheduler.core.ClaimPolicy} (what to claim next, by
+ * {@link io.fleetjobs.scheduler.core.QueuePosition}) and {@link io.fleetjobs.scheduler.core.Reservations}
+ * (room planned and not yet committed). Everything else is package-private.
  *
  * <h2>Pipeline</h2>
  * <pre>

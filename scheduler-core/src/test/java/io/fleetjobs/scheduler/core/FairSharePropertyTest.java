@@ -2,6 +2,7 @@ package io.fleetjobs.scheduler.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.model.Amounts;
 import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.model.PlacementStrategy;
 import java.util.ArrayList;
@@ -37,10 +38,10 @@ class FairSharePropertyTest {
             for (int i = 0; i < tenantCount; i++) {
                 tenants.add(new TenantView(Jobs.tenant(i + 1), weight, 0, 0, 0, null));
             }
-            List<long[]> shapes = new ArrayList<>();
+            List<Amounts> shapes = new ArrayList<>();
             for (int i = 1 + random.nextInt(4); i > 0; i--) {
-                shapes.add(new long[] {250 + random.nextInt(4000), 256 + random.nextInt(8192),
-                        random.nextInt(5) == 0 ? 1 + random.nextInt(2) : 0});
+                shapes.add(new Amounts(250 + random.nextInt(4000), 256 + random.nextInt(8192),
+                        random.nextInt(5) == 0 ? 1 + random.nextInt(2) : 0));
             }
             Snapshot snapshot = Snapshots.of(machines, tenants.toArray(TenantView[]::new));
             Totals totals = Totals.of(snapshot);
@@ -48,19 +49,16 @@ class FairSharePropertyTest {
 
             Plan plan = new PlacementEngine().plan(snapshot, jobs);
 
-            Map<UUID, long[]> held = new HashMap<>();
-            tenants.forEach(tenant -> held.put(tenant.id(), new long[3]));
+            Map<UUID, Amounts> held = new HashMap<>();
+            tenants.forEach(tenant -> held.put(tenant.id(), Amounts.ZERO));
             Map<UUID, PendingJob> byId = PlacementPropertyTest.jobsById(jobs);
             for (Assignment assignment : plan.assignments()) {
-                long[] sum = held.get(byId.get(assignment.jobId()).tenantId());
-                sum[0] += assignment.cpuMillis();
-                sum[1] += assignment.memoryMb();
-                sum[2] += assignment.gpuCount();
+                held.merge(byId.get(assignment.jobId()).tenantId(), assignment.amounts(), Amounts::plus);
             }
             double tolerance = jobs.stream().mapToDouble(job -> totals.dominantShare(
                     job.cpuMillis(), job.memoryMb(), job.gpuCount()) / weight).max().orElse(0);
             List<Double> shares = held.values().stream()
-                    .map(sum -> totals.dominantShare(sum[0], sum[1], sum[2]) / weight).toList();
+                    .map(sum -> totals.dominantShare(sum.cpuMillis(), sum.memoryMb(), sum.gpus()) / weight).toList();
             double spread = Collections.max(shares) - Collections.min(shares);
 
             assertThat(spread).as("dominant shares %s, tolerance %s", shares, tolerance)
@@ -69,16 +67,16 @@ class FairSharePropertyTest {
     }
 
     /** Each tenant alone asks for about twice what the cluster has, cycling through the shapes. */
-    private static List<PendingJob> flood(Random random, List<TenantView> tenants, List<long[]> shapes, Totals totals) {
-        double smallest = shapes.stream().mapToDouble(shape -> totals.dominantShare(shape[0], shape[1], shape[2]))
+    private static List<PendingJob> flood(Random random, List<TenantView> tenants, List<Amounts> shapes, Totals totals) {
+        double smallest = shapes.stream().mapToDouble(shape -> totals.dominantShare(shape.cpuMillis(), shape.memoryMb(), shape.gpus()))
                 .min().orElseThrow();
         int perTenant = (int) Math.ceil(2 / smallest) + shapes.size();
         List<PendingJob> jobs = new ArrayList<>();
         long id = 1;
         for (TenantView tenant : tenants) {
             for (int i = 0; i < perTenant; i++) {
-                long[] shape = shapes.get(i % shapes.size());
-                jobs.add(new PendingJob(Jobs.jobId(id++), tenant.id(), 500, shape[0], shape[1], (int) shape[2], List.of(),
+                Amounts shape = shapes.get(i % shapes.size());
+                jobs.add(new PendingJob(Jobs.jobId(id++), tenant.id(), 500, shape.cpuMillis(), shape.memoryMb(), shape.gpus(), List.of(),
                         null, Map.of(), random.nextBoolean() ? PlacementStrategy.BINPACK : PlacementStrategy.SPREAD,
                         random.nextInt(1_000_000)));
             }

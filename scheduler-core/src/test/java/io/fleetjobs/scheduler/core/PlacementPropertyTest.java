@@ -2,6 +2,7 @@ package io.fleetjobs.scheduler.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.model.Amounts;
 import io.fleetjobs.model.PlacementStrategy;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,20 +25,17 @@ class PlacementPropertyTest {
     void noPlacementExceedsAMachinesFreeCapacityInAnyDimension() {
         Seeds.forEach(seed -> {
             RandomCases.Case input = RandomCases.generate(seed);
-            Map<String, long[]> taken = new HashMap<>();
+            Map<String, Amounts> taken = new HashMap<>();
             for (Assignment assignment : input.plan().assignments()) {
-                long[] sum = taken.computeIfAbsent(assignment.machineId(), id -> new long[3]);
-                sum[0] += assignment.cpuMillis();
-                sum[1] += assignment.memoryMb();
-                sum[2] += assignment.gpuCount();
+                taken.merge(assignment.machineId(), assignment.amounts(), Amounts::plus);
             }
             Map<String, MachineView> machines = machinesById(input.snapshot());
             taken.forEach((id, sum) -> {
                 MachineView machine = machines.get(id);
                 assertThat(machine).as("machine %s exists", id).isNotNull();
-                assertThat(sum[0]).as("CPU on %s", id).isLessThanOrEqualTo(machine.freeCpuMillis());
-                assertThat(sum[1]).as("memory on %s", id).isLessThanOrEqualTo(machine.freeMemoryMb());
-                assertThat(sum[2]).as("GPUs on %s", id).isLessThanOrEqualTo(machine.freeGpuCount());
+                assertThat(sum.cpuMillis()).as("CPU on %s", id).isLessThanOrEqualTo(machine.freeCpuMillis());
+                assertThat(sum.memoryMb()).as("memory on %s", id).isLessThanOrEqualTo(machine.freeMemoryMb());
+                assertThat(sum.gpus()).as("GPUs on %s", id).isLessThanOrEqualTo(machine.freeGpuCount());
             });
         });
     }
@@ -56,8 +54,8 @@ class PlacementPropertyTest {
                     assertThat(filter.accepts(job, machine))
                             .as("%s accepts job %s on %s", filter.name(), job.jobId(), machine).isTrue();
                 }
-                assertThat(assignment).isEqualTo(new Assignment(job.jobId(), machine.id(), job.cpuMillis(),
-                        job.memoryMb(), job.gpuCount()));
+                assertThat(assignment).isEqualTo(new Assignment(job.jobId(), job.tenantId(), machine.id(),
+                        new Amounts(job.cpuMillis(), job.memoryMb(), job.gpuCount())));
                 machine.take(job);
             }
         });
@@ -130,24 +128,21 @@ class PlacementPropertyTest {
         Seeds.forEach(seed -> {
             RandomCases.Case input = RandomCases.generate(seed);
             Map<UUID, PendingJob> jobs = jobsById(input.jobs());
-            Map<UUID, long[]> placed = new HashMap<>();
+            Map<UUID, Amounts> placed = new HashMap<>();
             for (Assignment assignment : input.plan().assignments()) {
-                long[] sum = placed.computeIfAbsent(jobs.get(assignment.jobId()).tenantId(), id -> new long[3]);
-                sum[0] += assignment.cpuMillis();
-                sum[1] += assignment.memoryMb();
-                sum[2] += assignment.gpuCount();
+                placed.merge(jobs.get(assignment.jobId()).tenantId(), assignment.amounts(), Amounts::plus);
             }
             placed.forEach((tenantId, sum) -> {
                 TenantView tenant = input.snapshot().tenant(tenantId);
                 Quota quota = tenant.quota();
                 if (quota.cpuMillis() != null) {
-                    assertThat(sum[0]).isLessThanOrEqualTo(Math.max(0, quota.cpuMillis() - tenant.usedCpuMillis()));
+                    assertThat(sum.cpuMillis()).isLessThanOrEqualTo(Math.max(0, quota.cpuMillis() - tenant.usedCpuMillis()));
                 }
                 if (quota.memoryMb() != null) {
-                    assertThat(sum[1]).isLessThanOrEqualTo(Math.max(0, quota.memoryMb() - tenant.usedMemoryMb()));
+                    assertThat(sum.memoryMb()).isLessThanOrEqualTo(Math.max(0, quota.memoryMb() - tenant.usedMemoryMb()));
                 }
                 if (quota.gpuCount() != null) {
-                    assertThat(sum[2]).isLessThanOrEqualTo(Math.max(0, quota.gpuCount() - tenant.usedGpus()));
+                    assertThat((long) sum.gpus()).isLessThanOrEqualTo(Math.max(0, quota.gpuCount() - tenant.usedGpus()));
                 }
             });
         });

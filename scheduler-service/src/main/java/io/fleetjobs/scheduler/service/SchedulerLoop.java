@@ -82,7 +82,7 @@ public final class SchedulerLoop implements SmartLifecycle {
         }
     }
 
-    /** Room appeared (capacity released, a machine joined): jobs waiting out a backoff may fit now. */
+    /** Room appeared (capacity released, a machine joined): jobs the claims passed over may fit now. */
     public void roomAppeared() {
         roomAppeared.set(true);
         wake();
@@ -90,7 +90,7 @@ public final class SchedulerLoop implements SmartLifecycle {
 
     /**
      * The fleet changed (a machine joined): jobs that fit no machine before may fit one now, those
-     * waiting out a "fits nowhere" backoff included.
+     * waiting out a "fits nowhere" backoff included (their backoff is lifted).
      */
     public void fleetChanged() {
         fleetChanged.set(true);

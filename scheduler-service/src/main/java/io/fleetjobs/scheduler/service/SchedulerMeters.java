@@ -1,7 +1,6 @@
 package io.fleetjobs.scheduler.service;
 
 import io.fleetjobs.scheduler.core.Unplaced;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.config.MeterFilter;
@@ -38,8 +37,7 @@ class SchedulerMeters {
     MeterBinder unschedulableFromZero() {
         return meters -> {
             for (Unplaced.Kind kind : Unplaced.Kind.values()) {
-                Counter.builder("scheduler.unschedulable").description("jobs a cycle could not place, by kind")
-                        .tag("kind", kind.name()).register(meters);
+                CycleMeters.unschedulable(meters, kind);
             }
         };
     }

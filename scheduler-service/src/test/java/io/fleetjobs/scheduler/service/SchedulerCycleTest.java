@@ -196,9 +196,9 @@ class SchedulerCycleTest {
     void theClaimOrderIsPriorityThenIdAsPostgresOrdersThem() {
         UUID low = UUID.fromString("018f0000-0000-7000-8000-000000000000");
         UUID high = UUID.fromString("018f0000-0000-7000-b000-000000000000"); // a negative long in Java
-        assertThat(SchedulerCycle.claimOrder(claimed(low, 500), claimed(high, 500))).isNegative();
-        assertThat(SchedulerCycle.claimOrder(claimed(high, 500), claimed(low, 500))).isPositive();
-        assertThat(SchedulerCycle.claimOrder(claimed(high, 900), claimed(low, 500))).as("higher priority first").isNegative();
+        assertThat(SchedulerCycle.position(claimed(low, 500)).compareTo(SchedulerCycle.position(claimed(high, 500)))).isNegative();
+        assertThat(SchedulerCycle.position(claimed(high, 500)).compareTo(SchedulerCycle.position(claimed(low, 500)))).isPositive();
+        assertThat(SchedulerCycle.position(claimed(high, 900)).compareTo(SchedulerCycle.position(claimed(low, 500)))).as("higher priority first").isNegative();
         assertThat(fleet.jdbc.sql("select cast(:a as uuid) < cast(:b as uuid)").param("a", low.toString())
                 .param("b", high.toString()).query(Boolean.class).single()).isTrue();
     }

@@ -1,4 +1,4 @@
-package io.fleetjobs.scheduler.service;
+package io.fleetjobs.scheduler.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,23 +10,23 @@ class ClaimSizeTest {
 
     @Test
     void aCycleThatLeftJobsForWantOfRoomClaimsTwiceWhatItPlacedNext() {
-        assertThat(SchedulerCycle.nextClaim(BATCH, 20, 480, BATCH)).isEqualTo(40);
-        assertThat(SchedulerCycle.nextClaim(BATCH, 5, 495, BATCH)).isEqualTo(SchedulerCycle.MIN_CLAIM);
-        assertThat(SchedulerCycle.nextClaim(BATCH, 400, 100, BATCH)).isEqualTo(BATCH);
+        assertThat(ClaimPolicy.nextClaimSize(BATCH, 20, 480, BATCH)).isEqualTo(40);
+        assertThat(ClaimPolicy.nextClaimSize(BATCH, 5, 495, BATCH)).isEqualTo(ClaimPolicy.MIN_CLAIM);
+        assertThat(ClaimPolicy.nextClaimSize(BATCH, 400, 100, BATCH)).isEqualTo(BATCH);
     }
 
     @Test
     void aCycleThatPlacedNothingClaimsTheWholeBatchAgain() {
         // a head of jobs that fit nowhere now must not slow the way to the jobs behind it that fit
-        assertThat(SchedulerCycle.nextClaim(SchedulerCycle.MIN_CLAIM, 0, SchedulerCycle.MIN_CLAIM, BATCH)).isEqualTo(BATCH);
+        assertThat(ClaimPolicy.nextClaimSize(ClaimPolicy.MIN_CLAIM, 0, ClaimPolicy.MIN_CLAIM, BATCH)).isEqualTo(BATCH);
     }
 
     @Test
     void aCycleWithRoomForEverythingDoublesTheClaimBackToTheBatchSize() {
-        int claim = SchedulerCycle.MIN_CLAIM;
+        int claim = ClaimPolicy.MIN_CLAIM;
         int cycles = 0;
         while (claim < BATCH) {
-            claim = SchedulerCycle.nextClaim(claim, claim, 0, BATCH);
+            claim = ClaimPolicy.nextClaimSize(claim, claim, 0, BATCH);
             cycles++;
         }
         assertThat(claim).isEqualTo(BATCH);
@@ -36,7 +36,7 @@ class ClaimSizeTest {
     @Test
     void jobsThatCanNeverFitDoNotShrinkTheClaim() {
         // only "no room now" counts: a job that fits nowhere at all says nothing about the fleet's room
-        assertThat(SchedulerCycle.nextClaim(BATCH, 100, 0, BATCH)).isEqualTo(BATCH);
-        assertThat(SchedulerCycle.nextClaim(64, 64, 0, BATCH)).isEqualTo(128);
+        assertThat(ClaimPolicy.nextClaimSize(BATCH, 100, 0, BATCH)).isEqualTo(BATCH);
+        assertThat(ClaimPolicy.nextClaimSize(64, 64, 0, BATCH)).isEqualTo(128);
     }
 }

@@ -1,0 +1,26 @@
+package io.fleetjobs.scheduler.core;
+
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * Where a job stands in the claim's order: priority, highest first, then id as PostgreSQL orders
+ * uuids (unsigned, most significant half first), which is the order of the claim index.
+ */
+public record QueuePosition(int priority, UUID jobId) implements Comparable<QueuePosition> {
+
+    public QueuePosition {
+        Objects.requireNonNull(jobId, "jobId");
+    }
+
+    /** Negative when this job is claimed before {@code other}. */
+    @Override
+    public int compareTo(QueuePosition other) {
+        int byPriority = Integer.compare(other.priority, priority);
+        if (byPriority != 0) {
+            return byPriority;
+        }
+        int high = Long.compareUnsigned(jobId.getMostSignificantBits(), other.jobId.getMostSignificantBits());
+        return high != 0 ? high : Long.compareUnsigned(jobId.getLeastSignificantBits(), other.jobId.getLeastSignificantBits());
+    }
+}

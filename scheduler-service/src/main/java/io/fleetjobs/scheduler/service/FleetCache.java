@@ -1,0 +1,200 @@
+package io.fleetjobs.scheduler.service;
+
+import io.fleetjobs.model.Amounts;
+import io.fleetjobs.scheduler.core.Assignment;
+import io.fleetjobs.scheduler.core.MachineView;
+import io.fleetjobs.scheduler.core.Plan;
+import io.fleetjobs.scheduler.core.Quota;
+import io.fleetjobs.scheduler.core.Reservations;
+import io.fleetjobs.scheduler.core.Snapshot;
+import io.fleetjobs.scheduler.core.TenantView;
+import io.fleetjobs.store.MachineRow;
+import io.fleetjobs.store.PlacementStore;
+import io.fleetjobs.store.PlacementStore.TenantUsage;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * The snapshot a replica plans on: machines and tenants' usage as read at most every
+ * {@code snapshotMaxAge}, plus this replica's placements since. It may lag other replicas' placements;
+ * that only costs a conflict at commit (after which the cycle calls {@link #invalidate}), never
+ * correctness.
+ *
+ * <p>Several workers of one replica plan at once: each plans under a lock on this cache, in which the
+ * placements of the others' uncommitted plans are reserved ({@link Reservations}), so that they do not
+ * race each other for room; a fresh read gets those reservations added again.
+ */
+final class FleetCache {
+    private final PlacementStore placement;
+    private final SchedulerProperties properties;
+    private final Timer snapshotTimer;
+    private final Reservations inFlight = new Reservations();
+    private final Object lock = new Object();
+    /** Guarded by {@link #lock}. */
+    private Machines machines;
+    /** Guarded by {@link #lock}. */
+    private Tenants tenants;
+    /** Whether a worker is reading the tenants' usage outside the lock; guarded by {@link #lock}. */
+    private boolean refreshingTenants;
+
+    FleetCache(PlacementStore placement, SchedulerProperties properties, Timer snapshotTimer) {
+        this.placement = placement;
+        this.properties = properties;
+        this.snapshotTimer = snapshotTimer;
+    }
+
+    /**
+     * Plans on the snapshot as of {@code now} and reserves the plan's placements under {@code token}
+     * until {@link #release}; the cache keeps them after that (committed, a fresh read has them).
+     */
+    Plan plan(Object token, Instant now, Function<Snapshot, Plan> planner) {
+        refreshTenantsIfOld(now);
+        synchronized (lock) {
+            Snapshot snapshot = snapshotTimer.record(() -> snapshot(now));
+            Plan plan = planner.apply(snapshot);
+            add(plan.assignments(), machines, tenants);
+            inFlight.reserve(token, plan.assignments());
+            return plan;
+        }
+    }
+
+    /** The commit under {@code token} has ended, whichever way. */
+    void release(Object token) {
+        inFlight.release(token);
+    }
+
+    /** Forgets what was read: the next plan reads machines and tenants again. */
+    void invalidate() {
+        synchronized (lock) {
+            machines = null;
+            if (tenants != null) {
+                tenants.readAt = Instant.EPOCH; // read again, outside the lock
+            }
+        }
+    }
+
+    private Snapshot snapshot(Instant now) {
+        if (machines == null || old(machines.readAt, now)) {
+            machines = new Machines(now, properties.snapshotMaxAge(), placement.schedulableMachines());
+            add(inFlight.held(), machines, null); // what other workers planned is not in what was just read
+        }
+        if (tenants == null) {
+            tenants = new Tenants(now, placement.tenantUsage());
+            add(inFlight.held(), null, tenants);
+        }
+        return new Snapshot(Arrays.asList(machines.views), tenants.views(), properties.heartbeatFreshness());
+    }
+
+    /**
+     * Reads the tenants' usage again when it has grown old, outside the lock: the read sums over every
+     * job on a machine, and the other workers go on planning on the old figures meanwhile. Usage only
+     * orders tenants by dominant share and holds jobs at their quota, which lag other replicas'
+     * placements anyway. Room on machines is never taken from this read: machines are read under the
+     * lock, with every uncommitted plan of this replica reserved.
+     */
+    private void refreshTenantsIfOld(Instant now) {
+        synchronized (lock) {
+            if (tenants == null || refreshingTenants || !old(tenants.readAt, now)) {
+                return; // none at all is read under the lock, by snapshot()
+            }
+            refreshingTenants = true;
+        }
+        try {
+            Tenants fresh = new Tenants(now, placement.tenantUsage());
+            synchronized (lock) {
+                add(inFlight.held(), null, fresh);
+                tenants = fresh;
+            }
+        } finally {
+            synchronized (lock) {
+                refreshingTenants = false;
+            }
+        }
+    }
+
+    private boolean old(Instant readAt, Instant now) {
+        return Duration.between(readAt, now).compareTo(properties.snapshotMaxAge()) > 0 || now.isBefore(readAt);
+    }
+
+    /** Adds placements to the cached machines' allocations and tenants' usage (either may be null). */
+    private static void add(List<Assignment> placed, Machines machines, Tenants tenants) {
+        if (placed.isEmpty()) {
+            return;
+        }
+        if (machines != null) {
+            Reservations.byMachine(placed).forEach(machines::allocate);
+        }
+        if (tenants != null) {
+            Reservations.byTenant(placed).forEach((id, amounts) -> tenants.used.merge(id, amounts, Amounts::plus));
+        }
+    }
+
+    /**
+     * Machines as last read. The views are built once per read and only those of machines that got
+     * placements are built again, so that a cycle does not rebuild ten thousand views to place a batch
+     * on a handful. Heartbeat ages are taken as they will be when the read expires (read time plus
+     * {@code snapshotMaxAge}): a machine about to turn stale is passed over up to that much early,
+     * never used late.
+     */
+    private static final class Machines {
+        final Instant readAt;
+        final MachineView[] views;
+        final Map<String, Integer> position = new HashMap<>();
+
+        Machines(Instant readAt, Duration maxAge, List<MachineRow> rows) {
+            this.readAt = readAt;
+            Instant expires = readAt.plus(maxAge);
+            this.views = new MachineView[rows.size()];
+            for (int i = 0; i < views.length; i++) {
+                MachineRow m = rows.get(i);
+                Duration age = m.lastHeartbeatAt() == null ? Duration.ofDays(365) : Duration.between(m.lastHeartbeatAt(), expires);
+                views[i] = new MachineView(m.id(), m.region(), m.labels(), m.gpuType(), m.cpuMillis(), m.memoryMb(),
+                        m.gpuCount(), m.allocCpuMillis(), m.allocMemoryMb(), m.allocGpuCount(), m.status(), age);
+                position.put(m.id(), i);
+            }
+        }
+
+        void allocate(String machineId, Amounts more) {
+            Integer i = position.get(machineId);
+            if (i == null) {
+                return;
+            }
+            MachineView v = views[i];
+            views[i] = new MachineView(v.id(), v.region(), v.labels(), v.gpuType(), v.cpuMillis(), v.memoryMb(),
+                    v.gpuCount(), v.allocCpuMillis() + more.cpuMillis(), v.allocMemoryMb() + more.memoryMb(),
+                    v.allocGpuCount() + more.gpus(), v.status(), v.heartbeatAge());
+        }
+    }
+
+    /** Tenants' weights and quotas as last read, and their usage plus this replica's placements since. */
+    private static final class Tenants {
+        Instant readAt;
+        final Map<UUID, TenantUsage> read = new HashMap<>();
+        final Map<UUID, Amounts> used = new HashMap<>();
+
+        Tenants(Instant readAt, List<TenantUsage> usage) {
+            this.readAt = readAt;
+            for (TenantUsage t : usage) {
+                read.put(t.id(), t);
+                used.put(t.id(), t.used());
+            }
+        }
+
+        Map<UUID, TenantView> views() {
+            Map<UUID, TenantView> views = new HashMap<>();
+            read.forEach((id, t) -> {
+                Amounts u = used.get(id);
+                views.put(id, new TenantView(id, t.weight(), u.cpuMillis(), u.memoryMb(), u.gpus(),
+                        new Quota(t.quotaCpuMillis(), t.quotaMemoryMb(), t.quotaGpuCount())));
+            });
+            return views;
+        }
+    }
+}
