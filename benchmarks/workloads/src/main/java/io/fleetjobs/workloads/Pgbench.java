@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 /**
  * pgbench against a database of {@link BenchPostgres}: finds the executable ({@code PGBENCH}, else
  * {@code pgbench} on the {@code PATH}), runs it and reads the transactions per second from its report.
- * The scripts live in the repository's {@code bench/} folder.
+ * The scripts live in the repository's {@code benchmarks/} folder, next to this module.
  */
 final class Pgbench {
     /** pgbench's summary line: {@code tps = 1234.567890 (without initial connection time)}. */
@@ -53,10 +53,10 @@ final class Pgbench {
         return "pgbench: not found (install PostgreSQL's client tools or set PGBENCH): not measured";
     }
 
-    /** The repository's bench/ folder, from the repository root or from a module's folder. */
+    /** The repository's benchmarks/ folder, from the repository root or from this module's folder. */
     static Path scripts() {
-        Path here = Path.of("bench");
-        return Files.isDirectory(here) ? here : Path.of("..", "bench");
+        Path here = Path.of("benchmarks");
+        return Files.isDirectory(here) ? here : Path.of("..");
     }
 
     /** Builds pgbench's own tables at the given scale ({@code pgbench -i}). */

@@ -27,7 +27,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The whole platform started by a workload with {@link LocalPlatform}: the services and the agents as
  * processes, on a fresh database of {@link BenchPostgres} (the same server as every other workload), a
- * local Kafka, ports at a free offset, a home under {@code workloads/target}. The services run as W1 runs them
+ * local Kafka, ports at a free offset, a home under {@code benchmarks/workloads/target}. The services run as W1 runs them
  * ({@link BurnDown#SERVICE_JVM}: the full JIT, not local mode's quick-start options) with the pools they ship
  * with (gateway 5, job-service 20, scheduler 20, reconciler 4; local mode gives each 5), and the gateway's
  * per-tenant rate limit is lifted (the workloads measure the platform, not the limiter). Workloads call the public API
@@ -56,7 +56,7 @@ final class BenchPlatform implements AutoCloseable {
     static BenchPlatform start(BenchPostgres pg, String database, int agents, List<String> agentArgs)
             throws Exception {
         String url = pg.createDatabase(database);
-        Path home = Path.of("workloads", "target", "platform-" + database).toAbsolutePath();
+        Path home = Path.of("benchmarks", "workloads", "target", "platform-" + database).toAbsolutePath();
         deleteTree(home);
         Files.createDirectories(home);
         LocalPlatform platform = LocalPlatform.builder()

@@ -10,9 +10,9 @@ import java.util.Optional;
 /**
  * The limit of the database under a job queue, measured with pgbench on {@link BenchPostgres}: the
  * one-row update (pgbench's built-in {@code simple-update}) and the job lifecycle (insert, claim with
- * {@code SKIP LOCKED}, complete), one job per transaction ({@code bench/pgbench-lifecycle.sql}) and
- * 100 jobs per statement ({@code bench/pgbench-lifecycle-batched.sql}), each at 1, 4 and 50 clients.
- * Prints a table: script, clients, tps, jobs/s. Run with {@code bench/run limit [seconds per run]}
+ * {@code SKIP LOCKED}, complete), one job per transaction ({@code benchmarks/pgbench-lifecycle.sql}) and
+ * 100 jobs per statement ({@code benchmarks/pgbench-lifecycle-batched.sql}), each at 1, 4 and 50 clients.
+ * Prints a table: script, clients, tps, jobs/s. Run with {@code benchmarks/run limit [seconds per run]}
  * (default 20; nine runs).
  */
 public final class Limit {

@@ -23,7 +23,7 @@ import java.util.function.UnaryOperator;
  * wall time from start to the last completion, tasks/s, commits and WAL bytes per task. Rows: the
  * lock-and-fetch strategy ({@code SELECT ... FOR UPDATE SKIP LOCKED}, Postgres only) and the
  * fetch-and-lock-on-execute one (optimistic {@code UPDATE ... WHERE version = ?} per task). Run with
- * {@code bench/run peer [tasks] [poll interval ms]} (default 200,000 and 100 ms).
+ * {@code benchmarks/run peer [tasks] [poll interval ms]} (default 200,000 and 100 ms).
  */
 public final class Peer {
     /** scheduler-service's maximum-pool-size (application.yml, JOBS_DB_POOL_SIZE default). */

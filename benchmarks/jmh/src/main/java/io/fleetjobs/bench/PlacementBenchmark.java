@@ -30,7 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Reported: {@code plan} (calls per second) and the counters {@code placements} and {@code unplaced}
  * per second; {@code placements} is the figure to read against the target.
  *
- * <pre>java -jar benchmarks/target/benchmarks.jar PlacementBenchmark -f 1 -wi 3 -w 5s -i 5 -r 5s</pre>
+ * <pre>java -jar benchmarks/jmh/target/benchmarks.jar PlacementBenchmark -f 1 -wi 3 -w 5s -i 5 -r 5s</pre>
  * (Shorter warm-ups, such as 2 x 2 s, leave the explanation path of the runs with never-fitting jobs
  * still interpreted during the first measured iterations.)
  */

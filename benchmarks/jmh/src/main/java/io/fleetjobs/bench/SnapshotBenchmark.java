@@ -27,7 +27,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * copies the machines, checks their ids are unique and keeps them in id order, sorting only when they
  * do not already come in it.
  *
- * <pre>java -jar benchmarks/target/benchmarks.jar SnapshotBenchmark -f 1 -wi 3 -w 5s -i 5 -r 5s</pre>
+ * <pre>java -jar benchmarks/jmh/target/benchmarks.jar SnapshotBenchmark -f 1 -wi 3 -w 5s -i 5 -r 5s</pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

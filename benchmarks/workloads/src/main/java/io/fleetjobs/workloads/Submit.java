@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * measured period, against a platform started by this program on a fresh database of {@link BenchPostgres}
  * (no agents by default: the jobs queue and nothing runs them, so the machine's cores go to the submit
  * path). Then pgbench's simple-update at the same number of clients on the same server, and the ratio.
- * Run with {@code bench/run submit [clients] [measured s] [warm-up s] [agents]} (default 50, 30, 90, 0).
+ * Run with {@code benchmarks/run submit [clients] [measured s] [warm-up s] [agents]} (default 50, 30, 90, 0).
  * The warm-up is long because the services are long-lived processes measured here in their first
  * minutes: with 10 s, the C2 compilers of four freshly started JVMs took most of the two cores during
  * the measured period (JFR: 15 s of compilation in 20 s in job-service alone), and the figure was a

@@ -31,7 +31,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * own timestamps), commits and WAL bytes per job over the drain, and the per-phase rates.
  *
  * <pre>
- *   bench/run w1 [jobs] [machines]      defaults 200000 100
+ *   benchmarks/run w1 [jobs] [machines]      defaults 200000 100
  * </pre>
  *
  * <p>Preloading is not measured. The preloaded jobs have no outbox rows: their SUBMITTED and QUEUED events
@@ -62,7 +62,7 @@ public final class BurnDown {
         int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
         int machines = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         Path repository = repository();
-        Path home = repository.resolve("workloads/target/w1");
+        Path home = repository.resolve("benchmarks/workloads/target/w1");
         Files.createDirectories(home);
         try (BenchPostgres pg = BenchPostgres.start()) {
             String url = pg.createDatabase(DATABASE);
@@ -125,10 +125,10 @@ public final class BurnDown {
         }
     }
 
-    /** The repository root: where bench/run runs from, or above the module. */
+    /** The repository root: where benchmarks/run runs from, or two folders above the module. */
     private static Path repository() {
         Path here = Path.of("").toAbsolutePath();
-        return Files.isDirectory(here.resolve("workloads")) ? here : here.getParent();
+        return Files.isDirectory(here.resolve("benchmarks/workloads")) ? here : here.getParent().getParent();
     }
 
     /** One tenant, then the jobs and their history rows with COPY, {@link #BATCH} jobs a transaction. */

@@ -31,7 +31,7 @@ import tools.jackson.databind.JsonNode;
  * <p>Agents: one fleet-simulator agent ({@code --jobs.worker.simulate.machines}) playing
  * {@value #SIMULATED} machines of 16 cores ({@code --simulate=N} for another number), whose attempts end at
  * once with exit code 0; or with {@code --real} two real agents running {@code true}. First a warm-up of {@value #WARMUP_SECONDS} s at the lowest rate, not shown. A rate that fails the verdict ends the run unless {@code --all} is given.
- * Run with {@code bench/run w2 [rates, e.g. 25,50,100,200,400] [seconds per rate] [--simulate=N | --real] [--all]}.
+ * Run with {@code benchmarks/run w2 [rates, e.g. 25,50,100,200,400] [seconds per rate] [--simulate=N | --real] [--all]}.
  */
 public final class W2Latency {
     static final Duration DRAIN = Duration.ofSeconds(30);

@@ -1,4 +1,4 @@
-package io.fleetjobs.scheduler.service.bench;
+package io.fleetjobs.workloads;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -27,13 +27,12 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  * table; asserts nothing. After a JIT warm-up, rounds of placements alternate with 10 s of pgbench,
  * each phase starting from a vacuumed and checkpointed server, and the medians are compared: on a
  * shared 2-core machine either figure moves by a third from one minute to the next, so a single
- * pair says little. The deepest queue goes first: it warms the JVM up for the shorter ones. Run from
- * the repository root:
+ * pair says little. The deepest queue goes first: it warms the JVM up for the shorter ones. Run with
+ * {@code benchmarks/run w3 [queued depths…]} (default 10000), system properties through
+ * {@code JOBS_BENCH_JVM_OPTIONS}:
  *
  * <pre>
- * ./mvnw -q -pl scheduler-service -am install -DskipTests
- * ./mvnw -q -pl scheduler-service exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=io.fleetjobs.scheduler.service.bench.PlacementThroughput -Dexec.args="1000000 10000"
+ * JOBS_BENCH_JVM_OPTIONS='-Xmx2g -Drounds=5 -Dmeasured=250000' benchmarks/run w3 1000000 10000
  * </pre>
  * {@code -Dworkers=N} (default 2, as the scheduler runs) sets how many cycles run at once,
  * {@code -Dbatch=N} (default 1000) the jobs claimed per cycle, {@code -Dwarmup=N} (50,000)
@@ -229,8 +228,7 @@ public final class PlacementThroughput {
     }
 
     private static Path scripts() {
-        Path scripts = Path.of("..", "bench");
-        return Files.exists(scripts.resolve("pgbench-lifecycle-batched.sql")) ? scripts : Path.of("bench");
+        return Pgbench.scripts();
     }
 
     /** pgbench's batched lifecycle script on the same server, same settings, 4 clients: jobs per second (100 per transaction). */
