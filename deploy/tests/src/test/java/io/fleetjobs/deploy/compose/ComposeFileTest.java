@@ -319,6 +319,64 @@ class ComposeFileTest {
     }
 
     @Test
+    void theBuildContextHoldsThePomOfEveryModuleAndNoDeploymentFile() {
+        List<String> patterns = ModuleConfig.read(Repo.path(".dockerignore")).lines()
+                .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+        // the build stage's reactor reads every module of the root pom, those it does not build too: a module in
+        // an ignored folder (deploy/tests in deploy/) needs an exception
+        for (String module : ModuleConfig.modules()) {
+            assertThat(dockerIgnores(patterns, module + "/pom.xml")).as("%s/pom.xml in the build context", module)
+                    .isFalse();
+        }
+        for (String deployment : List.of("docker-compose.yml", "job-service/Dockerfile", "k8s/base/kustomization.yaml",
+                "deploy/prometheus/prometheus.yml", "deploy/grafana/dashboards/fleetjobs-queue.json")) {
+            assertThat(dockerIgnores(patterns, deployment)).as("%s left out of the build context", deployment).isTrue();
+        }
+    }
+
+    /**
+     * Whether .dockerignore's patterns leave {@code path} out of the build context, by Docker's rules (escapes
+     * aside): the last pattern that matches the path or a folder above it decides, and one that starts with
+     * {@code !} keeps it.
+     */
+    static boolean dockerIgnores(List<String> patterns, String path) {
+        boolean ignored = false;
+        for (String line : patterns) {
+            boolean exception = line.startsWith("!");
+            Pattern pattern = Pattern.compile(glob((exception ? line.substring(1) : line).strip().replaceAll("/+$", "")));
+            for (String prefix = path; prefix != null;
+                    prefix = prefix.contains("/") ? prefix.substring(0, prefix.lastIndexOf('/')) : null) {
+                if (pattern.matcher(prefix).matches()) {
+                    ignored = !exception;
+                    break;
+                }
+            }
+        }
+        return ignored;
+    }
+
+    private static String glob(String pattern) {
+        StringBuilder regex = new StringBuilder();
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (pattern.startsWith("**/", i)) {
+                regex.append("(?:.*/)?");
+                i += 2;
+            } else if (pattern.startsWith("**", i)) {
+                regex.append(".*");
+                i++;
+            } else if (c == '*') {
+                regex.append("[^/]*");
+            } else if (c == '?') {
+                regex.append("[^/]");
+            } else {
+                regex.append(Pattern.quote(String.valueOf(c)));
+            }
+        }
+        return regex.toString();
+    }
+
+    @Test
     void prometheusScrapesEveryServiceOnItsActuator() {
         String config = commandFlag("prometheus", "--config.file=");
         assertThat(compose.repositoryPathOf("prometheus", config)).as("Prometheus' configuration is mounted")

@@ -11,7 +11,7 @@ public final class Repo {
         String configured = System.getProperty("repo.root");
         Path start = configured != null ? Path.of(configured) : Path.of("").toAbsolutePath();
         for (Path p = start.toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.exists(p.resolve("mvnw")) && Files.isDirectory(p.resolve("deploy-tests"))) {
+            if (Files.exists(p.resolve("mvnw")) && Files.isDirectory(p.resolve("deploy/tests"))) {
                 return p;
             }
         }

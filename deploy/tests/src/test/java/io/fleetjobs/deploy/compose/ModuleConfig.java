@@ -78,12 +78,20 @@ final class ModuleConfig {
         return new ModuleConfig(name);
     }
 
+    /** The modules of the root pom, as it names them: their folders, relative to the root. */
+    static List<String> modules() {
+        Document root = xml(Repo.path("pom.xml"));
+        List<String> modules = new ArrayList<>();
+        for (Element module : children(first(root.getDocumentElement(), "modules"), "module")) {
+            modules.add(module.getTextContent().strip());
+        }
+        return modules;
+    }
+
     /** The modules of the root pom that build an executable jar (those with spring-boot-maven-plugin). */
     static List<String> runnableModules() {
-        Document root = xml(Repo.path("pom.xml"));
         List<String> runnable = new ArrayList<>();
-        for (Element module : children(first(root.getDocumentElement(), "modules"), "module")) {
-            String name = module.getTextContent().strip();
+        for (String name : modules()) {
             Document pom = xml(Repo.path(name).resolve("pom.xml"));
             if (plugin(pom, "spring-boot-maven-plugin") != null) {
                 runnable.add(name);
