@@ -1,0 +1,275 @@
+package io.fleetjobs.workloads;
+
+import io.fleetjobs.migrations.Migrate;
+import io.fleetjobs.local.LocalPlatform;
+import java.io.IOException;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.postgresql.PGConnection;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * W1, burn-down: {@code jobs} no-op jobs preloaded as QUEUED rows (as the job-service leaves them once admitted:
+ * the row, its two history rows), then the platform's services as processes ({@link LocalPlatform}, no agents)
+ * and the fleet simulator playing {@code machines} machines of 64 cores drain them end to end: placement,
+ * start, report, completion. Prints jobs/s from the first placement to the last completion (the database's
+ * own timestamps), commits and WAL bytes per job over the drain, and the per-phase rates.
+ *
+ * <pre>
+ *   benchmarks/run w1 [jobs] [machines]      defaults 200000 100
+ * </pre>
+ *
+ * <p>Preloading is not measured. The preloaded jobs have no outbox rows: their SUBMITTED and QUEUED events
+ * would only load the relay during the drain with events of a phase that is not being measured.
+ */
+public final class BurnDown {
+    static final String DATABASE = "w1";
+    static final int MACHINE_CORES = 64;
+    static final long MACHINE_MEMORY_MB = 262_144;
+    static final String REGION = "w1";
+    static final String ADMITTED = "admitted; waiting for placement";
+    /** The spec as job-service stores it: complete, defaults filled in, properties in alphabetical order. */
+    static final String SPEC = "{\"execution\":{\"command\":[\"true\"],\"env\":{},\"timeoutSeconds\":null},"
+            + "\"labels\":{},\"name\":\"w1-noop\",\"placement\":{\"labels\":{},\"region\":null,\"strategy\":null},"
+            + "\"priority\":500,\"queue\":\"default\",\"resources\":{\"cpu\":1,\"gpuCount\":0,\"gpuType\":null,"
+            + "\"memoryMb\":64},\"retry\":{\"backoffSeconds\":5,\"maxAttempts\":3,\"maxBackoffSeconds\":300,"
+            + "\"retryOnExitCodes\":[]}}";
+    /** The services' JVMs: local mode's small serial heap, but with the C2 compiler (a throughput run). */
+    static final List<String> SERVICE_JVM = List.of("-Xms64m", "-Xmx512m", "-XX:+UseSerialGC");
+    private static final int BATCH = 10_000;
+    private static final Duration LIMIT = Duration.ofMinutes(20);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private BurnDown() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
+        int machines = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+        Path repository = repository();
+        Path home = repository.resolve("benchmarks/workloads/target/w1");
+        Files.createDirectories(home);
+        try (BenchPostgres pg = BenchPostgres.start()) {
+            String url = pg.createDatabase(DATABASE);
+            PGSimpleDataSource ds = new PGSimpleDataSource();
+            ds.setUrl(url);
+            ds.setUser(pg.user());
+            ds.setPassword(pg.password());
+            Migrate.apply(ds);
+            long preloadStart = System.nanoTime();
+            preload(pg, jobs);
+            System.out.printf("preloaded %d QUEUED jobs in %.1f s%n", jobs, (System.nanoTime() - preloadStart) / 1e9);
+
+            LocalPlatform platform = LocalPlatform.builder().home(home.resolve("home")).repository(repository)
+                    .workers(0).databaseUrl(url).databaseUser(pg.user()).databasePassword(pg.password())
+                    .portOffset(1300).startTimeout(Duration.ofMinutes(5)).serviceJvmOptions(SERVICE_JVM)
+                    // the pools the services ship with, not local mode's 5 (a hundred machines' heartbeats starve 5)
+                    .serviceArgs(LocalPlatform.SCHEDULER_SERVICE, "--spring.datasource.hikari.maximum-pool-size=20")
+                    .serviceArgs(LocalPlatform.JOB_SERVICE, "--spring.datasource.hikari.maximum-pool-size=20")
+                    .listener(new LocalPlatform.Listener() {
+                        @Override
+                        public void ready(String component, String address, Duration took) {
+                            System.out.printf("  %-20s ready %s (%.1f s)%n", component, address, took.toMillis() / 1e3);
+                        }
+                    }).build();
+            Process[] simulator = new Process[1];
+            Thread cleanUp = new Thread(() -> { // Ctrl-C: leave no process behind
+                if (simulator[0] != null) {
+                    simulator[0].destroyForcibly();
+                }
+                platform.close();
+            });
+            Runtime.getRuntime().addShutdownHook(cleanUp);
+            try (platform) {
+                platform.start();
+                Path csv = home.resolve("machines.csv");
+                writeMachines(csv, machines);
+                if (BenchPostgres.profiling()) {
+                    pg.resetStatements(DATABASE);
+                }
+                BenchPostgres.Counters before = pg.counters(DATABASE);
+                simulator[0] = startSimulator(repository, platform, csv, home.resolve("simulator.log"));
+                try {
+                    awaitDrained(pg, jobs, simulator[0]);
+                } finally {
+                    simulator[0].destroy();
+                    simulator[0].waitFor();
+                }
+                BenchPostgres.Counters spent = pg.counters(DATABASE).minus(before);
+                report(pg, jobs, machines, spent);
+                if (BenchPostgres.profiling()) {
+                    pg.printStatements(DATABASE, jobs);
+                    pg.printWalByRelation(DATABASE, spent.lsn(), jobs);
+                }
+                printMetrics(platform.url(LocalPlatform.SCHEDULER_SERVICE), "scheduler-service");
+                printMetrics(platform.url(LocalPlatform.JOB_SERVICE), "job-service");
+                printMetrics(platform.url(LocalPlatform.RECONCILER_SERVICE), "reconciler-service");
+            } finally {
+                Runtime.getRuntime().removeShutdownHook(cleanUp);
+            }
+        }
+    }
+
+    /** The repository root: where benchmarks/run runs from, or two folders above the module. */
+    private static Path repository() {
+        Path here = Path.of("").toAbsolutePath();
+        return Files.isDirectory(here.resolve("benchmarks/workloads")) ? here : here.getParent().getParent();
+    }
+
+    /** One tenant, then the jobs and their history rows with COPY, {@link #BATCH} jobs a transaction. */
+    static void preload(BenchPostgres pg, int jobs) throws SQLException, IOException {
+        UUID tenant = UUID.randomUUID();
+        try (Connection c = pg.connect(DATABASE)) {
+            try (var s = c.prepareStatement("insert into tenants (id, name, weight, created_at) values (?, 'w1', 1, now())")) {
+                s.setObject(1, tenant);
+                s.executeUpdate();
+            }
+            c.setAutoCommit(false);
+            var copy = c.unwrap(PGConnection.class).getCopyAPI();
+            String spec = '"' + SPEC.replace("\"", "\"\"") + '"';
+            for (int done = 0; done < jobs; done += BATCH) {
+                int n = Math.min(BATCH, jobs - done);
+                String now = Instant.now().toString();
+                StringBuilder rows = new StringBuilder(n * 512);
+                StringBuilder history = new StringBuilder(n * 200);
+                for (int i = 0; i < n; i++) {
+                    UUID id = uuidV7();
+                    rows.append(id).append(',').append(tenant).append(",w1-noop,default,500,").append(spec)
+                            .append(",QUEUED,").append(ADMITTED).append(",2,").append(now)
+                            .append(",1000,64,0,,,,,").append(now).append(',').append(now).append('\n');
+                    history.append(id).append(",1,,SUBMITTED,awaiting admission,").append(now).append('\n');
+                    history.append(id).append(",2,SUBMITTED,QUEUED,").append(ADMITTED).append(',').append(now).append('\n');
+                }
+                copy.copyIn("copy jobs (id, tenant_id, name, queue, priority, spec, state, state_reason, version, not_before,"
+                        + " cpu_millis, memory_mb, gpu_count, gpu_type, region, idempotency_key, request_hash, created_at,"
+                        + " updated_at) from stdin (format csv)", new StringReader(rows.toString()));
+                copy.copyIn("copy job_history (job_id, version, from_state, to_state, reason, at) from stdin (format csv)",
+                        new StringReader(history.toString()));
+                c.commit();
+            }
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                s.execute("analyze jobs");
+                s.execute("analyze job_history");
+            }
+        }
+    }
+
+    /** A time-ordered UUID (version 7), as the services make ids. */
+    static UUID uuidV7() {
+        long ms = System.currentTimeMillis();
+        long msb = (ms << 16) | 0x7000L | (RANDOM.nextInt() & 0x0FFF);
+        long lsb = (RANDOM.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+        return new UUID(msb, lsb);
+    }
+
+    static void writeMachines(Path csv, int machines) throws IOException {
+        List<String> lines = new ArrayList<>();
+        lines.add("id,region,cpu,memoryMb,gpuCount,gpuType,labels");
+        for (int i = 1; i <= machines; i++) {
+            lines.add(String.format("w1-%04d,%s,%d,%d,0,,pool=w1", i, REGION, MACHINE_CORES, MACHINE_MEMORY_MB));
+        }
+        Files.write(csv, lines);
+    }
+
+    private static Process startSimulator(Path repository, LocalPlatform platform, Path csv, Path log) throws IOException {
+        Path jar = repository.resolve("worker-agent/target/worker-agent.jar");
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xms64m", "-Xmx512m", "-XX:+UseSerialGC", "-jar", jar.toString(),
+                "--jobs.worker.simulate.machines=" + csv,
+                "--jobs.worker.scheduler-url=" + platform.url(LocalPlatform.SCHEDULER_SERVICE),
+                "--jobs.worker.join-token=" + platform.joinToken(), "--jobs.worker.join-timeout=5m",
+                "--jobs.worker.kafka-bootstrap-servers=" + platform.kafkaBootstrapServers());
+        System.out.printf("fleet simulator: %s (log %s)%n", csv, log);
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    private static void awaitDrained(BenchPostgres pg, int jobs, Process simulator) throws Exception {
+        Instant deadline = Instant.now().plus(LIMIT);
+        try (Connection c = pg.connect(DATABASE); Statement s = c.createStatement()) {
+            while (true) {
+                try (ResultSet r = s.executeQuery("select count(*) filter (where state = 'QUEUED'),"
+                        + " count(*) filter (where state in ('SCHEDULED', 'RUNNING')),"
+                        + " count(*) filter (where state = 'SUCCEEDED'),"
+                        + " count(*) filter (where state in ('FAILED', 'CANCELED')) from jobs")) {
+                    r.next();
+                    long ended = r.getLong(3) + r.getLong(4);
+                    System.out.printf("  %s  queued %d, placed %d, succeeded %d, failed %d%n", Instant.now(),
+                            r.getLong(1), r.getLong(2), r.getLong(3), r.getLong(4));
+                    if (ended >= jobs) {
+                        return;
+                    }
+                }
+                if (!simulator.isAlive()) {
+                    throw new IllegalStateException("the fleet simulator exited (" + simulator.exitValue() + "); see its log");
+                }
+                if (Instant.now().isAfter(deadline)) {
+                    throw new IllegalStateException("not drained within " + LIMIT);
+                }
+                Thread.sleep(2_000);
+            }
+        }
+    }
+
+    private static void report(BenchPostgres pg, int jobs, int machines, BenchPostgres.Counters spent) throws SQLException {
+        try (Connection c = pg.connect(DATABASE); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("select (select extract(epoch from max(finished_at) - min(scheduled_at))"
+                        + " from attempts), (select extract(epoch from max(scheduled_at) - min(scheduled_at)) from attempts),"
+                        + " (select extract(epoch from max(finished_at) - min(finished_at)) from jobs),"
+                        + " (select count(*) from attempts), (select count(*) from jobs where state = 'SUCCEEDED')")) {
+            r.next();
+            double wall = r.getDouble(1);
+            double placing = r.getDouble(2);
+            double finishing = r.getDouble(3);
+            long attempts = r.getLong(4);
+            long succeeded = r.getLong(5);
+            System.out.println();
+            System.out.println("W1 burn-down, " + pg.describe());
+            System.out.println("| jobs | machines | wall (s) | jobs/s | commits/job | WAL bytes/job | placed/s | succeeded/s |");
+            System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+            System.out.printf("| %d | %d x %d cores | %.1f | %.0f | %.2f | %.0f | %.0f | %.0f |%n", jobs, machines,
+                    MACHINE_CORES, wall, succeeded / wall, spent.commits() / (double) jobs, spent.walBytes() / (double) jobs,
+                    attempts / placing, succeeded / finishing);
+            System.out.printf("(wall: first placement to last completion; %d attempts, %d succeeded)%n", attempts, succeeded);
+        }
+        try (Connection c = pg.connect(DATABASE); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("select state, coalesce(failure_reason, '-'), count(*) from attempts"
+                        + " where state <> 'SUCCEEDED' group by 1, 2 order by 3 desc")) {
+            while (r.next()) {
+                System.out.printf("  attempts %s (%s): %d%n", r.getString(1), r.getString(2), r.getLong(3));
+            }
+        }
+    }
+
+    /** The scheduler's and outbox's own metrics, as a hint of where the time goes. */
+    private static void printMetrics(URI service, String name) {
+        try {
+            HttpResponse<String> r = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(service.resolve("/actuator/prometheus")).build(), HttpResponse.BodyHandlers.ofString());
+            System.out.println("\n" + name + " /actuator/prometheus (" + r.statusCode() + "), scheduler/outbox/jobs lines:");
+            r.body().lines().filter(l -> !l.startsWith("#"))
+                    .filter(l -> !l.contains("_bucket{"))
+                    .filter(l -> l.startsWith("scheduler") || l.startsWith("outbox") || l.startsWith("jobs_")
+                            || l.startsWith("placement") || l.startsWith("reconciler")
+                            || (l.startsWith("http_server_requests_seconds") && l.contains("/agent/v1/heartbeat")))
+                    .limit(60).forEach(l -> System.out.println("  " + l));
+        } catch (IOException | InterruptedException e) {
+            System.out.println(name + " metrics: " + e);
+        }
+    }
+}
