@@ -18,9 +18,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -313,24 +316,28 @@ class ReadmeTest {
         }
 
         /** The first line from now on that matches, waiting at most {@code timeout}; fails if run-local ends first. */
-        String await(Predicate<String> wanted, Duration timeout) throws InterruptedException {
-            Instant deadline = Instant.now().plus(timeout);
-            while (Instant.now().isBefore(deadline)) {
-                boolean alive = process.isAlive();
-                drain();
-                while (consumed < seen.size()) {
-                    String line = seen.get(consumed++);
-                    if (wanted.test(line)) {
-                        return line;
+        String await(Predicate<String> wanted, Duration timeout) {
+            AtomicReference<String> found = new AtomicReference<>();
+            try {
+                Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(250)).until(() -> {
+                    boolean alive = process.isAlive();
+                    drain();
+                    while (consumed < seen.size()) {
+                        String line = seen.get(consumed++);
+                        if (wanted.test(line)) {
+                            found.set(line);
+                            return true;
+                        }
                     }
-                }
-                if (!alive) {
-                    fail("bin/run-local ended (exit " + process.exitValue() + ") before it was up; it printed:\n" + all());
-                }
-                Thread.sleep(250);
+                    if (!alive) {
+                        fail("bin/run-local ended (exit " + process.exitValue() + ") before it was up; it printed:\n" + all());
+                    }
+                    return false;
+                });
+            } catch (ConditionTimeoutException e) {
+                fail("bin/run-local was not up within " + timeout + "; it printed:\n" + all());
             }
-            fail("bin/run-local was not up within " + timeout + "; it printed:\n" + all());
-            return null;
+            return found.get();
         }
 
         /** Reads the complete lines written since the last read. */
