@@ -4,6 +4,8 @@ import io.fleetjobs.agent.process.Attempt;
 import io.fleetjobs.agent.process.AttemptKey;
 import io.fleetjobs.agent.process.AttemptLogContext;
 import io.fleetjobs.agent.process.AttemptRunner;
+import io.fleetjobs.agent.process.CommandNotStartableException;
+import io.fleetjobs.agent.process.Requested;
 import io.fleetjobs.agent.process.Outcome;
 import io.fleetjobs.agent.process.StartFailedException;
 import io.fleetjobs.model.AttemptState;
@@ -62,6 +64,8 @@ final class Agent implements SmartLifecycle {
     private Thread loop;
     private JoinResponse identity;
     private Instant lastRenewal;
+    private Instant lastHousekeeping;
+    private static final Duration HOUSEKEEPING_EVERY = Duration.ofMinutes(1);
 
     Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
             ReportSink sink, InstantSource clock) {
@@ -120,7 +124,8 @@ final class Agent implements SmartLifecycle {
     private void join() {
         Instant deadline = clock.instant().plus(properties.joinTimeout());
         JoinRequest request = new JoinRequest(resources.machineId(), properties.region(), properties.labels(),
-                resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType());
+                resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType(),
+                runner.isolation().wire());
         while (true) {
             try {
                 identity = scheduler.join(properties.joinToken(), request);
@@ -168,6 +173,7 @@ final class Agent implements SmartLifecycle {
                 fenceIfExpired();
             }
             enforceTimeouts();
+            housekeeping();
             if (!progress) {
                 Duration left = properties.heartbeatInterval().minus(Duration.between(sentAt, clock.instant()));
                 waitFor(left.isNegative() ? Duration.ZERO : left);
@@ -207,7 +213,8 @@ final class Agent implements SmartLifecycle {
 
     private void startInContext(AttemptKey key, Lease lease) {
         try {
-            Attempt process = runner.start(key, lease.command(), lease.env());
+            Attempt process = runner.start(key, lease.command(), lease.env(),
+                    new Requested(lease.cpuMillis(), lease.memoryMb()));
             Instant deadline = lease.timeoutSeconds() == null ? null
                     : process.startedAt().plusSeconds(lease.timeoutSeconds());
             Tracked tracked = new Tracked(lease, process, deadline);
@@ -216,8 +223,12 @@ final class Agent implements SmartLifecycle {
             process.exit().whenComplete((outcome, error) -> ended(key, tracked, outcome));
         } catch (StartFailedException e) {
             log.warn("attempt {} could not start: {}", key, e.getMessage());
+            // the job's command cannot be run: the job's failure, not the machine's (auto-drain counts START_FAILED)
+            boolean jobs = e instanceof CommandNotStartableException;
             AttemptReport failed = new AttemptReport(key.jobId(), key.attempt(), lease.epoch(), identity.machineId(),
-                    AttemptState.FAILED, null, FailureReason.START_FAILED, null, clock.instant(), "", e.getMessage());
+                    AttemptState.FAILED, jobs ? ((CommandNotStartableException) e).exitCode() : null,
+                    jobs ? FailureReason.COMMAND_NOT_STARTABLE : FailureReason.START_FAILED, null, clock.instant(), "",
+                    e.getMessage());
             finals.put(key, failed);
             sink.publish(failed);
         }
@@ -235,6 +246,10 @@ final class Agent implements SmartLifecycle {
             report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.TIMEOUT, outcome);
         } else if (FENCED.equals(why)) {
             report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.LEASE_EXPIRED, outcome);
+        } else if (outcome.breach() != null) {
+            // the machine's limit ended it (OOM kill, disk cap): the job's failure, said so a person can act on it
+            report = report(tracked, AttemptState.FAILED, outcome.exitCode(), outcome.breach().reason(), outcome);
+            report = withNote(report, outcome.breach().reason() + ": " + outcome.breach().detail());
         } else if (outcome.exitCode() == 0 && why == null) {
             report = report(tracked, AttemptState.SUCCEEDED, 0, null, outcome);
         } else {
@@ -244,6 +259,14 @@ final class Agent implements SmartLifecycle {
         running.remove(key);
         sink.publish(report);
         wake.release();
+    }
+
+    /** The agent's own line at the end of the attempt's stderr tail, where a person reading the logs sees it. */
+    static AttemptReport withNote(AttemptReport r, String note) {
+        String tail = r.stderrTail() == null || r.stderrTail().isEmpty() ? "" : r.stderrTail().endsWith("\n")
+                ? r.stderrTail() : r.stderrTail() + "\n";
+        return new AttemptReport(r.jobId(), r.attempt(), r.epoch(), r.machineId(), r.state(), r.exitCode(),
+                r.failureReason(), r.startedAt(), r.finishedAt(), r.stdoutTail(), tail + "[fleetjobs-agent] " + note);
     }
 
     private AttemptReport report(Tracked t, AttemptState state, Integer exitCode, FailureReason reason, Outcome outcome) {
@@ -261,6 +284,19 @@ final class Agent implements SmartLifecycle {
                     AttemptState.RUNNING, null, null, t.process.startedAt(), null, null, null));
         }
         return all;
+    }
+
+    /** At most once a minute: old attempts' directories go. */
+    private void housekeeping() {
+        Instant now = clock.instant();
+        if (lastHousekeeping == null || Duration.between(lastHousekeeping, now).compareTo(HOUSEKEEPING_EVERY) >= 0) {
+            lastHousekeeping = now;
+            try {
+                runner.housekeeping();
+            } catch (RuntimeException e) {
+                log.warn("housekeeping failed: {}", e.toString());
+            }
+        }
     }
 
     private void enforceTimeouts() {
