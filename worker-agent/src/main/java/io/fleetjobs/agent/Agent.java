@@ -223,15 +223,24 @@ final class Agent implements SmartLifecycle {
             process.exit().whenComplete((outcome, error) -> ended(key, tracked, outcome));
         } catch (StartFailedException e) {
             log.warn("attempt {} could not start: {}", key, e.getMessage());
-            // the job's command cannot be run: the job's failure, not the machine's (auto-drain counts START_FAILED)
-            boolean jobs = e instanceof CommandNotStartableException;
-            AttemptReport failed = new AttemptReport(key.jobId(), key.attempt(), lease.epoch(), identity.machineId(),
-                    AttemptState.FAILED, jobs ? ((CommandNotStartableException) e).exitCode() : null,
-                    jobs ? FailureReason.COMMAND_NOT_STARTABLE : FailureReason.START_FAILED, null, clock.instant(), "",
-                    e.getMessage());
+            AttemptReport failed = startFailure(key, lease.epoch(), identity.machineId(), e, clock.instant());
             finals.put(key, failed);
             sink.publish(failed);
         }
+    }
+
+    /**
+     * The report of an attempt that could not start: a command the job names that cannot be run is the job's
+     * failure (COMMAND_NOT_STARTABLE, exit code 127 or 126, as a shell says it); anything else is the platform's
+     * (START_FAILED, which auto-drain counts).
+     */
+    static AttemptReport startFailure(AttemptKey key, long epoch, String machineId, StartFailedException e, Instant now) {
+        return switch (e) {
+            case CommandNotStartableException c -> new AttemptReport(key.jobId(), key.attempt(), epoch, machineId,
+                    AttemptState.FAILED, c.exitCode(), FailureReason.COMMAND_NOT_STARTABLE, null, now, "", c.getMessage());
+            default -> new AttemptReport(key.jobId(), key.attempt(), epoch, machineId, AttemptState.FAILED, null,
+                    FailureReason.START_FAILED, null, now, "", e.getMessage());
+        };
     }
 
     /** An attempt's process is gone: its final report waits for the scheduler's acknowledgement. */
