@@ -372,6 +372,7 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
         public AttemptCgroup create(String name, Limits limits) throws IOException {
             // each level from the root down to the parent hands the controllers on to its children
             Path level = root;
+            delegateFromTheRoot();
             for (Path part : Path.of(parent)) {
                 enable(level);
                 level = level.resolve(part);
@@ -393,6 +394,35 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
                 write(dir.resolve("pids.max"), Long.toString(limits.pidsMax()));
             }
             return new Attempt(dir);
+        }
+
+        /**
+         * In a container with a cgroup namespace the agent sits in the root of its tree, and a cgroup that holds
+         * processes cannot hand controllers to children ("no internal processes"): the processes there (the
+         * agent, its init) move to a leaf of their own, {@code fleetjobs-agent-self}, first. The agent stays
+         * outside every attempt's cgroup.
+         */
+        private void delegateFromTheRoot() {
+            Path control = root.resolve("cgroup.subtree_control");
+            if (read(control).map(text -> text.contains("memory")).orElse(true)) {
+                return;
+            }
+            if (!read(Path.of("/proc/self/cgroup")).map(text -> text.strip().equals("0::/")).orElse(false)) {
+                return; // not at the root of a namespaced tree: nothing of ours to move
+            }
+            try {
+                Path self = Files.createDirectories(root.resolve("fleetjobs-agent-self"));
+                for (long pid : pidsIn(root.resolve("cgroup.procs"))) {
+                    try {
+                        write(self.resolve("cgroup.procs"), Long.toString(pid));
+                    } catch (IOException e) {
+                        log.debug("cannot move {} out of the cgroup root: {}", pid, e.toString());
+                    }
+                }
+                log.info("moved the agent's processes into {} so that the cgroup root can delegate to attempts", self);
+            } catch (IOException e) {
+                log.warn("cannot make a leaf for the agent's processes in {}: {}", root, e.toString());
+            }
         }
 
         private static void enable(Path dir) {

@@ -217,6 +217,21 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void withoutTheSandboxTheCgroupStillHoldsTheAttemptFromItsFirstInstruction() throws Exception {
+        // root where unshare does not work: no namespaces, but the cgroup, entered before the job runs
+        runner = new ProcessRunner(workDir.resolve("plain"), 1 << 20, 8192, GRACE, InstantSource.system(),
+                ProcessRunner.DEFAULT_PASS_ENV, settings().withSandbox(false), Isolation.NONE, cgroups.orElseThrow());
+        RunningAttempt attempt = runner.start(aKey(), List.of("sh", "-c", "cat /proc/self/cgroup; exec /usr/bin/python3"
+                + " -c \"x = b'a' * (200 << 20); print('survived')\""), Map.of(), new Requested(null, 100L));
+
+        Outcome out = outcome(attempt);
+
+        assertThat(out.stdoutTail()).contains(PARENT + "/" + attempt.key().fileName()).doesNotContain("survived");
+        assertThat(out.breach()).isNotNull();
+        assertThat(out.breach().reason()).isEqualTo(FailureReason.OOM_KILLED);
+    }
+
+    @Test
     void aCpuBoundJobAskingHalfACpuGetsHalfACpuByItsCgroupsAccounting() throws Exception {
         RunningAttempt attempt = sh("echo spinning; while :; do :; done", Map.of(), new Requested(500L, null));
         awaitOutput(attempt, "spinning");
