@@ -201,7 +201,9 @@ public final class RunningAttempt implements Attempt {
             stop().join();
             awaitDrained();
             if (limited.cgroup() != null) {
-                if (limited.cgroup().oomKills() > 0) {
+                // the attempt failed and the kernel killed one of its processes for memory: that is why it failed
+                // (a child killed while the job itself went on to exit 0 is the job's business)
+                if (exitCode != 0 && limited.cgroup().oomKills() > 0) {
                     breach.compareAndSet(null, new Outcome.Breach(io.fleetjobs.model.FailureReason.OOM_KILLED,
                             limited.oomDetail()));
                 }
