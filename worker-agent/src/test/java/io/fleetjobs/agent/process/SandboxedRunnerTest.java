@@ -202,6 +202,37 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void terminateGivesTheJobItsGraceAndItsExitStatusComesThrough() throws Exception {
+        RunningAttempt attempt = sh("trap 'echo cleaning up; exit 3' TERM; echo ready; while :; do sleep 0.1; done");
+        awaitOutput(attempt, "ready");
+
+        attempt.terminate();
+        Outcome out = outcome(attempt);
+
+        assertThat(out.stdoutTail()).contains("cleaning up");
+        assertThat(out.exitCode()).isEqualTo(3);
+        assertThat(out.breach()).isNull();
+    }
+
+    @Test
+    void whenTheAgentDiesItsSandboxedJobDiesWithIt() throws Exception {
+        Process sandbox = new ProcessBuilder(new Sandbox(FIRST_UID + 99, 1 << 20)
+                .argv(List.of("sh", "-c", "echo ready; exec sleep 300"))).directory(workDir.toFile()).start();
+        sandbox.getOutputStream().write('\n'); // the gate (no cgroup here)
+        sandbox.getOutputStream().flush();
+        var out = new java.io.BufferedReader(new java.io.InputStreamReader(sandbox.getInputStream(), UTF_8));
+        assertThat(out.readLine()).isEqualTo("ready");
+        List<Long> tree = sandbox.descendants().map(ProcessHandle::pid).toList();
+        assertThat(tree).isNotEmpty();
+
+        sandbox.getOutputStream().close(); // the agent's end of the lifeline, as when the agent is killed
+
+        assertThat(sandbox.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        await().atMost(PATIENCE).until(() -> tree.stream().allMatch(pid -> ProcessGroups.stat(pid).map(
+                ProcessGroups.Stat::gone).orElse(true)));
+    }
+
+    @Test
     void aJobThatAllocatesTwiceItsMemoryIsOomKilledWithAReasonAPersonCanActOn() throws Exception {
         RunningAttempt attempt = sh("echo allocating; exec /usr/bin/python3 -c \"x = b'a' * (200 << 20); print('survived')\"",
                 Map.of(), new Requested(null, 100L));
