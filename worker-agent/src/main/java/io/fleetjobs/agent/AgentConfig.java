@@ -29,7 +29,7 @@ class AgentConfig {
                 properties.heartbeatInterval().plus(Duration.ofSeconds(10)));
         ProcessRunner runner = ProcessRunner.forMachine(properties.workDir().resolve(resources.machineId()),
                 properties.logCapBytes(), 64 * 1024, properties.killGrace(), clock, properties.passEnv(),
-                properties.isolation().settings());
+                properties.isolation().settings().forMachine(resources.machineId()));
         return new Agent(properties, resources, scheduler, runner, sink(properties, json), clock);
     }
 

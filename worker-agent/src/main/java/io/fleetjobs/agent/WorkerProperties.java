@@ -48,10 +48,12 @@ public record WorkerProperties(
      * hierarchy (limits); elsewhere the agent logs at start what it cannot enforce.
      *
      * @param sandbox               run attempts in a sandbox when root (default true)
-     * @param firstUid              the attempts' uid range starts here (default 61000) ...
+     * @param firstUid              the attempts' uid range starts here (default 61000) ... (agents sharing a host
+     *                              need ranges of their own: an attempt's uid is unique only among its agent's)
      * @param uidCount              ... and has this many (default 1000), one per running attempt, gid the same
      * @param tmpMb                 the size of each attempt's private /tmp, a tmpfs (default 256)
-     * @param cgroupParent          the cgroup the attempts' cgroups go under (default {@code fleetjobs-agent})
+     * @param cgroupParent          the cgroup the attempts' cgroups go under, {@code <cgroupParent>/<machineId>}
+     *                              (default {@code fleetjobs-agent})
      * @param memoryHeadroomMb      memory allowed above {@code memoryMb}: the larger of this (default 64) ...
      * @param memoryHeadroomPercent ... and this share of {@code memoryMb} (default 10)
      * @param pidsMax               the most processes of one attempt (default 4096)

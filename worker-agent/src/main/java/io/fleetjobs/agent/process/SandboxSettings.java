@@ -53,6 +53,16 @@ public record SandboxSettings(boolean sandbox, int firstUid, int uidCount, long 
                 pidsMax, bytes, every, retention);
     }
 
+    /**
+     * The cgroup parent of one machine's agent, {@code <cgroupParent>/<machineId>}: an agent's restart cleanup
+     * removes the attempt cgroups under its own parent only, never those of another agent on the same host.
+     */
+    public SandboxSettings forMachine(String machineId) {
+        String name = machineId.replaceAll("[^A-Za-z0-9._-]", "_");
+        return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent + "/" + name, minHeadroomMb,
+                headroomPercent, pidsMax, workDirCapBytes, diskCheckInterval, retention);
+    }
+
     public SandboxSettings withRetention(Duration keep) {
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
                 pidsMax, workDirCapBytes, diskCheckInterval, keep);
