@@ -5,8 +5,8 @@ import io.fleetjobs.agent.process.AttemptKey;
 import io.fleetjobs.agent.process.AttemptLogContext;
 import io.fleetjobs.agent.process.AttemptRunner;
 import io.fleetjobs.agent.process.CommandNotStartableException;
-import io.fleetjobs.agent.process.Requested;
 import io.fleetjobs.agent.process.Outcome;
+import io.fleetjobs.agent.process.Requested;
 import io.fleetjobs.agent.process.StartFailedException;
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.FailureReason;
@@ -48,6 +48,7 @@ final class Agent implements SmartLifecycle {
     static final String CANCELED = "canceled";
     static final String TIMED_OUT = "timed out";
     static final String FENCED = "lease expired";
+    private static final Duration HOUSEKEEPING_EVERY = Duration.ofMinutes(1);
 
     private final WorkerProperties properties;
     private final MachineResources resources;
@@ -65,7 +66,6 @@ final class Agent implements SmartLifecycle {
     private JoinResponse identity;
     private Instant lastRenewal;
     private Instant lastHousekeeping;
-    private static final Duration HOUSEKEEPING_EVERY = Duration.ofMinutes(1);
 
     Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
             ReportSink sink, InstantSource clock) {

@@ -193,13 +193,16 @@ public final class ProcessRunner implements AttemptRunner {
         List<String> argv = new ArrayList<>(new Sandbox(settings.firstUid(), 1 << 20).argv(List.of("true")));
         try {
             Process p = new ProcessBuilder(argv).redirectErrorStream(true).directory(new java.io.File("/")).start();
+            // the gate opens; the lifeline stays open until the probe is over (its end of file would kill it)
             p.getOutputStream().write("go\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            p.getOutputStream().flush();
+            boolean ended = p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
             p.getOutputStream().close();
-            String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
-            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!ended) {
                 p.destroyForcibly();
                 return Optional.of("the probe did not end within 10 s");
             }
+            String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
             return p.exitValue() == 0 ? Optional.empty() : Optional.of("exit " + p.exitValue() + ": " + said);
         } catch (IOException e) {
             return Optional.of(e.getMessage() + " (are unshare and setpriv, from util-linux, on the agent's PATH?)");
