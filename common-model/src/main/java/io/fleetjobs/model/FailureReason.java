@@ -12,8 +12,28 @@ public enum FailureReason {
     LEASE_EXPIRED(FailureClass.INFRASTRUCTURE),
     /** The agent restarted and killed what its previous incarnation left running. */
     AGENT_RESTARTED(FailureClass.INFRASTRUCTURE),
-    /** The agent could not start the process (command not found, work dir, ...). */
-    START_FAILED(FailureClass.INFRASTRUCTURE);
+    /**
+     * The platform could not start the process (the fork, the sandbox or its cgroup failed): the machine's
+     * fault, counted by auto-drain. A command the job names that cannot be run is {@link #COMMAND_NOT_STARTABLE}.
+     */
+    START_FAILED(FailureClass.INFRASTRUCTURE),
+    /**
+     * The job's command cannot be started: not found on the job's PATH (exit code 127) or not executable by
+     * the job's user (126). The job's fault; retried like an exit code, only when the job lists 127 or 126
+     * in {@code retryOnExitCodes}.
+     */
+    COMMAND_NOT_STARTABLE(FailureClass.USER),
+    /**
+     * The kernel's OOM killer ended the attempt: it used more memory than it asked for (its cgroup's limit is
+     * {@code memoryMb} plus the agent's headroom). The job's fault; reported with exit code 137, and retried
+     * like an exit code: only when the job lists 137 in {@code retryOnExitCodes}.
+     */
+    OOM_KILLED(FailureClass.USER),
+    /**
+     * The attempt's working directory grew past the agent's per-attempt disk cap, and the agent killed it.
+     * The job's fault; reported with exit code 137 and retried only when the job lists 137.
+     */
+    DISK_LIMIT_EXCEEDED(FailureClass.USER);
 
     private final FailureClass failureClass;
 

@@ -7,7 +7,9 @@ import java.util.random.RandomGenerator;
 /**
  * What follows a failed attempt, by failure class (BRIEF decision 7):
  * <ul>
- *   <li>the user's (an exit code): retried only when the job lists the code in
+ *   <li>the user's (an exit code, an OOM kill, a command that cannot start, a disk cap passed): retried only
+ *       when the job lists the attempt's exit code (137 for an OOM kill, 127/126 for a command not found or
+ *       not executable) in
  *       {@code retryOnExitCodes}, while attempts spent on the user's failures stay under {@code maxAttempts};</li>
  *   <li>timeout: fails at once;</li>
  *   <li>infrastructure (machine lost, lease expired, agent restarted, start failed): retried on the
@@ -43,19 +45,21 @@ public final class RetryRule {
         return switch (reason.failureClass()) {
             case TIMEOUT -> new Decision.Fail("timed out");
             case USER -> {
+                // OOM_KILLED (137), COMMAND_NOT_STARTABLE (127, 126), DISK_LIMIT_EXCEEDED (137) follow their exit code
                 boolean retryable = exitCode != null && policy.retryOnExitCodes().contains(exitCode);
                 int spent = userFailures + 1;
+                String ended = reason == FailureReason.EXIT_CODE ? "exited with code " + exitCode
+                        : reason + " (exit code " + exitCode + ")";
                 if (!retryable) {
-                    yield new Decision.Fail("exited with code " + exitCode + (policy.retryOnExitCodes().isEmpty()
+                    yield new Decision.Fail(ended + (policy.retryOnExitCodes().isEmpty()
                             ? "" : ", not one of the retryable codes " + policy.retryOnExitCodes()));
                 }
                 if (spent >= policy.maxAttempts()) {
-                    yield new Decision.Fail("exited with code " + exitCode + "; all " + policy.maxAttempts()
-                            + " attempts spent");
+                    yield new Decision.Fail(ended + "; all " + policy.maxAttempts() + " attempts spent");
                 }
                 Duration delay = backoff(Duration.ofSeconds(policy.backoffSeconds()),
                         Duration.ofSeconds(policy.maxBackoffSeconds()), spent, random);
-                yield new Decision.Retry(now.plus(delay), 1, 0, "exited with retryable code " + exitCode
+                yield new Decision.Retry(now.plus(delay), 1, 0, ended.replace("with code", "with retryable code")
                         + "; retry " + spent + " of " + (policy.maxAttempts() - 1) + " in " + delay.toSeconds() + "s");
             }
             case INFRASTRUCTURE -> {

@@ -25,7 +25,10 @@ class RetryRuleTest {
             "MACHINE_LOST, , 2, 0, true, 0, 1",   // the user's budget is untouched by the platform's faults
             "LEASE_EXPIRED, , 0, 3, true, 0, 1",
             "AGENT_RESTARTED, , 0, 4, false, 0, 0",
-            "START_FAILED, , 0, 0, true, 0, 1"})
+            "START_FAILED, , 0, 0, true, 0, 1",
+            "OOM_KILLED, 137, 0, 0, false, 0, 0",          // the job's fault, and 137 is not listed
+            "COMMAND_NOT_STARTABLE, 127, 0, 0, false, 0, 0",
+            "DISK_LIMIT_EXCEEDED, 137, 0, 0, false, 0, 0"})
     void eachFailureClassHasItsRule(FailureReason reason, Integer exit, int user, int infra, boolean retry, int spendUser,
             int spendInfra) {
         var decision = RetryRule.decide(POLICY, reason, exit, user, infra, NOW, new Random(1));
@@ -37,6 +40,18 @@ class RetryRuleTest {
         } else {
             assertThat(((RetryRule.Decision.Fail) decision).reason()).isNotBlank();
         }
+    }
+
+    @Test
+    void anOomKillIsRetriedOnTheUsersBudgetOnlyWhenTheJobLists137() {
+        var listing137 = new RetryPolicy(3, List.of(137), 5, 60);
+        var decision = RetryRule.decide(listing137, FailureReason.OOM_KILLED, 137, 0, 0, NOW, new Random(1));
+        assertThat(decision).isInstanceOfSatisfying(RetryRule.Decision.Retry.class, r -> {
+            assertThat(r.spendUser()).isEqualTo(1);
+            assertThat(r.spendInfra()).isZero();
+        });
+        var not = RetryRule.decide(POLICY, FailureReason.OOM_KILLED, 137, 0, 0, NOW, new Random(1));
+        assertThat(((RetryRule.Decision.Fail) not).reason()).startsWith("OOM_KILLED (exit code 137)");
     }
 
     @Test

@@ -4,7 +4,9 @@ import io.fleetjobs.agent.process.Attempt;
 import io.fleetjobs.agent.process.AttemptKey;
 import io.fleetjobs.agent.process.AttemptLogContext;
 import io.fleetjobs.agent.process.AttemptRunner;
+import io.fleetjobs.agent.process.CommandNotStartableException;
 import io.fleetjobs.agent.process.Outcome;
+import io.fleetjobs.agent.process.Requested;
 import io.fleetjobs.agent.process.StartFailedException;
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.FailureReason;
@@ -46,6 +48,7 @@ final class Agent implements SmartLifecycle {
     static final String CANCELED = "canceled";
     static final String TIMED_OUT = "timed out";
     static final String FENCED = "lease expired";
+    private static final Duration HOUSEKEEPING_EVERY = Duration.ofMinutes(1);
 
     private final WorkerProperties properties;
     private final MachineResources resources;
@@ -62,6 +65,7 @@ final class Agent implements SmartLifecycle {
     private Thread loop;
     private JoinResponse identity;
     private Instant lastRenewal;
+    private Instant lastHousekeeping;
 
     Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
             ReportSink sink, InstantSource clock) {
@@ -120,7 +124,8 @@ final class Agent implements SmartLifecycle {
     private void join() {
         Instant deadline = clock.instant().plus(properties.joinTimeout());
         JoinRequest request = new JoinRequest(resources.machineId(), properties.region(), properties.labels(),
-                resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType());
+                resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType(),
+                runner.isolation().wire());
         while (true) {
             try {
                 identity = scheduler.join(properties.joinToken(), request);
@@ -168,6 +173,7 @@ final class Agent implements SmartLifecycle {
                 fenceIfExpired();
             }
             enforceTimeouts();
+            housekeeping();
             if (!progress) {
                 Duration left = properties.heartbeatInterval().minus(Duration.between(sentAt, clock.instant()));
                 waitFor(left.isNegative() ? Duration.ZERO : left);
@@ -207,7 +213,8 @@ final class Agent implements SmartLifecycle {
 
     private void startInContext(AttemptKey key, Lease lease) {
         try {
-            Attempt process = runner.start(key, lease.command(), lease.env());
+            Attempt process = runner.start(key, lease.command(), lease.env(),
+                    new Requested(lease.cpuMillis(), lease.memoryMb()));
             Instant deadline = lease.timeoutSeconds() == null ? null
                     : process.startedAt().plusSeconds(lease.timeoutSeconds());
             Tracked tracked = new Tracked(lease, process, deadline);
@@ -216,11 +223,24 @@ final class Agent implements SmartLifecycle {
             process.exit().whenComplete((outcome, error) -> ended(key, tracked, outcome));
         } catch (StartFailedException e) {
             log.warn("attempt {} could not start: {}", key, e.getMessage());
-            AttemptReport failed = new AttemptReport(key.jobId(), key.attempt(), lease.epoch(), identity.machineId(),
-                    AttemptState.FAILED, null, FailureReason.START_FAILED, null, clock.instant(), "", e.getMessage());
+            AttemptReport failed = startFailure(key, lease.epoch(), identity.machineId(), e, clock.instant());
             finals.put(key, failed);
             sink.publish(failed);
         }
+    }
+
+    /**
+     * The report of an attempt that could not start: a command the job names that cannot be run is the job's
+     * failure (COMMAND_NOT_STARTABLE, exit code 127 or 126, as a shell says it); anything else is the platform's
+     * (START_FAILED, which auto-drain counts).
+     */
+    static AttemptReport startFailure(AttemptKey key, long epoch, String machineId, StartFailedException e, Instant now) {
+        return switch (e) {
+            case CommandNotStartableException c -> new AttemptReport(key.jobId(), key.attempt(), epoch, machineId,
+                    AttemptState.FAILED, c.exitCode(), FailureReason.COMMAND_NOT_STARTABLE, null, now, "", c.getMessage());
+            default -> new AttemptReport(key.jobId(), key.attempt(), epoch, machineId, AttemptState.FAILED, null,
+                    FailureReason.START_FAILED, null, now, "", e.getMessage());
+        };
     }
 
     /** An attempt's process is gone: its final report waits for the scheduler's acknowledgement. */
@@ -235,6 +255,10 @@ final class Agent implements SmartLifecycle {
             report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.TIMEOUT, outcome);
         } else if (FENCED.equals(why)) {
             report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.LEASE_EXPIRED, outcome);
+        } else if (outcome.breach() != null) {
+            // the machine's limit ended it (OOM kill, disk cap): the job's failure, said so a person can act on it
+            report = report(tracked, AttemptState.FAILED, outcome.exitCode(), outcome.breach().reason(), outcome);
+            report = withNote(report, outcome.breach().reason() + ": " + outcome.breach().detail());
         } else if (outcome.exitCode() == 0 && why == null) {
             report = report(tracked, AttemptState.SUCCEEDED, 0, null, outcome);
         } else {
@@ -244,6 +268,14 @@ final class Agent implements SmartLifecycle {
         running.remove(key);
         sink.publish(report);
         wake.release();
+    }
+
+    /** The agent's own line at the end of the attempt's stderr tail, where a person reading the logs sees it. */
+    static AttemptReport withNote(AttemptReport r, String note) {
+        String tail = r.stderrTail() == null || r.stderrTail().isEmpty() ? "" : r.stderrTail().endsWith("\n")
+                ? r.stderrTail() : r.stderrTail() + "\n";
+        return new AttemptReport(r.jobId(), r.attempt(), r.epoch(), r.machineId(), r.state(), r.exitCode(),
+                r.failureReason(), r.startedAt(), r.finishedAt(), r.stdoutTail(), tail + "[fleetjobs-agent] " + note);
     }
 
     private AttemptReport report(Tracked t, AttemptState state, Integer exitCode, FailureReason reason, Outcome outcome) {
@@ -261,6 +293,19 @@ final class Agent implements SmartLifecycle {
                     AttemptState.RUNNING, null, null, t.process.startedAt(), null, null, null));
         }
         return all;
+    }
+
+    /** At most once a minute: old attempts' directories go. */
+    private void housekeeping() {
+        Instant now = clock.instant();
+        if (lastHousekeeping == null || Duration.between(lastHousekeeping, now).compareTo(HOUSEKEEPING_EVERY) >= 0) {
+            lastHousekeeping = now;
+            try {
+                runner.housekeeping();
+            } catch (RuntimeException e) {
+                log.warn("housekeeping failed: {}", e.toString());
+            }
+        }
     }
 
     private void enforceTimeouts() {

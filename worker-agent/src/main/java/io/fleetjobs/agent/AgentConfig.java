@@ -27,8 +27,9 @@ class AgentConfig {
         MachineResources resources = MachineResources.resolve(properties);
         SchedulerClient scheduler = new SchedulerClient(http, properties.schedulerUrl(),
                 properties.heartbeatInterval().plus(Duration.ofSeconds(10)));
-        ProcessRunner runner = new ProcessRunner(properties.workDir().resolve(resources.machineId()),
-                properties.logCapBytes(), 64 * 1024, properties.killGrace(), clock, properties.passEnv());
+        ProcessRunner runner = ProcessRunner.forMachine(properties.workDir().resolve(resources.machineId()),
+                properties.logCapBytes(), 64 * 1024, properties.killGrace(), clock, properties.passEnv(),
+                properties.isolation().settings().forMachine(resources.machineId()));
         return new Agent(properties, resources, scheduler, runner, sink(properties, json), clock);
     }
 

@@ -17,6 +17,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param passEnv the agent's environment variables a job sees (names; {@code NAME*} for a prefix); nothing else
  *                of the agent's environment reaches a job (its join token, its Java options), only these, the
  *                job's own {@code env} and {@code JOBS_JOB_ID}, {@code JOBS_ATTEMPT}
+ * @param isolation how attempts are held apart on the machine and bounded (see {@link Isolation})
  * @param simulate the fleet simulator: when {@code simulate.machines} names a CSV file, this process plays every
  *                 machine in it instead of this one (API.md, "Fleet simulator")
  */
@@ -38,7 +39,48 @@ public record WorkerProperties(
         String kafkaBootstrapServers,
         Duration joinTimeout,
         java.util.List<String> passEnv,
-        Simulate simulate) {
+        Simulate simulate,
+        Isolation isolation) {
+
+    /**
+     * How attempts are held apart and bounded, {@code jobs.worker.isolation.*}. Takes effect where the agent runs as
+     * root (a sandbox: own uid, pid/mount/IPC namespaces, private /tmp) and the machine has a writable cgroup
+     * hierarchy (limits); elsewhere the agent logs at start what it cannot enforce.
+     *
+     * @param sandbox               run attempts in a sandbox when root (default true)
+     * @param firstUid              the attempts' uid range starts here (default 61000) ... (agents sharing a host
+     *                              need ranges of their own: an attempt's uid is unique only among its agent's)
+     * @param uidCount              ... and has this many (default 1000), one per running attempt, gid the same
+     * @param tmpMb                 the size of each attempt's private /tmp, a tmpfs (default 256)
+     * @param cgroupParent          the cgroup the attempts' cgroups go under, {@code <cgroupParent>/<machineId>}
+     *                              (default {@code fleetjobs-agent})
+     * @param memoryHeadroomMb      memory allowed above {@code memoryMb}: the larger of this (default 64) ...
+     * @param memoryHeadroomPercent ... and this share of {@code memoryMb} (default 10)
+     * @param pidsMax               the most processes of one attempt (default 4096)
+     * @param workDirCapMb          the most an attempt's working directory may hold before it is killed (default 10240; 0: no cap)
+     * @param diskCheckInterval     how often it is measured (default 10s)
+     * @param attemptRetention      how long an ended attempt's directory is kept (default 1h)
+     */
+    public record Isolation(Boolean sandbox, Integer firstUid, Integer uidCount, Long tmpMb, String cgroupParent,
+            Long memoryHeadroomMb, Integer memoryHeadroomPercent, Integer pidsMax, Long workDirCapMb,
+            Duration diskCheckInterval, Duration attemptRetention) {
+
+        io.fleetjobs.agent.process.SandboxSettings settings() {
+            var d = io.fleetjobs.agent.process.SandboxSettings.DEFAULT;
+            return new io.fleetjobs.agent.process.SandboxSettings(
+                    sandbox == null ? d.sandbox() : sandbox,
+                    firstUid == null ? d.firstUid() : firstUid,
+                    uidCount == null ? d.uidCount() : uidCount,
+                    tmpMb == null ? d.tmpBytes() : tmpMb << 20,
+                    cgroupParent == null || cgroupParent.isBlank() ? d.cgroupParent() : cgroupParent,
+                    memoryHeadroomMb == null ? d.minHeadroomMb() : memoryHeadroomMb,
+                    memoryHeadroomPercent == null ? d.headroomPercent() : memoryHeadroomPercent,
+                    pidsMax == null ? d.pidsMax() : pidsMax,
+                    workDirCapMb == null ? d.workDirCapBytes() : workDirCapMb << 20,
+                    diskCheckInterval == null ? d.diskCheckInterval() : diskCheckInterval,
+                    attemptRetention == null ? d.retention() : attemptRetention);
+        }
+    }
 
     /** @param machines the CSV file of simulated machines ({@code id,region,cpu,memoryMb,gpuCount,gpuType,labels}) */
     public record Simulate(Path machines) {
@@ -54,6 +96,8 @@ public record WorkerProperties(
         logCapBytes = logCapBytes == null ? 64L << 20 : logCapBytes;
         joinTimeout = joinTimeout == null ? Duration.ofSeconds(30) : joinTimeout;
         simulate = simulate == null ? new Simulate(null) : simulate;
+        isolation = isolation == null ? new Isolation(null, null, null, null, null, null, null, null, null, null, null)
+                : isolation;
         passEnv = passEnv == null ? io.fleetjobs.agent.process.ProcessRunner.DEFAULT_PASS_ENV : java.util.List.copyOf(passEnv);
     }
 
@@ -65,6 +109,7 @@ public record WorkerProperties(
     /** These settings for one simulated machine: its own id, region and labels; the rest shared. */
     WorkerProperties forMachine(String id, String machineRegion, Map<String, String> machineLabels) {
         return new WorkerProperties(schedulerUrl, id, machineRegion, machineLabels, null, null, null, null, joinToken,
-                heartbeatInterval, workDir, killGrace, logCapBytes, kafkaBootstrapServers, joinTimeout, passEnv, simulate);
+                heartbeatInterval, workDir, killGrace, logCapBytes, kafkaBootstrapServers, joinTimeout, passEnv, simulate,
+                isolation);
     }
 }

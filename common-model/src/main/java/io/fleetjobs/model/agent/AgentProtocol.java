@@ -17,9 +17,20 @@ public final class AgentProtocol {
     private AgentProtocol() {
     }
 
-    /** Sent with {@code Authorization: Bearer <cluster join token>}. */
+    /**
+     * Sent with {@code Authorization: Bearer <cluster join token>}.
+     *
+     * @param isolation how the agent holds attempts apart on the machine: {@code "sandbox"} (own uid, pid, mount
+     *                  and IPC namespaces, a cgroup each) or {@code "none"} (the agent's uid, no limits); optional,
+     *                  null from agents that do not say
+     */
     public record JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
-            int gpuCount, String gpuType) {
+            int gpuCount, String gpuType, String isolation) {
+
+        public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
+                int gpuCount, String gpuType) {
+            this(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, null);
+        }
     }
 
     /**
@@ -40,9 +51,20 @@ public final class AgentProtocol {
     public record HeartbeatResponse(long leaseTtlMs, List<Lease> start, List<Kill> kill, List<AttemptRef> ack) {
     }
 
-    /** An attempt to start: the command, its environment, its time limit. */
+    /**
+     * An attempt to start: the command, its environment, its time limit, and what it asked for, which a
+     * sandboxing agent enforces with a cgroup.
+     *
+     * @param cpuMillis the CPU the job asked for, in millicores; optional (null: no CPU quota)
+     * @param memoryMb  the memory the job asked for; optional (null: no memory limit)
+     */
     public record Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
-            Integer timeoutSeconds) {
+            Integer timeoutSeconds, Long cpuMillis, Long memoryMb) {
+
+        public Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
+                Integer timeoutSeconds) {
+            this(jobId, attempt, epoch, command, env, timeoutSeconds, null, null);
+        }
     }
 
     /** An attempt to stop, and why (canceled, not current, timed out). */

@@ -18,4 +18,23 @@ public interface AttemptRunner {
      * @throws StartFailedException when it cannot start (reported as START_FAILED)
      */
     Attempt start(AttemptKey key, List<String> command, Map<String, String> env) throws StartFailedException;
+
+    /**
+     * Starts an attempt held to what the job asked for, where this runner can enforce it.
+     *
+     * @throws CommandNotStartableException when the job's command cannot be run (the job's failure)
+     */
+    default Attempt start(AttemptKey key, List<String> command, Map<String, String> env, Requested requested)
+            throws StartFailedException {
+        return start(key, command, env);
+    }
+
+    /** How this runner holds attempts apart. */
+    default Isolation isolation() {
+        return Isolation.NONE;
+    }
+
+    /** Periodic upkeep, called from the agent's loop: removes the directories of attempts past their retention. */
+    default void housekeeping() {
+    }
 }

@@ -1,5 +1,6 @@
 package io.fleetjobs.agent.process;
 
+import io.fleetjobs.model.FailureReason;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -15,9 +16,24 @@ import java.util.Objects;
  * @param finishedAt when the leader was seen to exit (the runner's clock)
  * @param stdoutTail the last bytes of standard output (UTF-8, at most the runner's tail size)
  * @param stderrTail the last bytes of standard error
+ * @param breach     the limit the attempt passed, which ended it (OOM kill, disk cap); null when none
  */
-public record Outcome(int exitCode, Integer signal, Instant finishedAt, String stdoutTail, String stderrTail) {
+public record Outcome(int exitCode, Integer signal, Instant finishedAt, String stdoutTail, String stderrTail,
+        Breach breach) {
     private static final int HIGHEST_SIGNAL = 64;
+
+    /**
+     * A limit of the machine's that the attempt passed.
+     *
+     * @param reason OOM_KILLED or DISK_LIMIT_EXCEEDED
+     * @param detail what a person can act on: {@code used more than its 512 MiB (limit 576 MiB with headroom)}
+     */
+    public record Breach(FailureReason reason, String detail) {
+        public Breach {
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(detail, "detail");
+        }
+    }
 
     public Outcome {
         Objects.requireNonNull(finishedAt, "finishedAt");
@@ -25,8 +41,16 @@ public record Outcome(int exitCode, Integer signal, Instant finishedAt, String s
         Objects.requireNonNull(stderrTail, "stderrTail");
     }
 
+    public Outcome(int exitCode, Integer signal, Instant finishedAt, String stdoutTail, String stderrTail) {
+        this(exitCode, signal, finishedAt, stdoutTail, stderrTail, null);
+    }
+
     static Outcome of(int exitCode, Instant finishedAt, String stdoutTail, String stderrTail) {
         return new Outcome(exitCode, signalOf(exitCode), finishedAt, stdoutTail, stderrTail);
+    }
+
+    Outcome withBreach(Breach what) {
+        return new Outcome(exitCode, signal, finishedAt, stdoutTail, stderrTail, what);
     }
 
     static Integer signalOf(int exitCode) {

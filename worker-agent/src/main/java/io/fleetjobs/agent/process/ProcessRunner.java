@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.slf4j.Logger;
@@ -30,10 +31,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Layout under the work directory:
  * <pre>
- *   attempts/&lt;jobId&gt;-&lt;attempt&gt;/   the attempt's working directory, made fresh on start
+ *   attempts/&lt;jobId&gt;-&lt;attempt&gt;/   the attempt's working directory, made fresh on start; removed
+ *                                    {@code retention} after the attempt ended
  *       stdout.log, stderr.log          its output, each cut at the log cap
+ *       work/                           in a sandbox: the working directory (see {@link Sandboxing})
  *   running/&lt;jobId&gt;-&lt;attempt&gt;.pgid  its process group, recorded while any process of it may live
  * </pre>
+ *
+ * <p>Where the agent is root, each attempt runs in a {@link Sandbox} (its own uid, pid, mount and IPC
+ * namespaces) and, where the machine has cgroups, in a cgroup of its own ({@link Cgroups}) that holds it to
+ * the memory and CPU it asked for; an OOM kill ends it as OOM_KILLED. {@link #forMachine} says at start what
+ * it cannot enforce.
  *
  * <p>Each attempt's command is run as {@code setsid <argv...>}: a child of the JVM is never a group leader,
  * so setsid does not fork but makes the child itself the leader of a new session and group, then execs the
@@ -43,6 +51,10 @@ import org.slf4j.LoggerFactory;
 public final class ProcessRunner implements AttemptRunner {
     static final String STDOUT = "stdout.log";
     static final String STDERR = "stderr.log";
+    /** A sandboxed attempt's working directory, beside its logs. */
+    static final String WORK = "work";
+    /** A sandboxed job's search path when the agent passes none. */
+    static final String SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
     /** The search path that execvp uses when PATH is unset. */
     private static final String DEFAULT_PATH = "/bin:/usr/bin";
 
@@ -69,6 +81,7 @@ public final class ProcessRunner implements AttemptRunner {
             "kill \"$watcher\" 2>/dev/null",
             "exit \"$status\"");
 
+    private final Path workRoot;
     private final Path attemptsDir;
     private final Path runningDir;
     private final long logCapBytes;
@@ -77,6 +90,15 @@ public final class ProcessRunner implements AttemptRunner {
     private final InstantSource clock;
     private final ConcurrentMap<AttemptKey, RunningAttempt> running = new ConcurrentHashMap<>();
     private final List<String> passEnv;
+    private final SandboxSettings settings;
+    private final Isolation isolation;
+    private final Cgroups cgroups;
+    /** The uids of the attempts that run now; each attempt has one of its own. */
+    private final Set<Integer> uidsInUse = ConcurrentHashMap.newKeySet();
+    private int nextUid;
+    /** When each attempt this runner ran ended, for the retention of its directory. */
+    private final ConcurrentMap<String, Instant> ended = new ConcurrentHashMap<>();
+
 
     /**
      * What of the agent's environment a job sees by default: the login basics, locale and time zone,
@@ -100,7 +122,20 @@ public final class ProcessRunner implements AttemptRunner {
     /** @param passEnv the agent's variables a job sees: names, or {@code PREFIX*}; see {@link #DEFAULT_PASS_ENV} */
     public ProcessRunner(Path workDir, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock,
             List<String> passEnv) {
+        this(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, SandboxSettings.NONE, Isolation.NONE, null);
+    }
+
+    /**
+     * @param isolation SANDBOX only where {@link #probe} found that it works (root, unshare, setpriv)
+     * @param cgroups   where attempts' cgroups go; null for none
+     */
+    public ProcessRunner(Path workDir, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock,
+            List<String> passEnv, SandboxSettings settings, Isolation isolation, Cgroups cgroups) {
         this.passEnv = List.copyOf(passEnv);
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.isolation = Objects.requireNonNull(isolation, "isolation");
+        this.cgroups = cgroups;
+        this.nextUid = settings.firstUid();
         Path root = Objects.requireNonNull(workDir, "workDir").toAbsolutePath().normalize();
         if (logCapBytes < 0 || tailBytes < 0) {
             throw new IllegalArgumentException("log cap and tail size must not be negative");
@@ -108,12 +143,97 @@ public final class ProcessRunner implements AttemptRunner {
         if (killGrace.isNegative()) {
             throw new IllegalArgumentException("kill grace must not be negative: " + killGrace);
         }
+        this.workRoot = root;
         this.attemptsDir = root.resolve("attempts");
         this.runningDir = root.resolve("running");
         this.logCapBytes = logCapBytes;
         this.tailBytes = tailBytes;
         this.killGrace = killGrace;
         this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * The runner this machine can have: a sandbox and cgroups where the agent is root and they work, else
+     * what is possible, with a warning at start naming what is not enforced.
+     */
+    public static ProcessRunner forMachine(Path workDir, long logCapBytes, int tailBytes, Duration killGrace,
+            InstantSource clock, List<String> passEnv, SandboxSettings settings) {
+        boolean root = agentUid() == 0;
+        Cgroups cgroups = root ? Cgroups.detect(Path.of("/proc/self/mountinfo"), settings.cgroupParent()).orElse(null)
+                : null;
+        Isolation isolation = Isolation.NONE;
+        if (!settings.sandbox()) {
+            log.warn("isolation is off (jobs.worker.isolation.sandbox=false): attempts run as the agent's uid and can"
+                    + " read its files and other attempts' environments");
+        } else if (!root) {
+            log.warn("the agent does not run as root: attempts run as its own uid {}, see the whole machine, can read"
+                    + " the agent's files and other attempts' /proc/<pid>/environ, and no cgroup limits their memory,"
+                    + " CPU or processes", agentUid());
+        } else {
+            Optional<String> failure = probe(settings);
+            if (failure.isEmpty()) {
+                isolation = Isolation.SANDBOX;
+            } else {
+                log.warn("the sandbox does not work here ({}): attempts run as root and see the whole machine",
+                        failure.get());
+            }
+        }
+        if (root && cgroups == null) {
+            log.warn("no writable cgroup hierarchy (cgroup v2 with the memory controller, or v1 memory): attempts'"
+                    + " memory, CPU and processes are not limited, and OOM kills cannot be told apart");
+        }
+        log.info("isolation: {}; cgroups: {}", isolation.wire(), cgroups == null ? "none"
+                : cgroups.version() + " under " + settings.cgroupParent());
+        return new ProcessRunner(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, settings, isolation,
+                cgroups);
+    }
+
+    /** Runs {@code true} in a sandbox; empty when it worked, else what went wrong. */
+    static Optional<String> probe(SandboxSettings settings) {
+        List<String> argv = new ArrayList<>(new Sandbox(settings.firstUid(), 1 << 20).argv(List.of("true")));
+        try {
+            Process p = new ProcessBuilder(argv).redirectErrorStream(true).directory(new java.io.File("/")).start();
+            // the gate opens; the lifeline stays open until the probe is over (its end of file would kill it)
+            p.getOutputStream().write("go\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            p.getOutputStream().flush();
+            boolean ended = p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+            p.getOutputStream().close();
+            if (!ended) {
+                p.destroyForcibly();
+                return Optional.of("the probe did not end within 10 s");
+            }
+            String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+            return p.exitValue() == 0 ? Optional.empty() : Optional.of("exit " + p.exitValue() + ": " + said);
+        } catch (IOException e) {
+            return Optional.of(e.getMessage() + " (are unshare and setpriv, from util-linux, on the agent's PATH?)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted");
+        }
+    }
+
+    /** The agent's own effective uid, from procfs; -1 when unknown. */
+    static int agentUid() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Uid:")) {
+                    return Integer.parseInt(line.substring(4).strip().split("\\s+")[1]);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log.debug("cannot read the agent's uid: {}", e.toString());
+        }
+        return -1;
+    }
+
+    /** How this runner holds attempts apart: {@code SANDBOX} or {@code NONE}. */
+    public Isolation isolation() {
+        return isolation;
+    }
+
+    /** The cgroup version attempts are limited with ({@code v1}, {@code v2}), or empty when none. */
+    public Optional<String> cgroupVersion() {
+        return Optional.ofNullable(cgroups).map(Cgroups::version);
     }
 
     private boolean passed(String name) {
@@ -141,8 +261,23 @@ public final class ProcessRunner implements AttemptRunner {
      *                              be made, the environment is invalid, or the process cannot be spawned
      */
     @Override
-    public synchronized RunningAttempt start(AttemptKey key, List<String> command, Map<String, String> env)
+    public RunningAttempt start(AttemptKey key, List<String> command, Map<String, String> env)
             throws StartFailedException {
+        return start(key, command, env, Requested.NOTHING);
+    }
+
+    /**
+     * As {@link #start(AttemptKey, List, Map)}, in a cgroup of its own that holds the attempt to what it asked
+     * for, where the machine has cgroups. In a sandbox ({@link Isolation#SANDBOX}) the working directory is
+     * {@code attempts/<jobId>-<attempt>/work} (0700, the attempt's uid), beside the logs (0600, root's, in a
+     * directory only root may list), {@code HOME} is the working directory and {@code TMPDIR} {@code /tmp}.
+     *
+     * @throws CommandNotStartableException when the command is not found on the job's PATH or not executable by
+     *                                      the job's user: the job's failure
+     */
+    @Override
+    public synchronized RunningAttempt start(AttemptKey key, List<String> command, Map<String, String> env,
+            Requested requested) throws StartFailedException {
         Objects.requireNonNull(key, "key");
         RunningAttempt already = running.get(key);
         if (already != null) {
@@ -156,27 +291,66 @@ public final class ProcessRunner implements AttemptRunner {
             throw new StartFailedException("attempt " + key + ": a previous agent's process group is still recorded in "
                     + record + "; killLeftovers() must run first");
         }
-        Path directory = attemptsDir.resolve(key.fileName());
-        Path stdoutFile = directory.resolve(STDOUT);
-        Path stderrFile = directory.resolve(STDERR);
+        boolean sandboxed = isolation == Isolation.SANDBOX;
+        Integer uid = sandboxed ? takeUid() : null;
+        if (sandboxed && uid == null) {
+            throw new StartFailedException("attempt " + key + ": all " + settings.uidCount() + " uids from "
+                    + settings.firstUid() + " are taken by running attempts");
+        }
+        boolean started = false;
+        try {
+            RunningAttempt attempt = startAs(key, command, env, requested, record, uid);
+            started = true;
+            return attempt;
+        } finally {
+            if (!started && uid != null) {
+                uidsInUse.remove(uid);
+            }
+        }
+    }
+
+    private RunningAttempt startAs(AttemptKey key, List<String> command, Map<String, String> env, Requested requested,
+            Path record, Integer uid) throws StartFailedException {
+        Path attemptDir = attemptsDir.resolve(key.fileName());
+        Path directory = uid == null ? attemptDir : attemptDir.resolve(WORK);
+        Path stdoutFile = attemptDir.resolve(STDOUT);
+        Path stderrFile = attemptDir.resolve(STDERR);
         try {
             Files.createDirectories(runningDir);
-            deleteTree(directory);
-            Files.createDirectories(directory);
+            deleteTree(attemptDir);
+            ended.remove(key.fileName());
+            Files.createDirectories(attemptDir);
             Files.createFile(stdoutFile);
             Files.createFile(stderrFile);
+            if (uid != null) {
+                Sandboxing.prepare(workRoot, attemptsDir, runningDir, attemptDir, stdoutFile, stderrFile, directory, uid);
+            }
         } catch (IOException | UncheckedIOException e) {
             throw new StartFailedException("attempt " + key + ": cannot make its working directory " + directory + ": "
                     + e, e);
         }
 
-        List<String> argv = new ArrayList<>(command.size() + 6);
-        argv.addAll(List.of("setsid", "sh", "-c", TIED_TO_AGENT, "fleetjobs-attempt"));
-        argv.addAll(command);
+        List<String> argv;
+        if (uid != null) {
+            argv = new Sandbox(uid, settings.tmpBytes()).argv(command);
+        } else if (cgroups != null) {
+            argv = Sandbox.gatedArgv(command);
+        } else {
+            argv = new ArrayList<>(command.size() + 6);
+            argv.addAll(List.of("setsid", "sh", "-c", TIED_TO_AGENT, "fleetjobs-attempt"));
+            argv.addAll(command);
+        }
         ProcessBuilder builder = new ProcessBuilder(argv).directory(directory.toFile());
         Map<String, String> environment = builder.environment();
         environment.keySet().removeIf(name -> !passed(name));
         try {
+            if (uid != null) {
+                // the agent's HOME, USER and TMPDIR are not the job's
+                environment.keySet().removeAll(List.of("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL"));
+                environment.putIfAbsent("PATH", SANDBOX_PATH);
+                environment.put("HOME", directory.toString());
+                environment.put("TMPDIR", "/tmp");
+            }
             if (env != null) {
                 env.forEach((name, value) -> {
                     if (value == null) {
@@ -192,17 +366,55 @@ public final class ProcessRunner implements AttemptRunner {
             throw new StartFailedException("attempt " + key + ": invalid environment: " + e.getMessage(), e);
         }
         String program = command.getFirst();
-        if (findExecutable(program, environment.get("PATH"), directory).isEmpty()) {
-            throw new StartFailedException("attempt " + key + ": command not found or not executable: " + program
-                    + " (PATH=" + environment.getOrDefault("PATH", DEFAULT_PATH) + ")");
+        Startable startable = uid == null
+                ? findExecutable(program, environment.get("PATH"), directory).isPresent() ? Startable.YES : Startable.NOT_FOUND
+                : Sandboxing.startableBy(program, environment.get("PATH"), directory, uid);
+        if (startable != Startable.YES) {
+            String path = environment.getOrDefault("PATH", DEFAULT_PATH);
+            throw startable == Startable.NOT_FOUND
+                    ? new CommandNotStartableException("attempt " + key + ": command not found: " + program + " (PATH="
+                            + path + ")", CommandNotStartableException.NOT_FOUND)
+                    : new CommandNotStartableException("attempt " + key + ": command not executable by the job's user"
+                            + (uid == null ? "" : " (uid " + uid + ")") + ": " + program + " (PATH=" + path + ")",
+                            CommandNotStartableException.NOT_EXECUTABLE);
+        }
+
+        Cgroups.AttemptCgroup cgroup = null;
+        Cgroups.Limits limits = null;
+        if (cgroups != null) {
+            limits = Cgroups.Limits.of(requested.cpuMillis(), requested.memoryMb(), settings.minHeadroomMb(),
+                    settings.headroomPercent(), settings.pidsMax());
+            try {
+                cgroup = cgroups.create(key.fileName(), limits);
+            } catch (IOException | RuntimeException e) {
+                throw new StartFailedException("attempt " + key + ": cannot make its cgroup (" + cgroups.version() + " under "
+                        + settings.cgroupParent() + "): " + e, e);
+            }
         }
 
         Process process;
         try {
             process = builder.start();
         } catch (IOException e) {
+            if (cgroup != null) {
+                cgroup.remove();
+            }
             throw new StartFailedException("attempt " + key + ": cannot start " + program
-                    + " (is setsid, from util-linux, on the agent's PATH?): " + e.getMessage(), e);
+                    + " (are setsid, unshare and setpriv, from util-linux, on the agent's PATH?): " + e.getMessage(), e);
+        }
+        if (cgroup != null) {
+            try {
+                cgroup.add(process.pid());
+                // the gate opens: from now on everything the attempt forks is in its cgroup
+                process.getOutputStream().write('\n');
+                process.getOutputStream().flush();
+            } catch (IOException | RuntimeException e) {
+                process.destroyForcibly();
+                process.onExit().join();
+                cgroup.remove();
+                throw new StartFailedException("attempt " + key + ": cannot put its process in its cgroup " + cgroup
+                        + ": " + e, e);
+            }
         }
         Instant startedAt = clock.instant();
         // the group's lifeline: open while this agent lives, closed at the attempt's end
@@ -221,13 +433,47 @@ public final class ProcessRunner implements AttemptRunner {
             throw new StartFailedException("attempt " + key + ": cannot record its process group in " + record + ": "
                     + e, e);
         }
+        RunningAttempt.Limited limited = new RunningAttempt.Limited(cgroup, oomDetail(requested, limits),
+                settings.workDirCapBytes(), settings.diskCheckInterval());
         RunningAttempt attempt = new RunningAttempt(key, process, startedAt, directory, stdoutFile, stderrFile, record,
-                logCapBytes, tailBytes, killGrace, clock, done -> running.remove(done.key(), done));
+                logCapBytes, tailBytes, killGrace, clock, limited, done -> {
+                    running.remove(done.key(), done);
+                    ended.put(key.fileName(), clock.instant());
+                    if (uid != null) {
+                        Sandboxing.lock(directory);
+                        uidsInUse.remove(uid);
+                    }
+                });
         running.put(key, attempt);
         attempt.launch();
-        log.info("attempt {} started: pgid {}, {}", key, process.pid(), command);
+        log.info("attempt {} started: pgid {}{}{}, {}", key, process.pid(), uid == null ? "" : ", uid " + uid,
+                cgroup == null ? "" : ", " + cgroup, command);
         return attempt;
     }
+
+    /** What an OOM kill's report says: {@code used more than its 512 MiB (limit 576 MiB with headroom)}. */
+    static String oomDetail(Requested requested, Cgroups.Limits limits) {
+        if (limits == null || limits.memoryBytes() == null) {
+            return "killed by the kernel's OOM killer";
+        }
+        return "used more than its " + requested.memoryMb() + " MiB (limit " + (limits.memoryBytes() >> 20)
+                + " MiB with headroom)";
+    }
+
+    /** The next free uid of the range, round robin (so that a uid is reused as late as can be); null when none is. */
+    private Integer takeUid() {
+        for (int i = 0; i < settings.uidCount(); i++) {
+            int uid = settings.firstUid() + Math.floorMod(nextUid - settings.firstUid() + i, settings.uidCount());
+            if (uidsInUse.add(uid)) {
+                nextUid = uid + 1;
+                return uid;
+            }
+        }
+        return null;
+    }
+
+    /** Whether a command can be started, as the shell would say it. */
+    enum Startable { YES, NOT_FOUND, NOT_EXECUTABLE }
 
     /** The attempts this runner has started whose {@link RunningAttempt#exit()} has not completed. */
     public List<RunningAttempt> running() {
@@ -286,7 +532,67 @@ public final class ProcessRunner implements AttemptRunner {
             }
         }
         files.forEach(RunningAttempt::deleteQuietly);
+        if (cgroups != null) {
+            // a process that left its group is still in its attempt's cgroup
+            java.util.Set<String> mine = new java.util.HashSet<>();
+            running.keySet().forEach(k -> mine.add(k.fileName()));
+            for (Cgroups.AttemptCgroup cgroup : cgroups.existing()) {
+                if (cgroup.directories().stream().noneMatch(d -> mine.contains(d.getFileName().toString()))) {
+                    RunningAttempt.emptyAndRemove(cgroup);
+                }
+            }
+        }
         return records.stream().map(PgidRecord::key).toList();
+    }
+
+    /** Removes the directories of attempts that ended longer ago than the retention. */
+    @Override
+    public void housekeeping() {
+        removeExpired(clock.instant());
+    }
+
+    /**
+     * Removes {@code attempts/<jobId>-<attempt>/} of every attempt not running that ended before
+     * {@code now - retention}: when this runner saw it end, else (a previous incarnation's) by the directory's
+     * last change. Their logs' tails went with their final reports.
+     *
+     * @return how many it removed
+     */
+    synchronized int removeExpired(Instant now) {
+        if (!Files.isDirectory(attemptsDir)) {
+            return 0;
+        }
+        java.util.Set<String> live = new java.util.HashSet<>();
+        running.keySet().forEach(k -> live.add(k.fileName()));
+        Instant before = now.minus(settings.retention());
+        int removed = 0;
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(attemptsDir)) {
+            for (Path dir : entries) {
+                String name = dir.getFileName().toString();
+                if (live.contains(name)) {
+                    continue;
+                }
+                Instant end = ended.get(name);
+                if (end == null) {
+                    end = Files.getLastModifiedTime(dir, LinkOption.NOFOLLOW_LINKS).toInstant();
+                }
+                if (end.isBefore(before)) {
+                    try {
+                        deleteTree(dir);
+                        ended.remove(name);
+                        removed++;
+                    } catch (IOException | UncheckedIOException e) {
+                        log.warn("cannot remove the directory of ended attempt {}: {}", name, e.toString());
+                    }
+                }
+            }
+        } catch (IOException e) {
+            log.warn("cannot list {}: {}", attemptsDir, e.toString());
+        }
+        if (removed > 0) {
+            log.info("removed the directories of {} attempts that ended before {}", removed, before);
+        }
+        return removed;
     }
 
     /**

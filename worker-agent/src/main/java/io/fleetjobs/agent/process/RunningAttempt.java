@@ -51,11 +51,26 @@ public final class RunningAttempt implements Attempt {
     private final InstantSource clock;
     private final Consumer<RunningAttempt> whenDone;
     private final CompletableFuture<Outcome> exit = new CompletableFuture<>();
+    private final Limited limited;
+    private final AtomicReference<Outcome.Breach> breach = new AtomicReference<>();
+
+    /**
+     * What holds the attempt besides its process group.
+     *
+     * @param cgroup            its cgroup, or null where the machine has none
+     * @param oomDetail         what an OOM kill's report says
+     * @param workDirCapBytes   the most its working directory may hold; 0 for no cap
+     * @param diskCheckInterval how often the working directory is measured
+     */
+    record Limited(Cgroups.AttemptCgroup cgroup, String oomDetail, long workDirCapBytes, Duration diskCheckInterval) {
+        static final Limited NOTHING = new Limited(null, "", 0, Duration.ofSeconds(10));
+    }
     private final AtomicReference<CompletableFuture<Void>> stopping = new AtomicReference<>();
 
     RunningAttempt(AttemptKey key, Process process, Instant startedAt, Path directory, Path stdoutFile, Path stderrFile,
-            Path record, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock,
+            Path record, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock, Limited limited,
             Consumer<RunningAttempt> whenDone) {
+        this.limited = limited;
         this.key = key;
         this.process = process;
         this.startedAt = startedAt;
@@ -74,6 +89,40 @@ public final class RunningAttempt implements Attempt {
         Thread.ofVirtual().name("attempt-" + key + "-stdout").start(AttemptLogContext.wrap(key, stdout));
         Thread.ofVirtual().name("attempt-" + key + "-stderr").start(AttemptLogContext.wrap(key, stderr));
         Thread.ofVirtual().name("attempt-" + key).start(AttemptLogContext.wrap(key, this::supervise));
+        if (limited.workDirCapBytes() > 0) {
+            Thread.ofVirtual().name("attempt-" + key + "-disk").start(AttemptLogContext.wrap(key, this::watchDisk));
+        }
+    }
+
+    /** The attempt's cgroup, where it has one. */
+    public java.util.Optional<Cgroups.AttemptCgroup> cgroup() {
+        return java.util.Optional.ofNullable(limited.cgroup());
+    }
+
+    /** Measures the working directory now and then; past the cap, the attempt is killed (DISK_LIMIT_EXCEEDED). */
+    private void watchDisk() {
+        while (!exit.isDone()) {
+            try {
+                exit.get(limited.diskCheckInterval().toNanos(), TimeUnit.NANOSECONDS);
+                return;
+            } catch (TimeoutException e) {
+                long used = DiskUsage.of(directory);
+                if (used > limited.workDirCapBytes()) {
+                    String detail = "its working directory holds " + (used >> 20) + " MiB, more than the cap of "
+                            + (limited.workDirCapBytes() >> 20) + " MiB";
+                    log.warn("attempt {}: {}; killing it", key, detail);
+                    breach.compareAndSet(null, new Outcome.Breach(io.fleetjobs.model.FailureReason.DISK_LIMIT_EXCEEDED,
+                            detail));
+                    stop();
+                    return;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException e) {
+                return;
+            }
+        }
     }
 
     public AttemptKey key() {
@@ -151,8 +200,17 @@ public final class RunningAttempt implements Attempt {
             Instant finishedAt = clock.instant();
             stop().join();
             awaitDrained();
+            if (limited.cgroup() != null) {
+                // the attempt failed and the kernel killed one of its processes for memory: that is why it failed
+                // (a child killed while the job itself went on to exit 0 is the job's business)
+                if (exitCode != 0 && limited.cgroup().oomKills() > 0) {
+                    breach.compareAndSet(null, new Outcome.Breach(io.fleetjobs.model.FailureReason.OOM_KILLED,
+                            limited.oomDetail()));
+                }
+                emptyAndRemove(limited.cgroup());
+            }
             deleteQuietly(record);
-            Outcome outcome = Outcome.of(exitCode, finishedAt, stdout.tail(), stderr.tail());
+            Outcome outcome = Outcome.of(exitCode, finishedAt, stdout.tail(), stderr.tail()).withBreach(breach.get());
             log.info("attempt {} ended: exit {}{}", key, exitCode,
                     outcome.signal() == null ? "" : " (signal " + outcome.signal() + ")");
             whenDone.accept(this);
@@ -224,6 +282,22 @@ public final class RunningAttempt implements Attempt {
             log.warn("attempt {}: its output is still open {} after its process group ended (held by a process that"
                     + " left the group); reporting the output read so far", key, DRAIN_LIMIT);
         }
+    }
+
+    /** KILLs whatever is left in the cgroup (nothing, unless a process escaped the group), then removes it. */
+    static void emptyAndRemove(Cgroups.AttemptCgroup cgroup) {
+        long deadline = System.nanoTime() + AFTER_KILL.toNanos();
+        List<Long> left = cgroup.pids();
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            left.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+            java.util.concurrent.locks.LockSupport.parkNanos(ProcessGroups.POLL_NANOS);
+            left = cgroup.pids();
+        }
+        if (!left.isEmpty()) {
+            log.warn("{} still holds processes {}; leaving it", cgroup, left);
+            return;
+        }
+        cgroup.remove();
     }
 
     static void deleteQuietly(Path file) {

@@ -1,10 +1,11 @@
 package io.fleetjobs.agent.process;
 
 /**
- * An attempt could not be started: its command was not found, its working directory could not be made,
- * its environment was invalid, or the process could not be spawned. No process of it runs.
+ * An attempt could not be started: its working directory or cgroup could not be made, its environment was
+ * invalid, or the process could not be spawned (START_FAILED, the platform's fault); or, as
+ * {@link CommandNotStartableException}, its command cannot be run (the job's fault). No process of it runs.
  */
-public final class StartFailedException extends Exception {
+public sealed class StartFailedException extends Exception permits CommandNotStartableException {
     private static final long serialVersionUID = 1L;
 
     public StartFailedException(String message) {

@@ -1,0 +1,38 @@
+package io.fleetjobs.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
+import io.fleetjobs.model.agent.AgentProtocol.Lease;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The fields the sandbox added to the agent protocol are optional both ways: old peers neither send nor need them. */
+class ProtocolCompatibilityTest {
+    final JsonMapper json = JsonMapper.builder().build();
+
+    @Test
+    void aLeaseWithoutResourcesReadsAsNoLimitsAndOneWithThemKeepsThem() {
+        UUID id = UUID.randomUUID();
+        Lease old = json.readValue("{\"jobId\":\"" + id + "\",\"attempt\":1,\"epoch\":2,\"command\":[\"true\"],"
+                + "\"env\":{},\"timeoutSeconds\":null}", Lease.class);
+        assertThat(old.cpuMillis()).isNull();
+        assertThat(old.memoryMb()).isNull();
+
+        Lease lease = new Lease(id, 1, 2, List.of("true"), Map.of(), 60, 500L, 512L);
+        assertThat(json.readValue(json.writeValueAsString(lease), Lease.class)).isEqualTo(lease);
+    }
+
+    @Test
+    void theJoinSaysTheIsolationAndAJoinWithoutItStillReads() {
+        JoinRequest join = new JoinRequest("m-1", "r", Map.of(), 2000, 4096, 0, null, "sandbox");
+        assertThat(json.writeValueAsString(join)).contains("\"isolation\":\"sandbox\"");
+        JoinRequest old = json.readValue("{\"machineId\":\"m-1\",\"region\":\"r\",\"labels\":{},\"cpuMillis\":2000,"
+                + "\"memoryMb\":4096,\"gpuCount\":0,\"gpuType\":null}", JoinRequest.class);
+        assertThat(old.isolation()).isNull();
+        assertThat(old.machineId()).isEqualTo("m-1");
+    }
+}

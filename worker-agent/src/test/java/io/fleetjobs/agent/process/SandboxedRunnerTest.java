@@ -1,0 +1,383 @@
+package io.fleetjobs.agent.process;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fleetjobs.model.FailureReason;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sandbox and the cgroups with real processes: needs root, util-linux's unshare and setpriv, and a writable
+ * cgroup hierarchy (v1 or v2). Skipped, saying why, where they are not; on the build machine they run. Every
+ * assertion is on what the job itself printed, or on its cgroup's own accounting.
+ */
+class SandboxedRunnerTest {
+    static final Duration GRACE = Duration.ofMillis(500);
+    static final Duration PATIENCE = Duration.ofSeconds(30);
+    /** A range of its own, so that nothing else on the machine shares these uids. */
+    static final int FIRST_UID = 62000;
+    static final String PARENT = "fleetjobs-test-" + UUID.randomUUID().toString().substring(0, 8);
+
+    static Optional<Cgroups> cgroups;
+
+    /**
+     * Not under /tmp: inside the sandbox /tmp is the attempt's own tmpfs, so a path under the machine's /tmp
+     * would read as missing rather than forbidden, proving nothing.
+     */
+    Path workDir;
+
+    ProcessRunner runner;
+
+    @BeforeAll
+    static void needsRootNamespacesAndCgroups() {
+        assumeTrue(ProcessRunner.agentUid() == 0, "not root: the sandbox and cgroups are not enforced (tests skipped)");
+        Optional<String> probe = ProcessRunner.probe(settings());
+        assumeTrue(probe.isEmpty(), () -> "the sandbox does not work here: " + probe.orElse(""));
+        cgroups = Cgroups.detect(Path.of("/proc/self/mountinfo"), PARENT);
+        assumeTrue(cgroups.isPresent(), "no writable cgroup hierarchy (v2 with memory, or v1 memory)");
+    }
+
+    static SandboxSettings settings() {
+        return new SandboxSettings(true, FIRST_UID, 100, 16L << 20, PARENT, 64, 10, 512, 0, Duration.ofMillis(100),
+                Duration.ofHours(1));
+    }
+
+    @BeforeEach
+    void aSandboxedRunner() throws Exception {
+        workDir = Files.createDirectories(Path.of("target", "sandbox-tests", UUID.randomUUID().toString()))
+                .toAbsolutePath();
+        Files.setPosixFilePermissions(workDir.getParent(), PosixFilePermissions.fromString("rwx--x--x"));
+        Files.setPosixFilePermissions(workDir, PosixFilePermissions.fromString("rwx--x--x"));
+        runner = new ProcessRunner(workDir.resolve("machine"), 1 << 20, 8192, GRACE, InstantSource.system(),
+                ProcessRunner.DEFAULT_PASS_ENV, settings(), Isolation.SANDBOX, cgroups.orElseThrow());
+    }
+
+    @AfterEach
+    void stopWhatIsLeft() throws Exception {
+        if (runner != null) {
+            for (RunningAttempt attempt : runner.running()) {
+                attempt.terminate();
+                attempt.exit().join();
+            }
+        }
+        if (workDir != null) {
+            try (var files = Files.walk(workDir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    static void removeTheTestsCgroupParent() {
+        if (cgroups != null && cgroups.isPresent()) {
+            for (Path root : cgroups.get().roots()) {
+                Cgroups.removeDirectory(root.resolve(PARENT));
+            }
+        }
+    }
+
+    static AttemptKey aKey() {
+        return new AttemptKey(UUID.randomUUID(), 1);
+    }
+
+    RunningAttempt sh(String script) throws StartFailedException {
+        return sh(script, Map.of(), Requested.NOTHING);
+    }
+
+    RunningAttempt sh(String script, Map<String, String> env, Requested requested) throws StartFailedException {
+        return runner.start(aKey(), List.of("sh", "-c", script), env, requested);
+    }
+
+    static Outcome outcome(RunningAttempt attempt) throws Exception {
+        return attempt.exit().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    static void awaitOutput(RunningAttempt attempt, String text) {
+        await().atMost(PATIENCE).until(() -> attempt.stdoutTail().contains(text) || !attempt.isAlive());
+        assertThat(attempt.stdoutTail()).contains(text);
+    }
+
+    @Test
+    void theJobRunsAsAnUnprivilegedUidOfItsOwnInItsOwnPidNamespaceWithAPrivateTmp() throws Exception {
+        Files.writeString(Path.of("/tmp/fleetjobs-agent-tmp-marker"), "the machine's /tmp");
+        try {
+            Outcome out = outcome(sh("echo uid=$(id -u) gid=$(id -g) groups=$(id -G); echo pid=$$;"
+                    + " echo procs=$(ls /proc | grep -c '^[0-9]'); echo home=$HOME pwd=$(pwd) tmpdir=$TMPDIR;"
+                    + " ls /tmp/fleetjobs-agent-tmp-marker 2>&1; touch /tmp/mine && echo tmp-writable;"
+                    + " stat -c 'work=%u:%a' .; env | grep -c JOBS_WORKER || true"));
+
+            assertThat(out.exitCode()).isZero();
+            Matcher uid = Pattern.compile("uid=(\\d+) gid=(\\d+) groups=(\\S+)").matcher(out.stdoutTail());
+            assertThat(uid.find()).as(out.stdoutTail()).isTrue();
+            int jobUid = Integer.parseInt(uid.group(1));
+            assertThat(jobUid).isBetween(FIRST_UID, FIRST_UID + 99);
+            assertThat(uid.group(2)).isEqualTo(uid.group(1));
+            assertThat(uid.group(3)).isEqualTo(uid.group(1)); // no supplementary groups
+            Matcher pid = Pattern.compile("pid=(\\d+)").matcher(out.stdoutTail());
+            assertThat(pid.find()).isTrue();
+            assertThat(Integer.parseInt(pid.group(1))).isLessThan(10); // numbered in its own namespace
+            assertThat(procs(out.stdoutTail())).isLessThan(10);
+            assertThat(out.stdoutTail()).contains("No such file").contains("tmp-writable")
+                    .contains("work=" + jobUid + ":700").contains("tmpdir=/tmp");
+        } finally {
+            Files.deleteIfExists(Path.of("/tmp/fleetjobs-agent-tmp-marker"));
+        }
+    }
+
+    @Test
+    void aJobCannotReadTheAgentsSecretFileNorAnotherJobsEnvironmentWorkDirectoryOrLogs() throws Exception {
+        Path secrets = Files.createDirectories(workDir.resolve("agent-secrets"));
+        Files.setPosixFilePermissions(secrets, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path token = Files.writeString(secrets.resolve("join-token"), "the-join-token-itself");
+        Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("r--------"));
+
+        RunningAttempt other = sh("echo other-started; echo mine > note; exec sleep 60",
+                Map.of("OTHER_TENANT_SECRET", "s3cr3t-of-tenant-a"), Requested.NOTHING);
+        awaitOutput(other, "other-started");
+        long otherPid = other.pgid();
+        // the other job's processes, as the machine numbers them
+        List<Long> otherPids = ProcessHandle.of(otherPid).orElseThrow().descendants().map(ProcessHandle::pid).toList();
+        StringBuilder probes = new StringBuilder();
+        for (long pid : otherPids) {
+            probes.append(" cat /proc/").append(pid).append("/environ 2>&1;");
+        }
+        assertThat(otherPids).isNotEmpty();
+        Path otherWork = other.directory();
+        Path otherLog = other.stdoutFile();
+
+        Outcome out = outcome(sh("cat " + token + " 2>&1; echo token-rc=$?;" + probes
+                + " cat " + otherWork.resolve("note") + " 2>&1; ls " + otherWork + " 2>&1;"
+                + " cat " + otherLog + " 2>&1; ls " + otherWork.getParent().getParent() + " 2>&1; echo done"));
+
+        assertThat(out.stdoutTail()).contains("Permission denied").contains("token-rc=1").contains("done")
+                .doesNotContain("the-join-token-itself").doesNotContain("s3cr3t-of-tenant-a")
+                .doesNotContain("other-started").doesNotContain("mine");
+        // the other job's pids do not exist in this job's namespace
+        assertThat(out.stdoutTail()).contains("No such file or directory");
+        assertThat(other.isAlive()).isTrue();
+    }
+
+    @Test
+    void killMinusOneInsideTheSandboxLeavesTheAgentAndAnotherJobAlive() throws Exception {
+        // the proof first, in the job's own output: not root, alone in a pid namespace of its own
+        Outcome proof = outcome(sh("echo uid=$(id -u) procs=$(ls /proc | grep -c '^[0-9]') self=$$"));
+        Matcher m = Pattern.compile("uid=(\\d+) procs=(\\d+) self=(\\d+)").matcher(proof.stdoutTail());
+        if (!m.find() || Integer.parseInt(m.group(1)) == 0 || Integer.parseInt(m.group(2)) >= 20
+                || Integer.parseInt(m.group(3)) > 10) {
+            fail("refusing to let a job signal -1: it did not prove it runs unprivileged in a pid namespace of its own: "
+                    + proof.stdoutTail());
+        }
+
+        RunningAttempt other = sh("echo other-started; exec sleep 60");
+        awaitOutput(other, "other-started");
+        // the job guards itself as well: it signals -1 only as a non-root uid that sees a handful of processes
+        Outcome out = outcome(sh("sleep 60 & echo before uid=$(id -u) procs=$(ls /proc | grep -c '^[0-9]');"
+                + " [ \"$(id -u)\" != 0 ] && [ \"$(ls /proc | grep -c '^[0-9]')\" -lt 20 ] && kill -9 -1;"
+                + " echo after-kill rc=$?; wait; echo waited"));
+
+        assertThat(out.stdoutTail()).contains("before uid=").contains("after-kill rc=0").contains("waited");
+        assertThat(other.isAlive()).isTrue();
+        assertThat(ProcessHandle.current().isAlive()).isTrue();
+        other.terminate();
+        assertThat(outcome(other).exitCode()).isEqualTo(143);
+    }
+
+    @Test
+    void terminateGivesTheJobItsGraceAndItsExitStatusComesThrough() throws Exception {
+        RunningAttempt attempt = sh("trap 'echo cleaning up; exit 3' TERM; echo ready; while :; do sleep 0.1; done");
+        awaitOutput(attempt, "ready");
+
+        attempt.terminate();
+        Outcome out = outcome(attempt);
+
+        assertThat(out.stdoutTail()).contains("cleaning up");
+        assertThat(out.exitCode()).isEqualTo(3);
+        assertThat(out.breach()).isNull();
+    }
+
+    @Test
+    void whenTheAgentDiesItsSandboxedJobDiesWithIt() throws Exception {
+        Process sandbox = new ProcessBuilder(new Sandbox(FIRST_UID + 99, 1 << 20)
+                .argv(List.of("sh", "-c", "echo ready; exec sleep 300"))).directory(workDir.toFile()).start();
+        sandbox.getOutputStream().write('\n'); // the gate (no cgroup here)
+        sandbox.getOutputStream().flush();
+        var out = new java.io.BufferedReader(new java.io.InputStreamReader(sandbox.getInputStream(), UTF_8));
+        assertThat(out.readLine()).isEqualTo("ready");
+        List<Long> tree = sandbox.descendants().map(ProcessHandle::pid).toList();
+        assertThat(tree).isNotEmpty();
+
+        sandbox.getOutputStream().close(); // the agent's end of the lifeline, as when the agent is killed
+
+        assertThat(sandbox.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        await().atMost(PATIENCE).until(() -> tree.stream().allMatch(pid -> ProcessGroups.stat(pid).map(
+                ProcessGroups.Stat::gone).orElse(true)));
+    }
+
+    @Test
+    void aJobThatAllocatesTwiceItsMemoryIsOomKilledWithAReasonAPersonCanActOn() throws Exception {
+        RunningAttempt attempt = sh("echo allocating; exec /usr/bin/python3 -c \"x = b'a' * (200 << 20); print('survived')\"",
+                Map.of(), new Requested(null, 100L));
+
+        Outcome out = outcome(attempt);
+
+        assertThat(out.stdoutTail()).contains("allocating").doesNotContain("survived");
+        assertThat(out.exitCode()).isEqualTo(137);
+        assertThat(out.breach()).isNotNull();
+        assertThat(out.breach().reason()).isEqualTo(FailureReason.OOM_KILLED);
+        assertThat(out.breach().detail()).isEqualTo("used more than its 100 MiB (limit 164 MiB with headroom)");
+        assertThat(attempt.cgroup().orElseThrow().directories()).allSatisfy(dir -> assertThat(dir).doesNotExist());
+    }
+
+    @Test
+    void withoutTheSandboxTheCgroupStillHoldsTheAttemptFromItsFirstInstruction() throws Exception {
+        // root where unshare does not work: no namespaces, but the cgroup, entered before the job runs
+        runner = new ProcessRunner(workDir.resolve("plain"), 1 << 20, 8192, GRACE, InstantSource.system(),
+                ProcessRunner.DEFAULT_PASS_ENV, settings().withSandbox(false), Isolation.NONE, cgroups.orElseThrow());
+        RunningAttempt attempt = runner.start(aKey(), List.of("sh", "-c", "cat /proc/self/cgroup; exec /usr/bin/python3"
+                + " -c \"x = b'a' * (200 << 20); print('survived')\""), Map.of(), new Requested(null, 100L));
+
+        Outcome out = outcome(attempt);
+
+        assertThat(out.stdoutTail()).contains(PARENT + "/" + attempt.key().fileName()).doesNotContain("survived");
+        assertThat(out.breach()).isNotNull();
+        assertThat(out.breach().reason()).isEqualTo(FailureReason.OOM_KILLED);
+    }
+
+    @Test
+    void aCpuBoundJobAskingHalfACpuGetsHalfACpuByItsCgroupsAccounting() throws Exception {
+        RunningAttempt attempt = sh("echo spinning; while :; do :; done", Map.of(), new Requested(500L, null));
+        awaitOutput(attempt, "spinning");
+        Cgroups.AttemptCgroup cgroup = attempt.cgroup().orElseThrow();
+        long cpu0 = cgroup.cpuUsageNanos().orElseThrow();
+        long wall0 = System.nanoTime();
+
+        // until the cgroup has been charged a second of CPU: with half a CPU, about two seconds of wall time
+        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(50))
+                .until(() -> cgroup.cpuUsageNanos().orElseThrow() - cpu0 >= 1_000_000_000L);
+        long cpu = cgroup.cpuUsageNanos().orElseThrow() - cpu0;
+        long wall = System.nanoTime() - wall0;
+
+        double share = (double) cpu / wall;
+        assertThat(share).as("CPU used / wall time").isBetween(0.3, 0.6);
+        attempt.terminate();
+        outcome(attempt);
+    }
+
+    @Test
+    void aProcessThatLeavesTheGroupStillEndsWithTheAttemptAndTheCgroupGoes() throws Exception {
+        RunningAttempt attempt = sh("setsid sh -c 'echo escaped; touch up; exec sleep 300' &"
+                + " while [ ! -e go ]; do sleep 0.05; done; echo leader-done");
+        await().atMost(PATIENCE).until(() -> Files.exists(attempt.directory().resolve("up")));
+        Cgroups.AttemptCgroup cgroup = attempt.cgroup().orElseThrow();
+        List<Long> pids = cgroup.pids();
+        assertThat(pids).hasSizeGreaterThanOrEqualTo(3); // unshare, the tied shell, the escaped one, ...
+        Files.writeString(attempt.directory().resolve("go"), "");
+
+        Outcome out = outcome(attempt);
+
+        assertThat(out.stdoutTail()).contains("escaped").contains("leader-done");
+        assertThat(pids).allSatisfy(pid -> assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+                .flatMap(p -> ProcessGroups.stat(pid)).filter(stat -> !stat.gone())).isEmpty());
+        assertThat(cgroup.directories()).allSatisfy(dir -> assertThat(dir).doesNotExist());
+    }
+
+    @Test
+    void aCommandTheJobsUidMayNotRunIsTheJobsFailureAndSoIsAMissingOne() throws Exception {
+        Path dir = Files.createDirectories(workDir.resolve("bin"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path rootsOnly = Files.writeString(dir.resolve("roots-only"), "#!/bin/sh\necho ran\n");
+        Files.setPosixFilePermissions(rootsOnly, PosixFilePermissions.fromString("rwx------"));
+
+        assertThat(startFailure(List.of(rootsOnly.toString()))).isInstanceOfSatisfying(CommandNotStartableException.class,
+                e -> assertThat(e.exitCode()).isEqualTo(126));
+        assertThat(startFailure(List.of("no-such-command-anywhere"))).isInstanceOfSatisfying(
+                CommandNotStartableException.class, e -> {
+                    assertThat(e.exitCode()).isEqualTo(127);
+                    assertThat(e.getMessage()).contains("command not found: no-such-command-anywhere");
+                });
+        assertThat(runner.running()).isEmpty();
+    }
+
+    @Test
+    void aWorkDirectoryPastItsCapEndsTheAttempt() throws Exception {
+        runner = new ProcessRunner(workDir.resolve("capped"), 1 << 20, 8192, GRACE, InstantSource.system(),
+                ProcessRunner.DEFAULT_PASS_ENV, settings().withWorkDirCap(1 << 20, Duration.ofMillis(100)),
+                Isolation.SANDBOX, cgroups.orElseThrow());
+
+        Outcome out = outcome(sh("head -c 5M /dev/zero > big; echo written; exec sleep 60"));
+
+        assertThat(out.stdoutTail()).contains("written");
+        assertThat(out.breach()).isNotNull();
+        assertThat(out.breach().reason()).isEqualTo(FailureReason.DISK_LIMIT_EXCEEDED);
+        assertThat(out.breach().detail()).contains("more than the cap of 1 MiB");
+    }
+
+    @Test
+    void anEndedAttemptsDirectoryGoesAfterTheRetention() throws Exception {
+        RunningAttempt done = sh("echo hi > file");
+        outcome(done);
+        RunningAttempt live = sh("echo live; exec sleep 60");
+        awaitOutput(live, "live");
+        Path doneDir = done.stdoutFile().getParent();
+
+        assertThat(runner.removeExpired(Instant.now())).isZero();
+        assertThat(doneDir).exists();
+        assertThat(runner.removeExpired(Instant.now().plus(Duration.ofHours(2)))).isEqualTo(1);
+        assertThat(doneDir).doesNotExist();
+        assertThat(live.directory()).exists();
+    }
+
+    @Test
+    void aRestartedRunnerKillsWhatThePreviousOneLeftEvenOutsideTheGroup() throws Exception {
+        RunningAttempt left = sh("setsid sh -c 'echo escaped; touch up; exec sleep 300' & echo started; exec sleep 300");
+        await().atMost(PATIENCE).until(() -> Files.exists(left.directory().resolve("up")));
+        Cgroups.AttemptCgroup cgroup = left.cgroup().orElseThrow();
+        assertThat(cgroup.pids()).isNotEmpty();
+
+        ProcessRunner restarted = new ProcessRunner(workDir.resolve("machine"), 1 << 20, 8192, GRACE,
+                InstantSource.system(), ProcessRunner.DEFAULT_PASS_ENV, settings(), Isolation.SANDBOX,
+                cgroups.orElseThrow());
+        // the new runner does not know the old one's attempts: as after an agent restart
+        assertThat(restarted.killLeftovers()).contains(left.key());
+
+        assertThat(outcome(left).exitCode()).isNotZero();
+        await().atMost(PATIENCE).until(() -> cgroup.directories().stream().noneMatch(Files::exists));
+    }
+
+    private Exception startFailure(List<String> command) {
+        try {
+            runner.start(aKey(), command, Map.of(), Requested.NOTHING);
+            return null;
+        } catch (StartFailedException e) {
+            return e;
+        }
+    }
+
+    private static int procs(String output) {
+        Matcher m = Pattern.compile("procs=(\\d+)").matcher(output);
+        return m.find() ? Integer.parseInt(m.group(1)) : Integer.MAX_VALUE;
+    }
+
+    static String read(Path file) throws Exception {
+        return Files.readString(file, UTF_8);
+    }
+}
