@@ -90,6 +90,29 @@ public final class MachineStore {
                 .query(Long.class).single();
     }
 
+    /** Records the GPU devices a machine offers (null: numbered 0…n-1); call in the transaction of its join. */
+    public void offerGpus(String id, List<io.fleetjobs.model.GpuDevice> devices) {
+        jdbc.sql("update machines set gpu_devices = cast(:devices as jsonb) where id = :id")
+                .param("id", id).param("devices", Json.write(devices == null ? List.of() : devices))
+                .update();
+    }
+
+    /** The GPU devices a machine offers, by index. */
+    public List<io.fleetjobs.model.GpuDevice> gpus(String id) {
+        return jdbc.sql("select gpu_count, gpu_devices::text from machines where id = :id").param("id", id)
+                .query((rs, n) -> GpuHolds.offered(rs.getInt(1), rs.getString(2))).optional().orElse(List.of());
+    }
+
+    /** The GPU devices of every machine that has any, by machine id. */
+    public Map<String, List<io.fleetjobs.model.GpuDevice>> gpusByMachine() {
+        Map<String, List<io.fleetjobs.model.GpuDevice>> gpus = new java.util.HashMap<>();
+        jdbc.sql("select id, gpu_count, gpu_devices::text from machines where gpu_count > 0")
+                .query(rs -> {
+                    gpus.put(rs.getString(1), GpuHolds.offered(rs.getInt(2), rs.getString(3)));
+                });
+        return gpus;
+    }
+
     /** The machine a credential belongs to, and its current incarnation. */
     public Optional<Identity> byCredential(byte[] credentialHash) {
         return jdbc.sql("select id, incarnation from machines where credential_hash = :h")
@@ -135,10 +158,16 @@ public final class MachineStore {
 
     /**
      * An attempt the database says runs (or is to start) on a machine; {@code execution} (the spec's
-     * command, environment and timeout) only while it is to start (SCHEDULED).
+     * command, environment and timeout) only while it is to start (SCHEDULED), with what it holds: {@code gpus}
+     * the indices of its devices.
      */
     public record LiveAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
-            boolean cancelRequested, io.fleetjobs.model.Execution execution) {
+            boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
+            List<Integer> gpus) {
+        public LiveAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
+                boolean cancelRequested, io.fleetjobs.model.Execution execution) {
+            this(jobId, attempt, epoch, state, cancelRequested, execution, 0, 0, List.of());
+        }
     }
 
     /** The attempts a machine should be running now, with what the agent needs to start them. */
@@ -147,7 +176,8 @@ public final class MachineStore {
         // start them): a heartbeat of a busy machine lists every running attempt, and parsing JSON costs
         return jdbc.sql("""
                         select a.job_id, a.attempt, a.lease_epoch, a.state, j.cancel_requested,
-                               case when a.state = 'SCHEDULED' then j.spec->'execution' end as execution
+                               case when a.state = 'SCHEDULED' then j.spec->'execution' end as execution,
+                               a.cpu_millis, a.memory_mb, a.gpu_indices
                         from attempts a join jobs j on j.id = a.job_id
                         where a.machine_id = :m and a.released_at is null and a.state in ('SCHEDULED', 'RUNNING')""")
                 .param("m", machineId)
@@ -155,9 +185,14 @@ public final class MachineStore {
                     String execution = rs.getString(6);
                     return new LiveAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
                             io.fleetjobs.model.AttemptState.valueOf(rs.getString(4)), rs.getBoolean(5),
-                            execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class));
+                            execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class),
+                            rs.getLong(7), rs.getLong(8), gpuIndices(rs.getArray(9)));
                 })
                 .list();
+    }
+
+    static List<Integer> gpuIndices(java.sql.Array array) throws java.sql.SQLException {
+        return array == null ? List.of() : List.of((Integer[]) array.getArray());
     }
 
     public List<MachineRow> all() {

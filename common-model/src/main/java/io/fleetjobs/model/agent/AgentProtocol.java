@@ -1,5 +1,6 @@
 package io.fleetjobs.model.agent;
 
+import io.fleetjobs.model.GpuDevice;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -17,9 +18,17 @@ public final class AgentProtocol {
     private AgentProtocol() {
     }
 
-    /** Sent with {@code Authorization: Bearer <cluster join token>}. */
+    /**
+     * Sent with {@code Authorization: Bearer <cluster join token>}.
+     *
+     * @param gpus the devices behind {@code gpuCount}, by index; null or empty: devices 0…gpuCount-1
+     */
     public record JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
-            int gpuCount, String gpuType) {
+            int gpuCount, String gpuType, List<GpuDevice> gpus) {
+        public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
+                int gpuCount, String gpuType) {
+            this(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, null);
+        }
     }
 
     /**
@@ -40,9 +49,16 @@ public final class AgentProtocol {
     public record HeartbeatResponse(long leaseTtlMs, List<Lease> start, List<Kill> kill, List<AttemptRef> ack) {
     }
 
-    /** An attempt to start: the command, its environment, its time limit. */
+    /**
+     * An attempt to start: the command, its environment, its time limit, and what it holds on the machine.
+     *
+     * @param gpus the indices of the GPUs it holds (empty when none); the agent shows it exactly these
+     */
     public record Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
-            Integer timeoutSeconds) {
+            Integer timeoutSeconds, long cpuMillis, long memoryMb, List<Integer> gpus) {
+        public Lease {
+            gpus = gpus == null ? List.of() : List.copyOf(gpus);
+        }
     }
 
     /** An attempt to stop, and why (canceled, not current, timed out). */

@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.service.api;
 
+import io.fleetjobs.model.GpuDevice;
 import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.store.MachineRow;
 import io.fleetjobs.store.MachineStore;
@@ -35,11 +36,11 @@ class MachinesController {
     }
 
     record Machine(String id, String region, Map<String, String> labels, Resources capacity, Resources allocated,
-            String gpuType, MachineStatus status, String statusReason, Instant lastHeartbeatAt) {
-        static Machine of(MachineRow m) {
+            String gpuType, MachineStatus status, String statusReason, Instant lastHeartbeatAt, List<GpuDevice> gpus) {
+        static Machine of(MachineRow m, List<GpuDevice> gpus) {
             return new Machine(m.id(), m.region(), m.labels(), new Resources(cores(m.cpuMillis()), m.memoryMb(), m.gpuCount()),
                     new Resources(cores(m.allocCpuMillis()), m.allocMemoryMb(), m.allocGpuCount()), m.gpuType(), m.status(),
-                    m.statusReason(), m.lastHeartbeatAt());
+                    m.statusReason(), m.lastHeartbeatAt(), gpus);
         }
     }
 
@@ -53,7 +54,9 @@ class MachinesController {
             problem.setType(URI.create("about:blank"));
             return ResponseEntity.status(HttpStatus.FORBIDDEN).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
         }
-        return ResponseEntity.ok(new Items(machines.all().stream().sorted(Comparator.comparing(MachineRow::id)).map(Machine::of).toList()));
+        Map<String, List<GpuDevice>> gpus = machines.gpusByMachine();
+        return ResponseEntity.ok(new Items(machines.all().stream().sorted(Comparator.comparing(MachineRow::id))
+                .map(m -> Machine.of(m, gpus.getOrDefault(m.id(), List.of()))).toList()));
     }
 
     /** Millicores as cores, plainly written: 2500 is 2.5, 16000 is 16. */
