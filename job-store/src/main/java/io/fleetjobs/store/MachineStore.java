@@ -32,6 +32,11 @@ public final class MachineStore {
             MachineStatus.valueOf(rs.getString("status")), rs.getString("status_reason"),
             JobStore.instant(rs, "last_heartbeat_at"));
 
+    /** A (re)joining machine is READY, unless an operator took it out: that decision outlives the agent. */
+    private static final String KEEP_OPERATORS_STATUS = """
+            status = case when machines.status_source = 'operator' then machines.status else 'READY' end,
+            status_reason = case when machines.status_source = 'operator' then machines.status_reason end""";
+
     private final JdbcClient jdbc;
     private final InstantSource clock;
 
@@ -53,9 +58,9 @@ public final class MachineStore {
                         values (:id, :region, cast(:labels as jsonb), :gpuType, :cpu, :mem, :gpu, 'READY', :now, :now, 1)
                         on conflict (id) do update set region = excluded.region, labels = excluded.labels,
                             gpu_type = excluded.gpu_type, cpu_millis = excluded.cpu_millis, memory_mb = excluded.memory_mb,
-                            gpu_count = excluded.gpu_count, status = 'READY', status_reason = null,
+                            gpu_count = excluded.gpu_count, %s,
                             last_heartbeat_at = excluded.last_heartbeat_at,
-                            capacity_version = machines.capacity_version + 1""")
+                            capacity_version = machines.capacity_version + 1""".formatted(KEEP_OPERATORS_STATUS))
                 .param("id", id).param("region", region).param("labels", Json.write(labels == null ? Map.of() : labels))
                 .param("gpuType", gpuType).param("cpu", cpuMillis).param("mem", memoryMb).param("gpu", gpuCount)
                 .param("now", now)
@@ -79,11 +84,11 @@ public final class MachineStore {
                         values (:id, :region, cast(:labels as jsonb), :gpuType, :cpu, :mem, :gpu, 'READY', :now, :now, 1, 1, :cred)
                         on conflict (id) do update set region = excluded.region, labels = excluded.labels,
                             gpu_type = excluded.gpu_type, cpu_millis = excluded.cpu_millis, memory_mb = excluded.memory_mb,
-                            gpu_count = excluded.gpu_count, status = 'READY', status_reason = null,
+                            gpu_count = excluded.gpu_count, %s,
                             last_heartbeat_at = excluded.last_heartbeat_at, joined_at = excluded.joined_at,
                             capacity_version = machines.capacity_version + 1,
                             incarnation = machines.incarnation + 1, credential_hash = excluded.credential_hash
-                        returning incarnation""")
+                        returning incarnation""".formatted(KEEP_OPERATORS_STATUS))
                 .param("id", id).param("region", region).param("labels", Json.write(labels == null ? Map.of() : labels))
                 .param("gpuType", gpuType).param("cpu", cpuMillis).param("mem", memoryMb).param("gpu", gpuCount)
                 .param("now", now).param("cred", credentialHash)
@@ -201,6 +206,44 @@ public final class MachineStore {
 
     public Optional<MachineRow> get(String id) {
         return jdbc.sql("select " + COLUMNS + " from machines where id = :id").param("id", id).query(MACHINE).optional();
+    }
+
+    /**
+     * An operator's drain, cordon or uncordon: DRAINING and CORDONED are the operator's (a join keeps them), READY is
+     * the platform's again and wakes jobs waiting for room.
+     */
+    public Optional<MachineRow> operate(String id, MachineStatus status, String reason) {
+        jdbc.sql("""
+                        update machines set status = :status, status_reason = :reason,
+                            status_source = case when :status = 'READY' then 'platform' else 'operator' end,
+                            capacity_version = capacity_version + case when :status = 'READY' then 1 else 0 end
+                        where id = :id""")
+                .param("id", id).param("status", status.name()).param("reason", reason)
+                .update();
+        return get(id);
+    }
+
+    /** The platform drains a READY machine that keeps failing attempts, noting when (the hourly budget counts it). */
+    public boolean autoDrain(String id, String reason) {
+        return jdbc.sql("""
+                        update machines set status = 'DRAINING', status_reason = :reason, status_source = 'platform',
+                            auto_drained_at = :now
+                        where id = :id and status = 'READY'""")
+                .param("id", id).param("reason", reason).param("now", JobStore.ts(clock.instant()))
+                .update() == 1;
+    }
+
+    /** Per region: machines not LOST, and those the platform drained since {@code since}. */
+    public Map<String, int[]> regionsDrainedSince(java.time.Instant since) {
+        Map<String, int[]> regions = new java.util.HashMap<>();
+        jdbc.sql("""
+                        select region, count(*) filter (where status <> 'LOST'), count(*) filter (where auto_drained_at > :since)
+                        from machines group by region""")
+                .param("since", JobStore.ts(since))
+                .query(rs -> {
+                    regions.put(rs.getString(1), new int[] {rs.getInt(2), rs.getInt(3)});
+                });
+        return regions;
     }
 
     /** Changes a machine's status, with a reason a person can read. */
