@@ -40,7 +40,7 @@ public class IdentityAutoConfiguration {
     @Bean
     @Order(Ordered.HIGHEST_PRECEDENCE + 10)
     @ConditionalOnProperty(name = "jobs.internal-identity.verify", havingValue = "true", matchIfMissing = true)
-    IdentityFilter identityFilter(SignedIdentity identities) {
-        return new IdentityFilter(identities);
+    IdentityFilter identityFilter(SignedIdentity identities, Environment env) {
+        return new IdentityFilter(identities, env.getProperty("spring.application.name", "unnamed"));
     }
 }

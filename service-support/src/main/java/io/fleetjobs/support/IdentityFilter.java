@@ -22,9 +22,19 @@ import java.util.Optional;
  */
 public final class IdentityFilter implements Filter {
     private final SignedIdentity identities;
+    private final String service;
 
-    public IdentityFilter(SignedIdentity identities) {
+    /** @param service this service's name, which an identity must have been made for */
+    public IdentityFilter(SignedIdentity identities, String service) {
         this.identities = identities;
+        this.service = service;
+    }
+
+    /** The request an identity must have been signed for: this service, the method, the path and query as sent. */
+    static SignedIdentity.Target target(String service, HttpServletRequest request) {
+        String query = request.getQueryString();
+        return new SignedIdentity.Target(service, request.getMethod(),
+                request.getRequestURI() + (query == null ? "" : "?" + query));
     }
 
     @Override
@@ -35,7 +45,7 @@ public final class IdentityFilter implements Filter {
             return;
         }
         Optional<CallerIdentity> caller = identities.verify(request.getHeader(SignedIdentity.HEADER),
-                request.getHeader(SignedIdentity.SIGNATURE_HEADER));
+                request.getHeader(SignedIdentity.SIGNATURE_HEADER), target(service, request));
         if (caller.isEmpty()) {
             response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
             response.setContentType("application/problem+json");
