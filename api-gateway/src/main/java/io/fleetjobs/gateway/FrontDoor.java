@@ -136,9 +136,8 @@ final class FrontDoor extends OncePerRequestFilter {
                     + " is over its rate limit; retry after " + wait.toSeconds() + " s");
             return;
         }
-        String query = request.getQueryString();
-        SignedIdentity.Target target = new SignedIdentity.Target(ApiPaths.serviceFor(path), request.getMethod(),
-                request.getRequestURI() + (query == null ? "" : "?" + query));
+        SignedIdentity.Target target = SignedIdentity.Target.of(ApiPaths.serviceFor(path), request.getMethod(), path,
+                request.getQueryString());
         chain.doFilter(new ForwardedRequest(request, identities.sign(caller.get(), target), body), response);
     }
 

@@ -202,8 +202,10 @@ class FrontDoorTest {
     record Seen(String method, String path, Map<String, java.util.List<String>> headers, byte[] body) {
         /** The request the identity must have been signed for, as the service behind sees it. */
         SignedIdentity.Target target() {
-            String pathOnly = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
-            return new SignedIdentity.Target(io.fleetjobs.support.ApiPaths.serviceFor(pathOnly), method, path);
+            int q = path.indexOf('?');
+            String pathOnly = q < 0 ? path : path.substring(0, q);
+            return SignedIdentity.Target.of(io.fleetjobs.support.ApiPaths.serviceFor(pathOnly), method, pathOnly,
+                    q < 0 ? null : path.substring(q + 1));
         }
 
         String header(String name) {

@@ -30,11 +30,13 @@ public final class IdentityFilter implements Filter {
         this.service = service;
     }
 
-    /** The request an identity must have been signed for: this service, the method, the path and query as sent. */
+    /** The request an identity must have been signed for: this service, the method, the path and the query. */
     static SignedIdentity.Target target(String service, HttpServletRequest request) {
-        String query = request.getQueryString();
-        return new SignedIdentity.Target(service, request.getMethod(),
-                request.getRequestURI() + (query == null ? "" : "?" + query));
+        return SignedIdentity.Target.of(service, request.getMethod(), normalisedPath(request), request.getQueryString());
+    }
+
+    static String normalisedPath(HttpServletRequest request) {
+        return request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
     }
 
     @Override
@@ -60,7 +62,6 @@ public final class IdentityFilter implements Filter {
 
     /** Whether the normalised path is {@code /api} or below it (or merely starts so: it is refused rather than risked). */
     static boolean isApi(HttpServletRequest request) {
-        String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
-        return path.startsWith("/api");
+        return normalisedPath(request).startsWith("/api");
     }
 }

@@ -68,11 +68,43 @@ public final class SignedIdentity {
     /**
      * The one request an identity is for.
      *
-     * @param service      the service that is to verify it ({@code spring.application.name}: job-service, …)
+     * @param service      the service that is to verify it ({@link ServiceName}: job-service, scheduler-service)
      * @param method       the HTTP method, upper case
-     * @param pathAndQuery the request's path as sent, with {@code ?query} when there is one
+     * @param pathAndQuery the request's path, with {@code ?query} when there is one, in the canonical form of
+     *                     {@link #of}: what a proxy may change on the way (the order of parameters, how they are
+     *                     escaped) does not count, what they say does
      */
     public record Target(String service, String method, String pathAndQuery) {
+        /** {@code path} as the container decoded and normalised it; {@code rawQuery} as received (null: none). */
+        public static Target of(String service, String method, String path, String rawQuery) {
+            if (rawQuery == null || rawQuery.isEmpty()) {
+                return new Target(service, method, path);
+            }
+            java.util.List<String> pairs = new java.util.ArrayList<>();
+            for (String pair : rawQuery.split("&")) {
+                if (pair.isEmpty()) {
+                    continue;
+                }
+                int eq = pair.indexOf('=');
+                String name = decode(eq < 0 ? pair : pair.substring(0, eq));
+                String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
+                pairs.add(encode(name) + "=" + encode(value));
+            }
+            java.util.Collections.sort(pairs);
+            return new Target(service, method, path + "?" + String.join("&", pairs));
+        }
+
+        private static String decode(String s) {
+            try {
+                return java.net.URLDecoder.decode(s, StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                return s; // a malformed escape is signed as it came
+            }
+        }
+
+        private static String encode(String s) {
+            return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8);
+        }
     }
 
     /** The two header values for {@code caller} calling {@code target}, valid once, for {@link #VALIDITY} from now. */

@@ -59,6 +59,16 @@ class SignedIdentityTest {
     }
 
     @Test
+    void theQueryIsSignedForWhatItSaysNotHowAProxySpellsIt() {
+        Target sent = Target.of("job-service", "GET", "/api/v1/jobs", "state=QUEUED&limit=5&pageToken=a%2Bb%3D");
+        assertThat(Target.of("job-service", "GET", "/api/v1/jobs", "limit=5&pageToken=a%2bb%3d&state=QUEUED"))
+                .as("another order, other escapes").isEqualTo(sent);
+        assertThat(Target.of("job-service", "GET", "/api/v1/jobs", "state=QUEUED&limit=6&pageToken=a%2Bb%3D"))
+                .as("another value").isNotEqualTo(sent);
+        assertThat(Target.of("job-service", "GET", "/api/v1/jobs", null)).isEqualTo(new Target("job-service", "GET", "/api/v1/jobs"));
+    }
+
+    @Test
     void forgedTamperedOrForeignIdentitiesDoNotVerify() {
         SignedIdentity.Signed signed = gateway.sign(alice, LIST);
         String admin = signed.value().replace(";USER;", ";ADMIN;");

@@ -44,9 +44,10 @@ public final class Api {
         SignedIdentity signer = new SignedIdentity(secret, InstantSource.system());
         CallerIdentity caller = new CallerIdentity(tenantId, tenantName, role);
         return new Api("http://127.0.0.1:" + port, (method, path) -> {
-            String pathOnly = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
-            SignedIdentity.Signed signed = signer.sign(caller,
-                    new SignedIdentity.Target(ApiPaths.serviceFor(pathOnly), method, path));
+            int q = path.indexOf('?');
+            String pathOnly = q < 0 ? path : path.substring(0, q);
+            SignedIdentity.Signed signed = signer.sign(caller, SignedIdentity.Target.of(ApiPaths.serviceFor(pathOnly), method,
+                    pathOnly, q < 0 ? null : path.substring(q + 1)));
             return Map.of(SignedIdentity.HEADER, signed.value(), SignedIdentity.SIGNATURE_HEADER, signed.signature());
         });
     }
