@@ -1,6 +1,7 @@
 package io.fleetjobs.gateway;
 
 import io.fleetjobs.support.CallerIdentity;
+import io.fleetjobs.support.ApiPaths;
 import io.fleetjobs.support.SignedIdentity;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,14 +27,14 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *
  * <pre>
  *   any path    strip Authorization and any X-Jobs-Identity* the client sent
- *   /api/**     keys can be checked yet               the platform is starting -> 503 with Retry-After
+ *   /api/**     the body limit (1 MiB)                over it, declared or chunked -> 413
+ *               keys can be checked yet               the platform is starting -> 503 with Retry-After
  *               Authorization: Bearer &lt;api key&gt;      no or unknown or revoked key  -> 401
  *               or Bearer &lt;JWT&gt; where an issuer is    bad signature, expired, another issuer or
  *               configured (jobs.gateway.jwt)         audience, no known tenant in it       -> 401
  *               admin paths need the ADMIN role       /api/v1/admin/**, /api/v1/machines/** -> 403
  *               the tenant's rate limit               over it -> 429 with Retry-After
- *               the body limit (1 MiB)                over it, declared or chunked -> 413
- *               sign the caller's identity for the service behind (valid 60 s)
+ *               sign the caller's identity for this request to the service behind (once, within 10 s)
  * </pre>
  *
  * Everything else (health, the OpenAPI document, Swagger UI) is public. Paths are judged as the container
@@ -73,6 +74,20 @@ final class FrontDoor extends OncePerRequestFilter {
         if (!path.startsWith("/api")) {
             chain.doFilter(new ForwardedRequest(request, null, null), response);
             return;
+        }
+        // the body's size first: before anything is parsed or looked up for a caller not yet known
+        byte[] body = null;
+        long declared = request.getContentLengthLong();
+        if (declared > maxBodyBytes) {
+            tooLarge(response);
+            return;
+        }
+        if (declared < 0 && request.getHeader("Transfer-Encoding") != null) {
+            body = readAtMost(request.getInputStream(), maxBodyBytes + 1);
+            if (body.length > maxBodyBytes) {
+                tooLarge(response);
+                return;
+            }
         }
         if (!keyStore.ready()) {
             // not a 401: the key may be fine, the store cannot say yet (JWTs too: their tenant is looked up there)
@@ -121,20 +136,9 @@ final class FrontDoor extends OncePerRequestFilter {
                     + " is over its rate limit; retry after " + wait.toSeconds() + " s");
             return;
         }
-        byte[] body = null;
-        long declared = request.getContentLengthLong();
-        if (declared > maxBodyBytes) {
-            tooLarge(response);
-            return;
-        }
-        if (declared < 0 && request.getHeader("Transfer-Encoding") != null) {
-            body = readAtMost(request.getInputStream(), maxBodyBytes + 1);
-            if (body.length > maxBodyBytes) {
-                tooLarge(response);
-                return;
-            }
-        }
-        chain.doFilter(new ForwardedRequest(request, identities.sign(caller.get()), body), response);
+        SignedIdentity.Target target = SignedIdentity.Target.of(ApiPaths.serviceFor(path), request.getMethod(), path,
+                request.getQueryString());
+        chain.doFilter(new ForwardedRequest(request, identities.sign(caller.get(), target), body), response);
     }
 
     static boolean adminOnly(String path) {

@@ -89,7 +89,8 @@ class FrontDoorTest {
         Api alice = user("alice", Principal.Role.USER);
         var tenant = tenants.byName("alice").orElseThrow();
         var forged = new SignedIdentity("a-forger-knows-another-secret", InstantSource.system())
-                .sign(new CallerIdentity(tenant.id(), "alice", CallerIdentity.Role.ADMIN));
+                .sign(new CallerIdentity(tenant.id(), "alice", CallerIdentity.Role.ADMIN),
+                        new SignedIdentity.Target("job-service", "POST", "/api/v1/jobs?x=1"));
         var r = alice.post("/api/v1/jobs?x=1", "{\"name\":\"n\"}",
                 Map.of(SignedIdentity.HEADER, forged.value(), SignedIdentity.SIGNATURE_HEADER, forged.signature()));
         assertThat(r.status()).isEqualTo(200);
@@ -98,7 +99,7 @@ class FrontDoorTest {
         assertThat(seen.header("Authorization")).isNull();
         assertThat(new String(seen.body(), StandardCharsets.UTF_8)).isEqualTo("{\"name\":\"n\"}");
         var verified = new SignedIdentity(SECRET, InstantSource.system())
-                .verify(seen.header(SignedIdentity.HEADER), seen.header(SignedIdentity.SIGNATURE_HEADER));
+                .verify(seen.header(SignedIdentity.HEADER), seen.header(SignedIdentity.SIGNATURE_HEADER), seen.target());
         assertThat(verified).contains(new CallerIdentity(tenant.id(), "alice", CallerIdentity.Role.USER));
     }
 
@@ -198,7 +199,15 @@ class FrontDoorTest {
         assertThat(anonymous.get("/webjars/swagger-ui/swagger-ui.css").status()).isEqualTo(200);
     }
 
-    record Seen(String path, Map<String, java.util.List<String>> headers, byte[] body) {
+    record Seen(String method, String path, Map<String, java.util.List<String>> headers, byte[] body) {
+        /** The request the identity must have been signed for, as the service behind sees it. */
+        SignedIdentity.Target target() {
+            int q = path.indexOf('?');
+            String pathOnly = q < 0 ? path : path.substring(0, q);
+            return SignedIdentity.Target.of(io.fleetjobs.support.ApiPaths.serviceFor(pathOnly), method, pathOnly,
+                    q < 0 ? null : path.substring(q + 1));
+        }
+
         String header(String name) {
             return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name)).map(e -> e.getValue().getFirst())
                     .findFirst().orElse(null);
@@ -218,7 +227,7 @@ class FrontDoorTest {
             }
             server.createContext("/", exchange -> {
                 byte[] body = exchange.getRequestBody().readAllBytes();
-                last.set(new Seen(exchange.getRequestURI().toString(), Map.copyOf(exchange.getRequestHeaders()), body));
+                last.set(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().toString(), Map.copyOf(exchange.getRequestHeaders()), body));
                 byte[] answer = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
                 exchange.getResponseHeaders().add("Content-Type", "application/json");
                 exchange.sendResponseHeaders(200, answer.length);

@@ -72,7 +72,8 @@ class JwtFrontDoorTest {
         assertThat(seen).as("the request reached the service").isNotNull();
         assertThat(seen.header("Authorization")).as("the token stays at the gateway").isNull();
         return new SignedIdentity(SECRET, InstantSource.system())
-                .verify(seen.header(SignedIdentity.HEADER), seen.header(SignedIdentity.SIGNATURE_HEADER)).orElseThrow();
+                .verify(seen.header(SignedIdentity.HEADER), seen.header(SignedIdentity.SIGNATURE_HEADER), seen.target())
+                .orElseThrow();
     }
 
     @Test

@@ -9,5 +9,7 @@ public enum MachineStatus {
     /** Silent past the lost TTL; its attempts have ended MACHINE_LOST. */
     LOST,
     /** Taken out of placement by an operator or by the platform (reason shown); running attempts finish. */
-    DRAINING
+    DRAINING,
+    /** Taken out of placement by an operator for a while (maintenance); running attempts go on; uncordon puts it back. */
+    CORDONED
 }

@@ -40,6 +40,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  */
 public final class AttemptReports {
     private final JdbcClient jdbc;
+    private final GpuHolds gpus;
     private final JobStore jobs;
     private final RandomGenerator random;
     private final AttemptMetrics metrics;
@@ -51,6 +52,7 @@ public final class AttemptReports {
     /** {@code meters}: where attempt endings and retries are counted ({@link AttemptMetrics}); null counts nothing. */
     public AttemptReports(JdbcClient jdbc, JobStore jobs, RandomGenerator random, MeterRegistry meters) {
         this.jdbc = jdbc;
+        this.gpus = new GpuHolds(jdbc);
         this.jobs = jobs;
         this.random = random;
         this.metrics = new AttemptMetrics(meters);
@@ -342,6 +344,9 @@ public final class AttemptReports {
                 .param("exits", exits).param("reasons", reasons).param("started", startedAt)
                 .param("out", stdout).param("err", stderr).param("now", JobStore.ts(now))
                 .update();
+        if (ended.stream().anyMatch(r -> current.get(new Key(r.jobId(), r.attempt())).held().gpus() > 0)) {
+            gpus.release(ids, attempts);
+        }
     }
 
     /**

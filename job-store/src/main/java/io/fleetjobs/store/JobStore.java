@@ -212,12 +212,13 @@ public final class JobStore {
     public List<AttemptRecord> attempts(UUID jobId) {
         return jdbc.sql("""
                         select job_id, attempt, machine_id, state, lease_epoch, scheduled_at, started_at, finished_at,
-                               exit_code, failure_reason
+                               exit_code, failure_reason, gpu_indices
                         from attempts where job_id = :id order by attempt""")
                 .param("id", jobId)
                 .query((rs, n) -> new AttemptRecord(rs.getObject(1, UUID.class), rs.getInt(2), rs.getString(3),
                         AttemptState.valueOf(rs.getString(4)), rs.getLong(5), instant(rs, 6), instant(rs, 7),
-                        instant(rs, 8), (Integer) rs.getObject(9), failure(rs.getString(10))))
+                        instant(rs, 8), (Integer) rs.getObject(9), failure(rs.getString(10)),
+                        MachineStore.gpuIndices(rs.getArray(11))))
                 .list();
     }
 

@@ -32,6 +32,11 @@ public final class MachineStore {
             MachineStatus.valueOf(rs.getString("status")), rs.getString("status_reason"),
             JobStore.instant(rs, "last_heartbeat_at"));
 
+    /** A (re)joining machine is READY, unless an operator took it out: that decision outlives the agent. */
+    private static final String KEEP_OPERATORS_STATUS = """
+            status = case when machines.status_source = 'operator' then machines.status else 'READY' end,
+            status_reason = case when machines.status_source = 'operator' then machines.status_reason end""";
+
     private final JdbcClient jdbc;
     private final InstantSource clock;
 
@@ -53,9 +58,9 @@ public final class MachineStore {
                         values (:id, :region, cast(:labels as jsonb), :gpuType, :cpu, :mem, :gpu, 'READY', :now, :now, 1)
                         on conflict (id) do update set region = excluded.region, labels = excluded.labels,
                             gpu_type = excluded.gpu_type, cpu_millis = excluded.cpu_millis, memory_mb = excluded.memory_mb,
-                            gpu_count = excluded.gpu_count, status = 'READY', status_reason = null,
+                            gpu_count = excluded.gpu_count, %s,
                             last_heartbeat_at = excluded.last_heartbeat_at,
-                            capacity_version = machines.capacity_version + 1""")
+                            capacity_version = machines.capacity_version + 1""".formatted(KEEP_OPERATORS_STATUS))
                 .param("id", id).param("region", region).param("labels", Json.write(labels == null ? Map.of() : labels))
                 .param("gpuType", gpuType).param("cpu", cpuMillis).param("mem", memoryMb).param("gpu", gpuCount)
                 .param("now", now)
@@ -79,15 +84,38 @@ public final class MachineStore {
                         values (:id, :region, cast(:labels as jsonb), :gpuType, :cpu, :mem, :gpu, 'READY', :now, :now, 1, 1, :cred)
                         on conflict (id) do update set region = excluded.region, labels = excluded.labels,
                             gpu_type = excluded.gpu_type, cpu_millis = excluded.cpu_millis, memory_mb = excluded.memory_mb,
-                            gpu_count = excluded.gpu_count, status = 'READY', status_reason = null,
+                            gpu_count = excluded.gpu_count, %s,
                             last_heartbeat_at = excluded.last_heartbeat_at, joined_at = excluded.joined_at,
                             capacity_version = machines.capacity_version + 1,
                             incarnation = machines.incarnation + 1, credential_hash = excluded.credential_hash
-                        returning incarnation""")
+                        returning incarnation""".formatted(KEEP_OPERATORS_STATUS))
                 .param("id", id).param("region", region).param("labels", Json.write(labels == null ? Map.of() : labels))
                 .param("gpuType", gpuType).param("cpu", cpuMillis).param("mem", memoryMb).param("gpu", gpuCount)
                 .param("now", now).param("cred", credentialHash)
                 .query(Long.class).single();
+    }
+
+    /** Records the GPU devices a machine offers (null: numbered 0…n-1); call in the transaction of its join. */
+    public void offerGpus(String id, List<io.fleetjobs.model.GpuDevice> devices) {
+        jdbc.sql("update machines set gpu_devices = cast(:devices as jsonb) where id = :id")
+                .param("id", id).param("devices", Json.write(devices == null ? List.of() : devices))
+                .update();
+    }
+
+    /** The GPU devices a machine offers, by index. */
+    public List<io.fleetjobs.model.GpuDevice> gpus(String id) {
+        return jdbc.sql("select gpu_count, gpu_devices::text from machines where id = :id").param("id", id)
+                .query((rs, n) -> GpuHolds.offered(rs.getInt(1), rs.getString(2))).optional().orElse(List.of());
+    }
+
+    /** The GPU devices of every machine that has any, by machine id. */
+    public Map<String, List<io.fleetjobs.model.GpuDevice>> gpusByMachine() {
+        Map<String, List<io.fleetjobs.model.GpuDevice>> gpus = new java.util.HashMap<>();
+        jdbc.sql("select id, gpu_count, gpu_devices::text from machines where gpu_count > 0")
+                .query(rs -> {
+                    gpus.put(rs.getString(1), GpuHolds.offered(rs.getInt(2), rs.getString(3)));
+                });
+        return gpus;
     }
 
     /** The machine a credential belongs to, and its current incarnation. */
@@ -135,10 +163,16 @@ public final class MachineStore {
 
     /**
      * An attempt the database says runs (or is to start) on a machine; {@code execution} (the spec's
-     * command, environment and timeout) only while it is to start (SCHEDULED).
+     * command, environment and timeout) only while it is to start (SCHEDULED), with what it holds: {@code gpus}
+     * the indices of its devices.
      */
     public record LiveAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
-            boolean cancelRequested, io.fleetjobs.model.Execution execution) {
+            boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
+            List<Integer> gpus) {
+        public LiveAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
+                boolean cancelRequested, io.fleetjobs.model.Execution execution) {
+            this(jobId, attempt, epoch, state, cancelRequested, execution, 0, 0, List.of());
+        }
     }
 
     /** The attempts a machine should be running now, with what the agent needs to start them. */
@@ -147,7 +181,8 @@ public final class MachineStore {
         // start them): a heartbeat of a busy machine lists every running attempt, and parsing JSON costs
         return jdbc.sql("""
                         select a.job_id, a.attempt, a.lease_epoch, a.state, j.cancel_requested,
-                               case when a.state = 'SCHEDULED' then j.spec->'execution' end as execution
+                               case when a.state = 'SCHEDULED' then j.spec->'execution' end as execution,
+                               a.cpu_millis, a.memory_mb, a.gpu_indices
                         from attempts a join jobs j on j.id = a.job_id
                         where a.machine_id = :m and a.released_at is null and a.state in ('SCHEDULED', 'RUNNING')""")
                 .param("m", machineId)
@@ -155,9 +190,14 @@ public final class MachineStore {
                     String execution = rs.getString(6);
                     return new LiveAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
                             io.fleetjobs.model.AttemptState.valueOf(rs.getString(4)), rs.getBoolean(5),
-                            execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class));
+                            execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class),
+                            rs.getLong(7), rs.getLong(8), gpuIndices(rs.getArray(9)));
                 })
                 .list();
+    }
+
+    static List<Integer> gpuIndices(java.sql.Array array) throws java.sql.SQLException {
+        return array == null ? List.of() : List.of((Integer[]) array.getArray());
     }
 
     public List<MachineRow> all() {
@@ -166,6 +206,44 @@ public final class MachineStore {
 
     public Optional<MachineRow> get(String id) {
         return jdbc.sql("select " + COLUMNS + " from machines where id = :id").param("id", id).query(MACHINE).optional();
+    }
+
+    /**
+     * An operator's drain, cordon or uncordon: DRAINING and CORDONED are the operator's (a join keeps them), READY is
+     * the platform's again and wakes jobs waiting for room.
+     */
+    public Optional<MachineRow> operate(String id, MachineStatus status, String reason) {
+        jdbc.sql("""
+                        update machines set status = :status, status_reason = :reason,
+                            status_source = case when :status = 'READY' then 'platform' else 'operator' end,
+                            capacity_version = capacity_version + case when :status = 'READY' then 1 else 0 end
+                        where id = :id""")
+                .param("id", id).param("status", status.name()).param("reason", reason)
+                .update();
+        return get(id);
+    }
+
+    /** The platform drains a READY machine that keeps failing attempts, noting when (the hourly budget counts it). */
+    public boolean autoDrain(String id, String reason) {
+        return jdbc.sql("""
+                        update machines set status = 'DRAINING', status_reason = :reason, status_source = 'platform',
+                            auto_drained_at = :now
+                        where id = :id and status = 'READY'""")
+                .param("id", id).param("reason", reason).param("now", JobStore.ts(clock.instant()))
+                .update() == 1;
+    }
+
+    /** Per region: machines not LOST, and those the platform drained since {@code since}. */
+    public Map<String, int[]> regionsDrainedSince(java.time.Instant since) {
+        Map<String, int[]> regions = new java.util.HashMap<>();
+        jdbc.sql("""
+                        select region, count(*) filter (where status <> 'LOST'), count(*) filter (where auto_drained_at > :since)
+                        from machines group by region""")
+                .param("since", JobStore.ts(since))
+                .query(rs -> {
+                    regions.put(rs.getString(1), new int[] {rs.getInt(2), rs.getInt(3)});
+                });
+        return regions;
     }
 
     /** Changes a machine's status, with a reason a person can read. */

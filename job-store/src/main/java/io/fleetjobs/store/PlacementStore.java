@@ -21,10 +21,12 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  */
 public final class PlacementStore {
     private final JdbcClient jdbc;
+    private final GpuHolds gpus;
     private final JobStore jobs;
 
     public PlacementStore(JdbcClient jdbc, JobStore jobs) {
         this.jdbc = jdbc;
+        this.gpus = new GpuHolds(jdbc);
         this.jobs = jobs;
     }
 
@@ -154,8 +156,17 @@ public final class PlacementStore {
                 result = new CommitResult(careful.scheduled(), conflicts);
             }
         }
+        holdGpus(result.scheduled(), attempts);
         defer(deferrals);
         return result;
+    }
+
+    /** Names the devices of the placed attempts that hold GPUs. */
+    private void holdGpus(List<Scheduled> scheduled, List<NewAttempt> attempts) {
+        Map<UUID, Integer> counts = new HashMap<>();
+        attempts.forEach(a -> counts.put(a.job().id(), a.held().gpus()));
+        gpus.hold(scheduled.stream()
+                .map(s -> new GpuHolds.Request(s.jobId(), s.attempt(), s.machineId(), counts.get(s.jobId()))).toList());
     }
 
     /** Free capacity of these machines that are READY, their rows locked in id order. */

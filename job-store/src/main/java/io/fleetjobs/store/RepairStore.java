@@ -97,6 +97,7 @@ public final class RepairStore {
         jdbc.sql("select id from machines order by id for no key update").query(String.class).list();
         jdbc.sql("update attempts set released_at = :now where released_at is null and state not in ('SCHEDULED', 'RUNNING')")
                 .param("now", JobStore.ts(now)).update();
+        new GpuHolds(jdbc).releaseEnded();
         return jdbc.sql("""
                         update machines m set alloc_cpu_millis = coalesce(h.c, 0), alloc_memory_mb = coalesce(h.r, 0),
                             alloc_gpu_count = coalesce(h.g, 0), capacity_version = m.capacity_version + 1

@@ -5,15 +5,11 @@ import java.io.PrintWriter;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import tools.jackson.databind.json.JsonMapper;
 
 /** What every subcommand has: the root's options, the client, where to print. */
 abstract class CommandBase implements Callable<Integer> {
-    @ParentCommand
-    JobCtl root;
-
     @Spec
     CommandSpec spec;
 
@@ -21,7 +17,7 @@ abstract class CommandBase implements Callable<Integer> {
 
     FleetJobsClient client() {
         if (client == null) {
-            client = root.client();
+            client = root().client();
         }
         return client;
     }
@@ -31,7 +27,16 @@ abstract class CommandBase implements Callable<Integer> {
     }
 
     boolean json() {
-        return root.output == JobCtl.Output.json;
+        return root().output == JobCtl.Output.json;
+    }
+
+    /** The root command, however deep this one is ({@code jobctl machines drain}). */
+    JobCtl root() {
+        CommandSpec command = spec;
+        while (!(command.userObject() instanceof JobCtl root)) {
+            command = command.parent();
+        }
+        return root;
     }
 
     PrintWriter out() {

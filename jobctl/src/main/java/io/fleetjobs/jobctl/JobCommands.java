@@ -203,7 +203,8 @@ final class JobCommands {
         }
     }
 
-    @Command(name = "machines", description = "Lists the machines of the fleet.")
+    @Command(name = "machines", description = "Lists the machines of the fleet; drains, cordons and uncordons one (admins).",
+            subcommands = {MachineOperations.Drain.class, MachineOperations.Cordon.class, MachineOperations.Uncordon.class})
     static final class Machines extends CommandBase {
         @Override
         public Integer call() {
@@ -212,10 +213,10 @@ final class JobCommands {
                 printJson(body);
                 return JobCtl.OK;
             }
-            Table t = new Table("ID", "REGION", "STATUS", "CPU", "MEMORY_MB", "GPUS", "GPU_TYPE", "LAST_HEARTBEAT");
+            Table t = new Table("ID", "REGION", "STATUS", "CPU", "MEMORY_MB", "GPUS", "GPU_TYPE", "LAST_HEARTBEAT", "REASON");
             for (Machine m : read(body, MachineList.class).getItems()) {
                 t.row(m.getId(), m.getRegion(), m.getStatus(), used(m, Capacity::getCpu), used(m, Capacity::getMemoryMb),
-                        used(m, Capacity::getGpuCount), m.getGpuType(), m.getLastHeartbeatAt());
+                        used(m, Capacity::getGpuCount), m.getGpuType(), m.getLastHeartbeatAt(), m.getStatusReason());
             }
             t.print(out());
             return JobCtl.OK;

@@ -207,6 +207,25 @@ class JobCtlAgainstStubTest {
     }
 
     @Test
+    void machinesAreDrainedCordonedAndUncordonedWithTheReasonSent() {
+        String drained = """
+                {"id":"gpu-1","region":"us-east-1","status":"DRAINING","statusReason":"drained by admin: bad fan"}""";
+        api.on("POST", "/api/v1/machines/gpu-1/drain", ok(drained));
+        api.on("POST", "/api/v1/machines/gpu-1/cordon", ok(drained.replace("DRAINING", "CORDONED")));
+        api.on("POST", "/api/v1/machines/gpu-1/uncordon", Answer.problem(409, "cannot uncordon gpu-1: the machine is LOST"));
+        Run drain = jobctl("machines", "drain", "gpu-1", "--reason", "bad fan");
+        assertThat(drain.code()).isZero();
+        assertThat(drain.out()).isEqualTo("gpu-1 DRAINING: drained by admin: bad fan\n");
+        assertThat(MODELS.readTree(api.calls("POST", "/api/v1/machines/gpu-1/drain").getFirst().body()).path("reason")
+                .asString()).isEqualTo("bad fan");
+        assertThat(jobctl("machines", "cordon", "gpu-1", "--reason", "r").out()).startsWith("gpu-1 CORDONED");
+        Run refused = jobctl("machines", "uncordon", "gpu-1", "--reason", "r");
+        assertThat(refused.code()).isNotZero();
+        assertThat(refused.err()).contains("the machine is LOST");
+        assertThat(jobctl("machines", "drain", "gpu-1").code()).as("a reason is required").isNotZero();
+    }
+
+    @Test
     void listPagesWithAllAndTellsOfTheNextPageWithout() {
         UUID a = UUID.randomUUID();
         UUID b = UUID.randomUUID();

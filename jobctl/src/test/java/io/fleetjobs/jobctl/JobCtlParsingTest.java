@@ -126,8 +126,8 @@ class JobCtlParsingTest {
 
         ParseResult after = parse("get", ID, "--url", "http://other:8080", "--token", "fj_y", "--output", "JSON");
         JobCommands.Get get = command(after);
-        assertThat(get.root.url).isEqualTo("http://other:8080");
-        assertThat(get.root.token).isEqualTo("fj_y");
+        assertThat(get.root().url).isEqualTo("http://other:8080");
+        assertThat(get.root().token).isEqualTo("fj_y");
         assertThat(get.json()).isTrue();
 
         JobCtl defaults = (JobCtl) parse("machines").commandSpec().userObject();

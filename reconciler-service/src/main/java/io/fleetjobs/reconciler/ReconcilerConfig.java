@@ -1,5 +1,6 @@
 package io.fleetjobs.reconciler;
 
+import io.fleetjobs.reconciler.domain.AutoDrain;
 import io.fleetjobs.reconciler.domain.Liveness;
 import io.fleetjobs.reconciler.sweeps.AllocationSweep;
 import io.fleetjobs.reconciler.sweeps.AutoDrainSweep;
@@ -43,7 +44,8 @@ class ReconcilerConfig {
                 new MachineLivenessSweep(repair, reports, liveness, meters),
                 new ExpiredLeaseSweep(repair, reports, meters),
                 new OverdueAttemptSweep(repair, reports, p.timeoutSlack(), meters),
-                new AutoDrainSweep(repair, new MachineStore(jdbc, clock), p.drainStreak(), Duration.ofMinutes(10), meters),
+                new AutoDrainSweep(repair, new MachineStore(jdbc, clock), new AutoDrain(p.drainStreak(), p.drainSharePerHour()),
+                        Duration.ofMinutes(10), meters),
                 new AllocationSweep(jobs, repair, meters)), clock, p, meters, breakers.circuitBreaker("database"),
                 retries.retry("database"));
     }

@@ -40,7 +40,9 @@ public class IdentityAutoConfiguration {
     @Bean
     @Order(Ordered.HIGHEST_PRECEDENCE + 10)
     @ConditionalOnProperty(name = "jobs.internal-identity.verify", havingValue = "true", matchIfMissing = true)
-    IdentityFilter identityFilter(SignedIdentity identities) {
-        return new IdentityFilter(identities);
+    IdentityFilter identityFilter(SignedIdentity identities, Environment env,
+            org.springframework.beans.factory.ObjectProvider<ServiceName> name) {
+        return new IdentityFilter(identities, name.getIfAvailable(
+                () -> new ServiceName(env.getProperty("spring.application.name", "unnamed"))).value());
     }
 }

@@ -22,9 +22,21 @@ import java.util.Optional;
  */
 public final class IdentityFilter implements Filter {
     private final SignedIdentity identities;
+    private final String service;
 
-    public IdentityFilter(SignedIdentity identities) {
+    /** @param service this service's name, which an identity must have been made for */
+    public IdentityFilter(SignedIdentity identities, String service) {
         this.identities = identities;
+        this.service = service;
+    }
+
+    /** The request an identity must have been signed for: this service, the method, the path and the query. */
+    static SignedIdentity.Target target(String service, HttpServletRequest request) {
+        return SignedIdentity.Target.of(service, request.getMethod(), normalisedPath(request), request.getQueryString());
+    }
+
+    static String normalisedPath(HttpServletRequest request) {
+        return request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
     }
 
     @Override
@@ -35,7 +47,7 @@ public final class IdentityFilter implements Filter {
             return;
         }
         Optional<CallerIdentity> caller = identities.verify(request.getHeader(SignedIdentity.HEADER),
-                request.getHeader(SignedIdentity.SIGNATURE_HEADER));
+                request.getHeader(SignedIdentity.SIGNATURE_HEADER), target(service, request));
         if (caller.isEmpty()) {
             response.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
             response.setContentType("application/problem+json");
@@ -50,7 +62,6 @@ public final class IdentityFilter implements Filter {
 
     /** Whether the normalised path is {@code /api} or below it (or merely starts so: it is refused rather than risked). */
     static boolean isApi(HttpServletRequest request) {
-        String path = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
-        return path.startsWith("/api");
+        return normalisedPath(request).startsWith("/api");
     }
 }

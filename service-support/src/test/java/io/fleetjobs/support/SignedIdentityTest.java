@@ -3,6 +3,7 @@ package io.fleetjobs.support;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fleetjobs.support.SignedIdentity.Target;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -12,58 +13,101 @@ import org.junit.jupiter.api.Test;
 
 class SignedIdentityTest {
     private static final String SECRET = "a-shared-secret-of-some-length";
+    private static final Target LIST = new Target("job-service", "GET", "/api/v1/jobs?state=QUEUED");
     private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-01-01T00:00:00Z"));
     private final InstantSource clock = () -> now.get();
-    private final SignedIdentity identities = new SignedIdentity(SECRET, clock);
+    private final SignedIdentity gateway = new SignedIdentity(SECRET, clock);
+    private final SignedIdentity service = new SignedIdentity(SECRET, clock);
     private final CallerIdentity alice = new CallerIdentity(UUID.randomUUID(), "alice", CallerIdentity.Role.USER);
 
     @Test
-    void whatIsSignedVerifiesUntilItExpires() {
-        SignedIdentity.Signed signed = identities.sign(alice);
-        assertThat(signed.value()).isEqualTo(alice.tenantId() + ";alice;USER;" + now.get().plusSeconds(60).getEpochSecond());
-        assertThat(identities.verify(signed.value(), signed.signature())).contains(alice);
-
+    void whatIsSignedVerifiesForItsRequestUntilItExpires() {
+        SignedIdentity.Signed signed = gateway.sign(alice, LIST);
+        assertThat(signed.value()).startsWith("2;" + alice.tenantId() + ";alice;USER;"
+                + now.get().plus(SignedIdentity.VALIDITY).getEpochSecond() + ";").endsWith(";job-service");
         now.set(now.get().plus(SignedIdentity.VALIDITY));
-        assertThat(identities.verify(signed.value(), signed.signature())).contains(alice);
-        now.set(now.get().plus(Duration.ofSeconds(1)));
-        assertThat(identities.verify(signed.value(), signed.signature())).isEmpty();
+        assertThat(service.verify(signed.value(), signed.signature(), LIST)).contains(alice);
+
+        SignedIdentity.Signed late = gateway.sign(alice, LIST);
+        now.set(now.get().plus(SignedIdentity.VALIDITY).plusSeconds(1));
+        assertThat(service.verify(late.value(), late.signature(), LIST)).as("expired").isEmpty();
+    }
+
+    @Test
+    void anIdentityVerifiesOnceOnly() {
+        SignedIdentity.Signed signed = gateway.sign(alice, LIST);
+        assertThat(service.verify(signed.value(), signed.signature(), LIST)).contains(alice);
+        assertThat(service.verify(signed.value(), signed.signature(), LIST)).as("the same call replayed").isEmpty();
+        SignedIdentity.Signed next = gateway.sign(alice, LIST);
+        assertThat(next.value()).isNotEqualTo(signed.value());
+        assertThat(service.verify(next.value(), next.signature(), LIST)).as("a fresh one").contains(alice);
+    }
+
+    @Test
+    void anIdentityIsBoundToItsServiceMethodPathAndQuery() {
+        for (Target other : new Target[] {new Target("scheduler-service", "GET", "/api/v1/jobs?state=QUEUED"),
+                new Target("job-service", "DELETE", "/api/v1/jobs?state=QUEUED"),
+                new Target("job-service", "GET", "/api/v1/jobs"),
+                new Target("job-service", "GET", "/api/v1/jobs?state=RUNNING"),
+                new Target("job-service", "GET", "/api/v1/admin/tenants")}) {
+            SignedIdentity.Signed signed = gateway.sign(alice, LIST);
+            assertThat(service.verify(signed.value(), signed.signature(), other)).as("%s", other).isEmpty();
+        }
+        SignedIdentity.Signed forScheduler = gateway.sign(alice, new Target("scheduler-service", "GET", "/api/v1/jobs?state=QUEUED"));
+        assertThat(service.verify(forScheduler.value(), forScheduler.signature(), LIST))
+                .as("made for another service, presented to this one").isEmpty();
+    }
+
+    @Test
+    void theQueryIsSignedForWhatItSaysNotHowAProxySpellsIt() {
+        Target sent = Target.of("job-service", "GET", "/api/v1/jobs", "state=QUEUED&limit=5&pageToken=a%2Bb%3D");
+        assertThat(Target.of("job-service", "GET", "/api/v1/jobs", "limit=5&pageToken=a%2bb%3d&state=QUEUED"))
+                .as("another order, other escapes").isEqualTo(sent);
+        assertThat(Target.of("job-service", "GET", "/api/v1/jobs", "state=QUEUED&limit=6&pageToken=a%2Bb%3D"))
+                .as("another value").isNotEqualTo(sent);
+        assertThat(Target.of("job-service", "GET", "/api/v1/jobs", null)).isEqualTo(new Target("job-service", "GET", "/api/v1/jobs"));
     }
 
     @Test
     void forgedTamperedOrForeignIdentitiesDoNotVerify() {
-        SignedIdentity.Signed signed = identities.sign(alice);
+        SignedIdentity.Signed signed = gateway.sign(alice, LIST);
         String admin = signed.value().replace(";USER;", ";ADMIN;");
-        assertThat(identities.verify(admin, signed.signature())).isEmpty();
-        assertThat(identities.verify(signed.value(), null)).isEmpty();
-        assertThat(identities.verify(null, signed.signature())).isEmpty();
-        assertThat(identities.verify(signed.value(), "not base64 !")).isEmpty();
-        assertThat(identities.verify(signed.value(), signed.signature().substring(1))).isEmpty();
+        assertThat(service.verify(admin, signed.signature(), LIST)).isEmpty();
+        assertThat(service.verify(signed.value(), null, LIST)).isEmpty();
+        assertThat(service.verify(null, signed.signature(), LIST)).isEmpty();
+        assertThat(service.verify(signed.value(), "not base64 !", LIST)).isEmpty();
+        assertThat(service.verify(signed.value(), signed.signature().substring(1), LIST)).isEmpty();
 
-        SignedIdentity other = new SignedIdentity("another-secret-entirely", clock);
-        SignedIdentity.Signed foreign = other.sign(alice);
-        assertThat(identities.verify(foreign.value(), foreign.signature())).isEmpty();
+        SignedIdentity.Signed foreign = new SignedIdentity("another-secret-entirely", clock).sign(alice, LIST);
+        assertThat(service.verify(foreign.value(), foreign.signature(), LIST)).isEmpty();
 
         SignedIdentity none = new SignedIdentity("", clock);
-        assertThat(none.verify(signed.value(), signed.signature())).isEmpty();
-        assertThatThrownBy(() -> none.sign(alice)).isInstanceOf(IllegalStateException.class);
+        assertThat(none.verify(signed.value(), signed.signature(), LIST)).isEmpty();
+        assertThatThrownBy(() -> none.sign(alice, LIST)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
     void anIdentityClaimingALongLifeIsRefusedEvenWhenSigned() {
         // signed by a gateway whose clock runs ten minutes ahead
         SignedIdentity ahead = new SignedIdentity(SECRET, () -> now.get().plus(Duration.ofMinutes(10)));
-        SignedIdentity.Signed signed = ahead.sign(alice);
-        assertThat(identities.verify(signed.value(), signed.signature())).isEmpty();
+        SignedIdentity.Signed signed = ahead.sign(alice, LIST);
+        assertThat(service.verify(signed.value(), signed.signature(), LIST)).isEmpty();
     }
 
     @Test
     void malformedValuesAreRefusedEvenWithAValidMac() {
-        long expires = now.get().plusSeconds(30).getEpochSecond();
-        for (String value : new String[] {"x;alice;USER;" + expires, alice.tenantId() + ";al ice;USER;" + expires,
-                alice.tenantId() + ";alice;ROOT;" + expires, alice.tenantId() + ";alice;USER", alice.tenantId() + ";alice;USER;soon",
-                alice.tenantId() + ";alice;USER;" + expires + ";extra"}) {
-            String mac = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(hmac(value));
-            assertThat(identities.verify(value, mac)).as(value).isEmpty();
+        long expires = now.get().plusSeconds(5).getEpochSecond();
+        String id = alice.tenantId().toString();
+        for (String value : new String[] {"2;x;alice;USER;" + expires + ";n1;job-service",
+                "2;" + id + ";al ice;USER;" + expires + ";n2;job-service",
+                "2;" + id + ";alice;ROOT;" + expires + ";n3;job-service",
+                "2;" + id + ";alice;USER;soon;n4;job-service",
+                "2;" + id + ";alice;USER;" + expires + ";n5",
+                "1;" + id + ";alice;USER;" + expires + ";n6;job-service",
+                id + ";alice;USER;" + expires, // the old form
+                "2;" + id + ";alice;USER;" + expires + ";n7;job-service;extra"}) {
+            String mac = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(hmac(value, LIST));
+            assertThat(service.verify(value, mac, LIST)).as(value).isEmpty();
         }
     }
 
@@ -74,11 +118,12 @@ class SignedIdentityTest {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
-    private static byte[] hmac(String value) {
+    private static byte[] hmac(String value, Target target) {
         try {
             javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
             mac.init(new javax.crypto.spec.SecretKeySpec(SECRET.getBytes(java.nio.charset.StandardCharsets.UTF_8), "HmacSHA256"));
-            return mac.doFinal(value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return mac.doFinal((value + "\n" + target.method() + "\n" + target.pathAndQuery())
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
         } catch (java.security.GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }

@@ -97,6 +97,35 @@ class GatewaySecurityTest {
         assertThat(owner.get("/api/v1/jobs/" + id).field("state")).isNotEqualTo("CANCELED");
     }
 
+    /**
+     * An identity header seen once (on the wire between gateway and service, in a log) buys nothing: not the same
+     * call again, not another path, not another service. Signed here as the gateway signs, with the real secret.
+     */
+    @Test
+    void aReplayedIdentityIsRefusedForTheSameCallAnotherPathAndAnotherService() {
+        Api tenant = platform.tenant("replayed");
+        String id = tenant.post("/api/v1/jobs", spec("replayed")).field("id");
+        SignedIdentity signer = new SignedIdentity(Platform.INTERNAL_SECRET, InstantSource.system());
+        CallerIdentity admin = new CallerIdentity(UUID.randomUUID(), "replayed", CallerIdentity.Role.ADMIN);
+        SignedIdentity.Signed seen = signer.sign(admin, new SignedIdentity.Target("job-service", "GET", "/api/v1/jobs"));
+        Map<String, String> headers = Map.of(SignedIdentity.HEADER, seen.value(), SignedIdentity.SIGNATURE_HEADER,
+                seen.signature());
+        Api jobService = new Api(platform.jobServicePort(), null).withHeaders(headers);
+        assertThat(jobService.get("/api/v1/jobs").status()).as("the call it was made for, once").isEqualTo(200);
+        assertThat(jobService.get("/api/v1/jobs").status()).as("the same call again").isEqualTo(401);
+
+        SignedIdentity.Signed fresh = signer.sign(admin, new SignedIdentity.Target("job-service", "GET", "/api/v1/jobs"));
+        Api other = new Api(platform.jobServicePort(), null).withHeaders(Map.of(SignedIdentity.HEADER, fresh.value(),
+                SignedIdentity.SIGNATURE_HEADER, fresh.signature()));
+        assertThat(other.get("/api/v1/jobs/" + id).status()).as("another path").isEqualTo(401);
+        assertThat(other.post("/api/v1/admin/tenants", "{\"name\":\"minted\"}").status()).as("another method").isEqualTo(401);
+        assertThat(new Api(platform.schedulerPort(), null).withHeaders(Map.of(SignedIdentity.HEADER, fresh.value(),
+                SignedIdentity.SIGNATURE_HEADER, fresh.signature())).get("/api/v1/jobs").status())
+                .as("another service").isEqualTo(401);
+        assertThat(platform.admin.post("/api/v1/admin/tenants", "{\"name\":\"minted\"}").status())
+                .as("the replayed admin identity created nothing").isEqualTo(201);
+    }
+
     @Test
     void theServicesPortsGrantNothingWithForgedHeadersOrRawKeys() {
         Api tenant = platform.tenant("direct");
@@ -106,7 +135,8 @@ class GatewaySecurityTest {
         Map<String, String> forged = Map.of(SignedIdentity.HEADER, someone + ";direct;ADMIN;" + expires,
                 SignedIdentity.SIGNATURE_HEADER, "bm90LWEtc2lnbmF0dXJl");
         var otherSecret = new SignedIdentity("a-secret-nobody-configured", InstantSource.system())
-                .sign(new CallerIdentity(someone, "admin", CallerIdentity.Role.ADMIN));
+                .sign(new CallerIdentity(someone, "admin", CallerIdentity.Role.ADMIN),
+                        new SignedIdentity.Target("job-service", "GET", "/api/v1/jobs"));
         Map<String, String> wrongKey = Map.of(SignedIdentity.HEADER, otherSecret.value(),
                 SignedIdentity.SIGNATURE_HEADER, otherSecret.signature());
 

@@ -163,6 +163,15 @@ final class Platform implements AutoCloseable {
      * ({@code --key=value}) replace the defaults.
      */
     AgentProcess agent(String machineId, int schedulerPort, String... extraArgs) {
+        return agent(machineId, schedulerPort, Map.of(), extraArgs);
+    }
+
+    /**
+     * As {@link #agent(String, int, String...)}, with {@code environment} added to the agent's (a PATH with a
+     * stand-in nvidia-smi, say); an extra argument with an empty value ({@code --jobs.worker.gpu-count=}) removes a
+     * default, so that the agent detects it.
+     */
+    AgentProcess agent(String machineId, int schedulerPort, Map<String, String> environment, String... extraArgs) {
         Path jar = Path.of("..", "worker-agent", "target", "worker-agent.jar");
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar.toAbsolutePath() + " is missing: build worker-agent first");
@@ -182,7 +191,11 @@ final class Platform implements AutoCloseable {
         settings.put("jobs.worker.kafka-bootstrap-servers", kafka.bootstrapServers());
         for (String arg : extraArgs) { // --key=value, replacing the default of the same key
             int eq = arg.indexOf('=');
-            settings.put(arg.substring(2, eq), arg.substring(eq + 1));
+            if (eq == arg.length() - 1) {
+                settings.remove(arg.substring(2, eq));
+            } else {
+                settings.put(arg.substring(2, eq), arg.substring(eq + 1));
+            }
         }
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-XX:+UseSerialGC",
@@ -190,8 +203,10 @@ final class Platform implements AutoCloseable {
         settings.forEach((k, v) -> command.add("--" + k + "=" + v));
         try {
             Files.createDirectories(dir);
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile())).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile()));
+            builder.environment().putAll(environment);
+            Process p = builder.start();
             AgentProcess agent = new AgentProcess(machineId, p, dir.resolve("agent.log"));
             agents.add(agent);
             return agent;

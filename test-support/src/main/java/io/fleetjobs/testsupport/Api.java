@@ -1,5 +1,6 @@
 package io.fleetjobs.testsupport;
 
+import io.fleetjobs.support.ApiPaths;
 import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.support.SignedIdentity;
 import java.net.URI;
@@ -10,7 +11,7 @@ import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Supplier;
+import java.util.function.BiFunction;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -23,13 +24,14 @@ public final class Api {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private final String base;
-    private final Supplier<Map<String, String>> credentials;
+    /** The credential headers of a request, by its method and path (a signed identity is made for one request). */
+    private final BiFunction<String, String, Map<String, String>> credentials;
 
     public Api(int port, String token) {
         this("http://127.0.0.1:" + port, bearer(token));
     }
 
-    private Api(String base, Supplier<Map<String, String>> credentials) {
+    private Api(String base, BiFunction<String, String, Map<String, String>> credentials) {
         this.base = base;
         this.credentials = credentials;
     }
@@ -41,8 +43,11 @@ public final class Api {
     public static Api withIdentity(int port, String secret, UUID tenantId, String tenantName, CallerIdentity.Role role) {
         SignedIdentity signer = new SignedIdentity(secret, InstantSource.system());
         CallerIdentity caller = new CallerIdentity(tenantId, tenantName, role);
-        return new Api("http://127.0.0.1:" + port, () -> {
-            SignedIdentity.Signed signed = signer.sign(caller);
+        return new Api("http://127.0.0.1:" + port, (method, path) -> {
+            int q = path.indexOf('?');
+            String pathOnly = q < 0 ? path : path.substring(0, q);
+            SignedIdentity.Signed signed = signer.sign(caller, SignedIdentity.Target.of(ApiPaths.serviceFor(pathOnly), method,
+                    pathOnly, q < 0 ? null : path.substring(q + 1)));
             return Map.of(SignedIdentity.HEADER, signed.value(), SignedIdentity.SIGNATURE_HEADER, signed.signature());
         });
     }
@@ -55,7 +60,7 @@ public final class Api {
     /** The same server, with these headers and nothing else as credentials (a forged identity, say). */
     public Api withHeaders(Map<String, String> headers) {
         Map<String, String> copy = Map.copyOf(headers);
-        return new Api(base, () -> copy);
+        return new Api(base, (method, path) -> copy);
     }
 
     public int port() {
@@ -63,11 +68,11 @@ public final class Api {
     }
 
     public Response get(String path) {
-        return send(request(path).GET());
+        return send(request("GET", path).GET());
     }
 
     public Response delete(String path) {
-        return send(request(path).DELETE());
+        return send(request("DELETE", path).DELETE());
     }
 
     public Response post(String path, String body) {
@@ -75,7 +80,7 @@ public final class Api {
     }
 
     public Response post(String path, String body, Map<String, String> headers) {
-        HttpRequest.Builder r = request(path).header("Content-Type", "application/json")
+        HttpRequest.Builder r = request("POST", path).header("Content-Type", "application/json")
                 .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         headers.forEach(r::header);
         return send(r);
@@ -83,24 +88,24 @@ public final class Api {
 
     /** A POST whose body goes out as it is produced: chunked, with no Content-Length. */
     public Response postStreamed(String path, byte[] body) {
-        HttpRequest.Builder r = request(path).header("Content-Type", "application/json")
+        HttpRequest.Builder r = request("POST", path).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofByteArray(body)));
         return send(r);
     }
 
-    private HttpRequest.Builder request(String path) {
+    private HttpRequest.Builder request(String method, String path) {
         HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(base + path));
-        credentials.get().forEach(r::header);
+        credentials.apply(method, path).forEach(r::header);
         return r;
     }
 
-    private static Supplier<Map<String, String>> bearer(String token) {
+    private static BiFunction<String, String, Map<String, String>> bearer(String token) {
         Map<String, String> headers = new LinkedHashMap<>();
         if (token != null) {
             headers.put("Authorization", "Bearer " + token);
         }
         Map<String, String> fixed = Map.copyOf(headers);
-        return () -> fixed;
+        return (method, path) -> fixed;
     }
 
     private Response send(HttpRequest.Builder request) {

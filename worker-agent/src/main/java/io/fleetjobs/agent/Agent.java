@@ -16,6 +16,7 @@ import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
 import io.fleetjobs.model.agent.AgentProtocol.Kill;
+import io.fleetjobs.model.GpuAssignment;
 import io.fleetjobs.model.agent.AgentProtocol.Lease;
 import io.fleetjobs.model.agent.AttemptReport;
 import java.time.Duration;
@@ -125,7 +126,7 @@ final class Agent implements SmartLifecycle {
         Instant deadline = clock.instant().plus(properties.joinTimeout());
         JoinRequest request = new JoinRequest(resources.machineId(), properties.region(), properties.labels(),
                 resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType(),
-                runner.isolation().wire());
+                runner.isolation().wire(), resources.gpus());
         while (true) {
             try {
                 identity = scheduler.join(properties.joinToken(), request);
@@ -213,7 +214,7 @@ final class Agent implements SmartLifecycle {
 
     private void startInContext(AttemptKey key, Lease lease) {
         try {
-            Attempt process = runner.start(key, lease.command(), lease.env(),
+            Attempt process = runner.start(key, lease.command(), withDevices(lease.env(), lease.gpus()),
                     new Requested(lease.cpuMillis(), lease.memoryMb()));
             Instant deadline = lease.timeoutSeconds() == null ? null
                     : process.startedAt().plusSeconds(lease.timeoutSeconds());
@@ -241,6 +242,22 @@ final class Agent implements SmartLifecycle {
             default -> new AttemptReport(key.jobId(), key.attempt(), epoch, machineId, AttemptState.FAILED, null,
                     FailureReason.START_FAILED, null, now, "", e.getMessage());
         };
+    }
+
+    /**
+     * The job's environment with the GPUs it holds named: CUDA numbers devices in PCI bus order, as nvidia-smi
+     * and the lease do, only when told to. On a machine with GPUs a job that holds none is shown none.
+     */
+    Map<String, String> withDevices(Map<String, String> env, List<Integer> gpus) {
+        if (resources.gpuCount() == 0 && gpus.isEmpty()) {
+            return env;
+        }
+        Map<String, String> withDevices = new java.util.LinkedHashMap<>(env == null ? Map.of() : env);
+        String visible = GpuAssignment.visibleDevices(gpus);
+        withDevices.put("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        withDevices.put("CUDA_VISIBLE_DEVICES", visible);
+        withDevices.put("NVIDIA_VISIBLE_DEVICES", gpus.isEmpty() ? "void" : visible);
+        return withDevices;
     }
 
     /** An attempt's process is gone: its final report waits for the scheduler's acknowledgement. */

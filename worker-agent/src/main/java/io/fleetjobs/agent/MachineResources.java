@@ -3,13 +3,24 @@ package io.fleetjobs.agent;
 import io.fleetjobs.agent.resources.GpuInventory;
 import io.fleetjobs.agent.resources.HostResources;
 import io.fleetjobs.agent.resources.NvidiaSmi;
+import io.fleetjobs.model.GpuDevice;
 import java.math.BigDecimal;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.List;
 
-/** What this machine offers: configured where set, detected otherwise. */
-record MachineResources(String machineId, long cpuMillis, long memoryMb, int gpuCount, String gpuType) {
+/**
+ * What this machine offers: configured where set, detected otherwise.
+ *
+ * @param gpus the {@code gpuCount} devices offered: as nvidia-smi lists them, or numbered 0…n-1 where the count was
+ *             set by hand and nvidia-smi does not list as many of the type
+ */
+record MachineResources(String machineId, long cpuMillis, long memoryMb, int gpuCount, String gpuType, List<GpuDevice> gpus) {
+
+    MachineResources(String machineId, long cpuMillis, long memoryMb, int gpuCount, String gpuType) {
+        this(machineId, cpuMillis, memoryMb, gpuCount, gpuType, GpuDevice.numbered(gpuCount));
+    }
 
     static MachineResources resolve(WorkerProperties p) {
         if (p.joinToken() == null || p.joinToken().isBlank()) {
@@ -32,21 +43,27 @@ record MachineResources(String machineId, long cpuMillis, long memoryMb, int gpu
         }
         int gpuCount;
         String gpuType;
+        List<GpuDevice> devices;
         if (p.gpuCount() != null) {
             if (p.gpuCount() < 0) {
                 throw new IllegalStateException("jobs.worker.gpu-count must be 0 or more, not " + p.gpuCount());
             }
             gpuCount = p.gpuCount();
             gpuType = p.gpuType();
+            GpuInventory detected = gpuCount > 0 ? NvidiaSmi.detect(Duration.ofSeconds(10)).orElse(GpuInventory.NONE)
+                    : GpuInventory.NONE;
             if (gpuCount > 0 && gpuType == null) {
-                gpuType = NvidiaSmi.detect(Duration.ofSeconds(10)).map(GpuInventory::type).orElse(null);
+                gpuType = detected.type();
             }
+            devices = detected.offered().size() >= gpuCount ? detected.offered().subList(0, gpuCount)
+                    : GpuDevice.numbered(gpuCount);
         } else {
             GpuInventory gpus = NvidiaSmi.detect(Duration.ofSeconds(10)).orElse(GpuInventory.NONE);
             gpuCount = gpus.count();
             gpuType = p.gpuType() != null ? p.gpuType() : gpus.type();
+            devices = gpus.offered();
         }
-        return new MachineResources(machineId, cpuMillis, memoryMb, gpuCount, gpuCount == 0 ? null : gpuType);
+        return new MachineResources(machineId, cpuMillis, memoryMb, gpuCount, gpuCount == 0 ? null : gpuType, devices);
     }
 
     private static String hostname() {

@@ -1,5 +1,6 @@
 package io.fleetjobs.model.agent;
 
+import io.fleetjobs.model.GpuDevice;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -23,9 +24,15 @@ public final class AgentProtocol {
      * @param isolation how the agent holds attempts apart on the machine: {@code "sandbox"} (own uid, pid, mount
      *                  and IPC namespaces, a cgroup each) or {@code "none"} (the agent's uid, no limits); optional,
      *                  null from agents that do not say
+     * @param gpus      the devices behind {@code gpuCount}, by index; null or empty: devices 0…gpuCount-1
      */
     public record JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
-            int gpuCount, String gpuType, String isolation) {
+            int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus) {
+
+        public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
+                int gpuCount, String gpuType, String isolation) {
+            this(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, isolation, null);
+        }
 
         public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
                 int gpuCount, String gpuType) {
@@ -52,18 +59,27 @@ public final class AgentProtocol {
     }
 
     /**
-     * An attempt to start: the command, its environment, its time limit, and what it asked for, which a
+     * An attempt to start: the command, its environment, its time limit, and what it holds on the machine, which a
      * sandboxing agent enforces with a cgroup.
      *
      * @param cpuMillis the CPU the job asked for, in millicores; optional (null: no CPU quota)
      * @param memoryMb  the memory the job asked for; optional (null: no memory limit)
+     * @param gpus      the indices of the GPUs it holds (empty when none); the agent shows it exactly these
      */
     public record Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
-            Integer timeoutSeconds, Long cpuMillis, Long memoryMb) {
+            Integer timeoutSeconds, Long cpuMillis, Long memoryMb, List<Integer> gpus) {
+        public Lease {
+            gpus = gpus == null ? List.of() : List.copyOf(gpus);
+        }
+
+        public Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
+                Integer timeoutSeconds, Long cpuMillis, Long memoryMb) {
+            this(jobId, attempt, epoch, command, env, timeoutSeconds, cpuMillis, memoryMb, List.of());
+        }
 
         public Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
                 Integer timeoutSeconds) {
-            this(jobId, attempt, epoch, command, env, timeoutSeconds, null, null);
+            this(jobId, attempt, epoch, command, env, timeoutSeconds, null, null, List.of());
         }
     }
 

@@ -51,10 +51,10 @@ record JobView(
     }
 
     record AttemptView(int attempt, String machineId, String state, Instant scheduledAt, Instant startedAt,
-            Instant finishedAt, Integer exitCode, FailureReason failureReason) {
+            Instant finishedAt, Integer exitCode, FailureReason failureReason, List<Integer> gpus) {
         static AttemptView of(AttemptRecord a) {
             return new AttemptView(a.attempt(), a.machineId(), a.state().name(), a.scheduledAt(), a.startedAt(),
-                    a.finishedAt(), a.exitCode(), a.failureReason());
+                    a.finishedAt(), a.exitCode(), a.failureReason(), a.gpus());
         }
     }
 

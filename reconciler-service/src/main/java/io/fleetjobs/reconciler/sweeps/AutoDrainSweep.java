@@ -1,38 +1,40 @@
 package io.fleetjobs.reconciler.sweeps;
 
-import io.fleetjobs.model.FailureReason;
-import io.fleetjobs.model.MachineStatus;
+import io.fleetjobs.reconciler.domain.AutoDrain;
 import io.fleetjobs.store.MachineStore;
 import io.fleetjobs.store.RepairStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumSet;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A machine on which the last {@code streak} attempts all failed to start or were lost is taken out
- * of placement (DRAINING) with the reason shown, so that a broken machine does not eat every job's
- * platform budget. An operator puts it back.
+ * Applies {@link AutoDrain} to the READY machines that ended an attempt with a platform failure lately: drains
+ * those it says to, logs and counts those it withholds. An operator puts a drained machine back (uncordon).
  */
 public final class AutoDrainSweep implements Sweep {
     private static final Logger log = LoggerFactory.getLogger(AutoDrainSweep.class);
-    private static final Set<FailureReason> MACHINE_FAULTS =
-            EnumSet.of(FailureReason.START_FAILED, FailureReason.MACHINE_LOST, FailureReason.LEASE_EXPIRED);
+    private static final Duration HOUR = Duration.ofHours(1);
 
     private final RepairStore repair;
     private final MachineStore machines;
-    private final int streak;
+    private final AutoDrain rule;
     private final Duration lookBack;
     private final MeterRegistry meters;
 
     public AutoDrainSweep(RepairStore repair, MachineStore machines, int streak, Duration lookBack, MeterRegistry meters) {
+        this(repair, machines, new AutoDrain(streak, 0.1), lookBack, meters);
+    }
+
+    public AutoDrainSweep(RepairStore repair, MachineStore machines, AutoDrain rule, Duration lookBack, MeterRegistry meters) {
         this.repair = repair;
         this.machines = machines;
-        this.streak = streak;
+        this.rule = rule;
         this.lookBack = lookBack;
         this.meters = meters;
     }
@@ -44,19 +46,34 @@ public final class AutoDrainSweep implements Sweep {
 
     @Override
     public int run(Instant now) {
+        List<AutoDrain.Candidate> candidates = new ArrayList<>();
+        for (String machine : repair.machinesWithRecentPlatformFailures(now.minus(lookBack)).stream().sorted().toList()) {
+            machines.get(machine).ifPresent(m -> candidates.add(
+                    new AutoDrain.Candidate(machine, m.region(), repair.lastOutcomes(machine, rule.streak()))));
+        }
+        if (candidates.isEmpty()) {
+            return 0;
+        }
+        Map<String, AutoDrain.Region> regions = new HashMap<>();
+        machines.regionsDrainedSince(now.minus(HOUR)).forEach((r, c) -> regions.put(r, new AutoDrain.Region(c[0], c[1])));
         int drained = 0;
-        for (String machine : repair.machinesWithRecentPlatformFailures(now.minus(lookBack))) {
-            List<FailureReason> last = repair.lastOutcomes(machine, streak);
-            if (last.size() == streak && last.stream().allMatch(MACHINE_FAULTS::contains)) {
-                String reason = "drained automatically: the last " + streak + " attempts here failed to start or were lost"
-                        + " (last: " + last.getFirst() + ")";
-                if (machines.setStatus(machine, MachineStatus.DRAINING, reason)) {
-                    log.warn("machine {} {}", machine, reason);
-                    drained++;
+        int withheld = 0;
+        for (AutoDrain.Action action : rule.decide(candidates, regions)) {
+            switch (action) {
+                case AutoDrain.Action.Drain d -> {
+                    if (machines.autoDrain(d.machineId(), d.reason())) {
+                        log.warn("machine {} {}", d.machineId(), d.reason());
+                        drained++;
+                    }
+                }
+                case AutoDrain.Action.Withhold w -> {
+                    log.warn("machine {} {}", w.machineId(), w.reason());
+                    withheld++;
                 }
             }
         }
         meters.counter("reconciler.actions", "kind", "machine-drained").increment(drained);
+        meters.counter("reconciler.actions", "kind", "machine-drain-withheld").increment(withheld);
         return drained;
     }
 }

@@ -7,6 +7,7 @@ import io.fleetjobs.model.Ids;
 import io.fleetjobs.model.JobEvent;
 import io.fleetjobs.model.JobEventType;
 import io.fleetjobs.model.JobState;
+import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Json;
@@ -114,5 +115,54 @@ class SchedulerServiceTest {
         assertThat(Api.withIdentity(port, "a-secret-this-service-lacks", UUID.randomUUID(), "admin", CallerIdentity.Role.ADMIN)
                 .get("/api/v1/machines").status()).isEqualTo(401);
         assertThat(admin.as(null).get("/actuator/health").status()).isIn(200, 503);
+    }
+
+    @Test
+    void anOperatorDrainsCordonsAndUncordonsAMachineWithAReasonAndAJoinKeepsTheirWord() {
+        machines.register("ops-1", "eu", Map.of(), null, 4_000, 8_192, 0);
+        Api admin = Api.withIdentity(port, SECRET, UUID.randomUUID(), "alice", CallerIdentity.Role.ADMIN);
+
+        var drained = admin.post("/api/v1/machines/ops-1/drain", "{\"reason\": \"disk replacement\"}");
+        assertThat(drained.status()).as(drained.body()).isEqualTo(200);
+        assertThat(drained.field("status")).isEqualTo("DRAINING");
+        assertThat(drained.field("statusReason")).isEqualTo("drained by alice: disk replacement");
+        // the agent restarts: an operator's word outlives it
+        machines.register("ops-1", "eu", Map.of(), null, 4_000, 8_192, 0);
+        assertThat(machines.get("ops-1").orElseThrow().status()).isEqualTo(MachineStatus.DRAINING);
+
+        assertThat(admin.post("/api/v1/machines/ops-1/cordon", "{\"reason\": \"kernel update\"}").field("status"))
+                .isEqualTo("CORDONED");
+        var back = admin.post("/api/v1/machines/ops-1/uncordon", "{\"reason\": \"done\"}");
+        assertThat(back.field("status")).isEqualTo("READY");
+        assertThat(back.field("statusReason")).isEqualTo("uncordoned by alice: done");
+        assertThat(admin.post("/api/v1/machines/ops-1/uncordon", "{\"reason\": \"again\"}").field("statusReason"))
+                .as("uncordon of a READY machine changes nothing").isEqualTo("uncordoned by alice: done");
+        // the platform's status is the platform's again: a join clears it
+        machines.register("ops-1", "eu", Map.of(), null, 4_000, 8_192, 0);
+        assertThat(machines.get("ops-1").orElseThrow().statusReason()).isNull();
+    }
+
+    @Test
+    void badOperatorRequestsAreRefusedWithTheFieldNamedAndChangeNothing() {
+        machines.register("ops-2", "eu", Map.of(), null, 4_000, 8_192, 0);
+        Api admin = Api.withIdentity(port, SECRET, UUID.randomUUID(), "alice", CallerIdentity.Role.ADMIN);
+        for (String body : new String[] {"{}", "{\"reason\": \"  \"}", "{\"reason\": 7}", "",
+                "{\"reason\": \"" + "x".repeat(501) + "\"}"}) {
+            var refused = admin.post("/api/v1/machines/ops-2/drain", body);
+            assertThat(refused.status()).as(body).isEqualTo(400);
+            assertThat(refused.contentType()).startsWith("application/problem+json");
+            assertThat(refused.json().get("errors").get(0).get("field").asString()).isEqualTo("reason");
+        }
+        assertThat(admin.post("/api/v1/machines/ops-2/drain", "{not json").json().get("errors").get(0).get("field")
+                .asString()).isEqualTo("body");
+        assertThat(machines.get("ops-2").orElseThrow().status()).isEqualTo(MachineStatus.READY);
+        assertThat(admin.post("/api/v1/machines/no-such/drain", "{\"reason\": \"x\"}").status()).isEqualTo(404);
+        Api user = Api.withIdentity(port, SECRET, UUID.randomUUID(), "mallory", CallerIdentity.Role.USER);
+        assertThat(user.post("/api/v1/machines/ops-2/drain", "{\"reason\": \"x\"}").status()).isEqualTo(403);
+        jdbc.sql("update machines set status = 'LOST' where id = 'ops-2'").update();
+        var lost = admin.post("/api/v1/machines/ops-2/cordon", "{\"reason\": \"x\"}");
+        assertThat(lost.status()).isEqualTo(409);
+        assertThat(lost.json().get("detail").asString()).contains("LOST");
+        assertThat(machines.get("ops-2").orElseThrow().status()).isEqualTo(MachineStatus.LOST);
     }
 }

@@ -1,5 +1,6 @@
 package io.fleetjobs.agent.resources;
 
+import io.fleetjobs.model.GpuDevice;
 import java.util.List;
 import java.util.Objects;
 
@@ -10,9 +11,17 @@ import java.util.Objects;
  * @param type   the short model name that jobs ask for ({@code "H100"}, {@code "RTX4090"}); null when none
  * @param models every GPU's full name as the driver reports it, in device index order; on a machine with
  *               mixed models it also lists those not counted (see {@link NvidiaSmi#parse})
+ * @param offered the {@code count} devices offered, those of {@code type}, in index order
  */
-public record GpuInventory(int count, String type, List<String> models) {
-    public static final GpuInventory NONE = new GpuInventory(0, null, List.of());
+public record GpuInventory(int count, String type, List<String> models, List<GpuDevice> offered) {
+    public static final GpuInventory NONE = new GpuInventory(0, null, List.of(), List.of());
+
+    /** GPUs known by name only: device {@code i} is {@code models[i]}, offered when it is of {@code type}. */
+    public GpuInventory(int count, String type, List<String> models) {
+        this(count, type, models, java.util.stream.IntStream.range(0, models.size())
+                .filter(i -> type != null && NvidiaSmi.typeOf(models.get(i)).filter(type::equals).isPresent())
+                .mapToObj(i -> new GpuDevice(i, null, models.get(i), null)).toList());
+    }
 
     public GpuInventory {
         if (count < 0) {
@@ -24,6 +33,10 @@ public record GpuInventory(int count, String type, List<String> models) {
         models = List.copyOf(Objects.requireNonNull(models, "models"));
         if (models.size() < count) {
             throw new IllegalArgumentException("fewer models (" + models.size() + ") than GPUs (" + count + ")");
+        }
+        offered = List.copyOf(Objects.requireNonNull(offered, "offered"));
+        if (offered.size() != count) {
+            throw new IllegalArgumentException(offered.size() + " devices offered for " + count + " GPUs");
         }
     }
 }

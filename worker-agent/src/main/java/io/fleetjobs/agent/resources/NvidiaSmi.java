@@ -2,6 +2,7 @@ package io.fleetjobs.agent.resources;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.fleetjobs.model.GpuDevice;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,7 +26,9 @@ import java.util.regex.Pattern;
 
 /** Detects a machine's NVIDIA GPUs with {@code nvidia-smi}. */
 public final class NvidiaSmi {
-    public static final List<String> QUERY = List.of("nvidia-smi", "--query-gpu=name", "--format=csv,noheader");
+    /** One line per GPU in index order: {@code 0, GPU-5b1c…, NVIDIA H100 80GB HBM3, 81559} (memory in MiB). */
+    public static final List<String> QUERY = List.of("nvidia-smi", "--query-gpu=index,uuid,name,memory.total",
+            "--format=csv,noheader,nounits");
 
     /** What nvidia-smi prints (and exits 6 with) when the driver works and there is no GPU. */
     static final String NO_DEVICES = "No devices were found";
@@ -40,6 +43,9 @@ public final class NvidiaSmi {
     private static final Set<String> VARIANTS = Set.of("TI", "SUPER", "ADA");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9 ._()/+-]{1,96}");
     private static final Pattern TYPE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    private static final Pattern INDEX = Pattern.compile("[0-9]{1,4}");
+    private static final Pattern MEMORY = Pattern.compile("[0-9]{1,9}");
+    private static final Pattern UUID = Pattern.compile("[A-Za-z0-9-]{1,96}");
     private static final int MAX_WORDS = 10;
     private static final int MAX_OUTPUT = 1 << 20;
     private static final int QUOTE_LIMIT = 1000;
@@ -66,16 +72,21 @@ public final class NvidiaSmi {
      */
     public static GpuInventory parse(String output) {
         Objects.requireNonNull(output, "output");
-        List<String> names = output.lines().map(String::strip).filter(line -> !line.isEmpty()).toList();
-        if (names.isEmpty() || names.equals(List.of(NO_DEVICES))) {
+        List<String> lines = output.lines().map(String::strip).filter(line -> !line.isEmpty()).toList();
+        if (lines.isEmpty() || lines.equals(List.of(NO_DEVICES))) {
             return GpuInventory.NONE;
         }
+        List<GpuDevice> devices = new ArrayList<>(lines.size());
         Map<String, Integer> counts = new LinkedHashMap<>();
-        for (int i = 0; i < names.size(); i++) {
-            String name = names.get(i);
+        List<String> types = new ArrayList<>(lines.size());
+        for (int i = 0; i < lines.size(); i++) {
             int line = i + 1;
-            String type = typeOf(name).orElseThrow(() -> new IllegalArgumentException("nvidia-smi output line " + line
-                    + " is not a GPU name: \"" + name + "\"; the output was: \"" + quote(output) + "\""));
+            GpuDevice device = device(lines.get(i), i).orElseThrow(() -> new IllegalArgumentException("nvidia-smi output line "
+                    + line + " is not a GPU: \"" + lines.get(line - 1) + "\"; the output was: \"" + quote(output) + "\""));
+            String type = typeOf(device.model()).orElseThrow(() -> new IllegalArgumentException("nvidia-smi output line "
+                    + line + " is not a GPU name: \"" + device.model() + "\"; the output was: \"" + quote(output) + "\""));
+            devices.add(device);
+            types.add(type);
             counts.merge(type, 1, Integer::sum);
         }
         Map.Entry<String, Integer> chosen = null;
@@ -84,7 +95,30 @@ public final class NvidiaSmi {
                 chosen = entry;
             }
         }
-        return new GpuInventory(chosen.getValue(), chosen.getKey(), names);
+        List<GpuDevice> offered = new ArrayList<>();
+        for (int i = 0; i < devices.size(); i++) {
+            if (types.get(i).equals(chosen.getKey())) {
+                offered.add(devices.get(i));
+            }
+        }
+        return new GpuInventory(chosen.getValue(), chosen.getKey(), devices.stream().map(GpuDevice::model).toList(), offered);
+    }
+
+    /**
+     * One line of the output: {@code index, uuid, name, memory.total} as {@link #QUERY} asks, or a name alone (at
+     * {@code position}), as older scripts and captured samples print it.
+     */
+    private static Optional<GpuDevice> device(String line, int position) {
+        if (!line.contains(",")) {
+            return Optional.of(new GpuDevice(position, null, line, null));
+        }
+        String[] fields = line.split(",", -1);
+        if (fields.length != 4 || !INDEX.matcher(fields[0].strip()).matches() || !UUID.matcher(fields[1].strip()).matches()) {
+            return Optional.empty();
+        }
+        String memory = fields[3].strip();
+        return Optional.of(new GpuDevice(Integer.parseInt(fields[0].strip()), fields[1].strip(), fields[2].strip(),
+                MEMORY.matcher(memory).matches() ? Long.valueOf(memory) : null));
     }
 
     /**

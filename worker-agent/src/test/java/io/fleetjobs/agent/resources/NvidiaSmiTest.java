@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fleetjobs.model.GpuDevice;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -160,7 +161,7 @@ class NvidiaSmiTest {
         Path printed = Files.writeString(dir.resolve("sample-" + sample), sample(sample));
         Path script = dir.resolve("nvidia-smi-" + sample.replace(".txt", "") + "-" + exit);
         Files.writeString(script, "#!/bin/sh\n"
-                + "[ \"$*\" = '--query-gpu=name --format=csv,noheader' ] || { echo \"asked: $*\"; exit 2; }\n"
+                + "[ \"$*\" = '--query-gpu=index,uuid,name,memory.total --format=csv,noheader,nounits' ] || { echo \"asked: $*\"; exit 2; }\n"
                 + "cat '" + printed + "'\n"
                 + "exit " + exit + "\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -224,8 +225,34 @@ class NvidiaSmiTest {
     }
 
     @Test
-    void theQueryAsksForNamesOnly() {
-        assertThat(NvidiaSmi.QUERY).containsExactly("nvidia-smi", "--query-gpu=name", "--format=csv,noheader");
+    void theQueryAsksForEachDevicesIndexUuidNameAndMemory() {
+        assertThat(NvidiaSmi.QUERY).containsExactly("nvidia-smi", "--query-gpu=index,uuid,name,memory.total",
+                "--format=csv,noheader,nounits");
         assertThat(Optional.of(NvidiaSmi.parse(sample("h200-x1.txt")))).contains(new GpuInventory(1, "H200", List.of("NVIDIA H200")));
+    }
+
+    @Test
+    void eachDeviceIsReportedWithItsIndexUuidAndMemory() {
+        GpuInventory inventory = NvidiaSmi.parse(sample("h100-x8-devices.txt"));
+        assertThat(inventory.count()).isEqualTo(8);
+        assertThat(inventory.type()).isEqualTo("H100");
+        assertThat(inventory.offered()).extracting(GpuDevice::index).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        assertThat(inventory.offered().get(3)).isEqualTo(
+                new GpuDevice(3, "GPU-00000003-1c2d-4e5f-8a9b-0c1d2e3f4a53", "NVIDIA H100 80GB HBM3", 81559L));
+    }
+
+    @Test
+    void aMixedMachineOffersOnlyTheDevicesOfItsTypeUnderTheirOwnIndices() {
+        GpuInventory inventory = NvidiaSmi.parse(sample("mixed-devices.txt"));
+        assertThat(inventory.type()).isEqualTo("RTXA6000");
+        assertThat(inventory.offered()).extracting(GpuDevice::index).containsExactly(0, 2, 3);
+        assertThat(inventory.offered().get(2).memoryMb()).as("[N/A] is unknown, not an error").isNull();
+        assertThat(inventory.models()).hasSize(4);
+    }
+
+    @Test
+    void aDeviceLineWithTheWrongFieldsIsRefused() {
+        assertThatThrownBy(() -> NvidiaSmi.parse("0, NVIDIA H100 80GB HBM3\n"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("line 1 is not a GPU");
     }
 }

@@ -69,8 +69,10 @@ public final class AgentService {
         long incarnation = jobs.inTransaction(() -> {
             // the previous incarnation's processes were killed by the new agent: end their attempts
             reports.endLiveAttempts(request.machineId(), FailureReason.AGENT_RESTARTED);
-            return machines.join(request.machineId(), request.region(), request.labels(), request.gpuType(),
+            long joined = machines.join(request.machineId(), request.region(), request.labels(), request.gpuType(),
                     request.cpuMillis(), request.memoryMb(), request.gpuCount(), hash(credential));
+            machines.offerGpus(request.machineId(), request.gpus());
+            return joined;
         });
         fleetChanged.run();
         return new JoinResponse(request.machineId(), credential, incarnation, properties.leaseTtl().toMillis(),

@@ -1,5 +1,7 @@
 package io.fleetjobs.scheduler.service.api;
 
+import io.fleetjobs.model.GpuDevice;
+import io.fleetjobs.model.MachineOperation;
 import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.store.MachineRow;
 import io.fleetjobs.store.MachineStore;
@@ -14,9 +16,17 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code GET /api/v1/machines}: the fleet as the database has it; admins only. The caller is the
@@ -25,6 +35,9 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 class MachinesController {
+    private static final Logger log = LoggerFactory.getLogger(MachinesController.class);
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
     private final MachineStore machines;
 
     MachinesController(MachineStore machines) {
@@ -35,11 +48,11 @@ class MachinesController {
     }
 
     record Machine(String id, String region, Map<String, String> labels, Resources capacity, Resources allocated,
-            String gpuType, MachineStatus status, String statusReason, Instant lastHeartbeatAt) {
-        static Machine of(MachineRow m) {
+            String gpuType, MachineStatus status, String statusReason, Instant lastHeartbeatAt, List<GpuDevice> gpus) {
+        static Machine of(MachineRow m, List<GpuDevice> gpus) {
             return new Machine(m.id(), m.region(), m.labels(), new Resources(cores(m.cpuMillis()), m.memoryMb(), m.gpuCount()),
                     new Resources(cores(m.allocCpuMillis()), m.allocMemoryMb(), m.allocGpuCount()), m.gpuType(), m.status(),
-                    m.statusReason(), m.lastHeartbeatAt());
+                    m.statusReason(), m.lastHeartbeatAt(), gpus);
         }
     }
 
@@ -53,7 +66,63 @@ class MachinesController {
             problem.setType(URI.create("about:blank"));
             return ResponseEntity.status(HttpStatus.FORBIDDEN).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
         }
-        return ResponseEntity.ok(new Items(machines.all().stream().sorted(Comparator.comparing(MachineRow::id)).map(Machine::of).toList()));
+        Map<String, List<GpuDevice>> gpus = machines.gpusByMachine();
+        return ResponseEntity.ok(new Items(machines.all().stream().sorted(Comparator.comparing(MachineRow::id))
+                .map(m -> Machine.of(m, gpus.getOrDefault(m.id(), List.of()))).toList()));
+    }
+
+    /**
+     * {@code POST /api/v1/machines/{id}/drain|cordon|uncordon} with {@code {"reason": "…"}}: an operator takes a
+     * machine out of placement or puts it back ({@link MachineOperation}); running attempts are left alone.
+     */
+    @PostMapping("/api/v1/machines/{id}/{operation:drain|cordon|uncordon}")
+    ResponseEntity<?> operate(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id,
+            @PathVariable String operation, @RequestBody(required = false) String body) {
+        if (!caller.isAdmin()) {
+            return problem(HttpStatus.FORBIDDEN, "admin role required", null);
+        }
+        String reason;
+        try {
+            JsonNode json = body == null || body.isBlank() ? null : JSON.readTree(body);
+            JsonNode field = json == null ? null : json.get("reason");
+            reason = field == null || !field.isString() ? null : field.asString().strip();
+        } catch (JacksonException e) {
+            return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", "body",
+                    "message", "is not well-formed JSON"));
+        }
+        if (reason == null || reason.isEmpty() || reason.length() > 500) {
+            return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", "reason",
+                    "message", "must say why, in 1 to 500 characters"));
+        }
+        MachineOperation op = MachineOperation.valueOf(operation.toUpperCase(java.util.Locale.ROOT));
+        var machine = machines.get(id);
+        if (machine.isEmpty()) {
+            return problem(HttpStatus.NOT_FOUND, "no machine " + id, null);
+        }
+        var decision = op.decide(machine.get().status());
+        return switch (decision) {
+            case MachineOperation.Decision.Refused r -> problem(HttpStatus.CONFLICT, "cannot " + op.path() + " " + id + ": "
+                    + r.reason(), null);
+            case MachineOperation.Decision.Unchanged u -> ResponseEntity.ok(view(machine.get()));
+            case MachineOperation.Decision.Change c -> {
+                String said = op.path() + "ed by " + caller.tenantName() + ": " + reason;
+                log.info("machine {} {}", id, said);
+                yield ResponseEntity.ok(view(machines.operate(id, c.to(), said).orElseThrow()));
+            }
+        };
+    }
+
+    private Machine view(MachineRow m) {
+        return Machine.of(m, machines.gpus(m.id()));
+    }
+
+    private static ResponseEntity<ProblemDetail> problem(HttpStatus status, String detail, Map<String, String> error) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setType(URI.create("about:blank"));
+        if (error != null) {
+            problem.setProperty("errors", List.of(error));
+        }
+        return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
     }
 
     /** Millicores as cores, plainly written: 2500 is 2.5, 16000 is 16. */

@@ -1,0 +1,105 @@
+package io.fleetjobs.store;
+
+import io.fleetjobs.model.GpuAssignment;
+import io.fleetjobs.model.GpuDevice;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * Which GPU devices each live attempt holds. The counts on machines say how many are taken; the holds say which,
+ * so that an agent can show a job exactly its own devices. Written in the transactions that take and give back
+ * the counts, under the same machine row locks.
+ */
+public final class GpuHolds {
+    private final JdbcClient jdbc;
+
+    public GpuHolds(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** An attempt that holds {@code count} GPUs on its machine. */
+    public record Request(UUID jobId, int attempt, String machineId, int count) {
+    }
+
+    /** The devices a machine offers, by index, from its row; numbered 0…n-1 where its agent did not list them. */
+    static List<GpuDevice> offered(int count, String json) {
+        List<GpuDevice> listed = Arrays.asList(Json.read(json, GpuDevice[].class));
+        return listed.size() == count ? listed : GpuDevice.numbered(count);
+    }
+
+    /**
+     * Gives each new attempt that asks for GPUs its devices ({@link GpuAssignment}), in plan order. Call after
+     * the attempts are inserted and their machines' counters raised, in that transaction: the machine rows are
+     * locked, so no other placement picks from the same devices meanwhile.
+     *
+     * @return the devices each attempt got, by job
+     */
+    Map<UUID, List<Integer>> hold(List<Request> requests) {
+        List<Request> withGpus = requests.stream().filter(r -> r.count() > 0).toList();
+        if (withGpus.isEmpty()) {
+            return Map.of();
+        }
+        String[] machines = withGpus.stream().map(Request::machineId).distinct().toArray(String[]::new);
+        Map<String, Set<Integer>> offered = new HashMap<>();
+        jdbc.sql("select id, gpu_count, gpu_devices::text from machines where id = any(:ids)").param("ids", machines)
+                .query(rs -> {
+                    Set<Integer> indices = new HashSet<>();
+                    offered(rs.getInt(2), rs.getString(3)).forEach(d -> indices.add(d.index()));
+                    offered.put(rs.getString(1), indices);
+                });
+        Map<String, Set<Integer>> held = new HashMap<>();
+        jdbc.sql("select machine_id, gpu_index from gpu_holds where machine_id = any(:ids)").param("ids", machines)
+                .query(rs -> {
+                    held.computeIfAbsent(rs.getString(1), m -> new HashSet<>()).add(rs.getInt(2));
+                });
+        Map<UUID, List<Integer>> picked = new HashMap<>();
+        List<Object[]> rows = new ArrayList<>();
+        for (Request r : withGpus) {
+            Set<Integer> taken = held.computeIfAbsent(r.machineId(), m -> new HashSet<>());
+            List<Integer> devices = GpuAssignment.pick(r.count(), offered.getOrDefault(r.machineId(), Set.of()), taken);
+            taken.addAll(devices);
+            picked.put(r.jobId(), devices);
+            devices.forEach(d -> rows.add(new Object[] {r.machineId(), d, r.jobId().toString(), r.attempt()}));
+        }
+        jdbc.sql("""
+                        insert into gpu_holds (machine_id, gpu_index, job_id, attempt)
+                        select * from unnest(cast(:m as text[]), cast(:g as int[]), cast(:j as uuid[]), cast(:n as int[]))""")
+                .param("m", rows.stream().map(r -> (String) r[0]).toArray(String[]::new))
+                .param("g", rows.stream().map(r -> (Integer) r[1]).toArray(Integer[]::new))
+                .param("j", rows.stream().map(r -> (String) r[2]).toArray(String[]::new))
+                .param("n", rows.stream().map(r -> (Integer) r[3]).toArray(Integer[]::new))
+                .update();
+        jdbc.sql("""
+                        update attempts a set gpu_indices = h.indices
+                        from (select job_id, attempt, array_agg(gpu_index order by gpu_index) as indices
+                              from gpu_holds where job_id = any(cast(:j as uuid[])) group by job_id, attempt) h
+                        where a.job_id = h.job_id and a.attempt = h.attempt""")
+                .param("j", withGpus.stream().map(r -> r.jobId().toString()).toArray(String[]::new))
+                .update();
+        return picked;
+    }
+
+    /** Gives back the devices of these attempts (their allocations released in this transaction). */
+    void release(String[] jobIds, Integer[] attempts) {
+        jdbc.sql("""
+                        delete from gpu_holds h using unnest(cast(:j as uuid[]), cast(:n as int[])) as d(id, n)
+                        where h.job_id = d.id and h.attempt = d.n""")
+                .param("j", jobIds).param("n", attempts)
+                .update();
+    }
+
+    /** Gives back the devices of every attempt whose allocation is released: the reconciler's repair. */
+    int releaseEnded() {
+        return jdbc.sql("""
+                        delete from gpu_holds h using attempts a
+                        where a.job_id = h.job_id and a.attempt = h.attempt and a.released_at is not null""")
+                .update();
+    }
+}

@@ -1,0 +1,85 @@
+package io.fleetjobs.reconciler.domain;
+
+import io.fleetjobs.model.FailureReason;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Which machines the platform takes out of placement by itself, and which it only reports. A machine whose last
+ * {@code streak} attempts all failed for the platform's reasons (could not start a startable command, lost, lease
+ * expired) is drained, so that a broken machine does not eat every job's platform budget. A job's own failures
+ * (an exit code, a command that does not exist, memory beyond its request) never count: any tenant could drain a
+ * fleet with them. And whatever the cause, at most {@code maxSharePerHour} of a region's machines (at least one) are
+ * drained in an hour; the rest are reported, not drained, since many machines failing at once is likelier a fault
+ * of the platform, or a tenant's doing, than of the machines.
+ */
+public final class AutoDrain {
+    /** The failures that say something about the machine. */
+    static final Set<FailureReason> MACHINE_FAULTS =
+            EnumSet.of(FailureReason.START_FAILED, FailureReason.MACHINE_LOST, FailureReason.LEASE_EXPIRED);
+
+    private final int streak;
+    private final double maxSharePerHour;
+
+    public AutoDrain(int streak, double maxSharePerHour) {
+        if (streak < 1 || maxSharePerHour < 0 || maxSharePerHour > 1) {
+            throw new IllegalArgumentException("streak must be 1 or more and the share within [0, 1]");
+        }
+        this.streak = streak;
+        this.maxSharePerHour = maxSharePerHour;
+    }
+
+    public int streak() {
+        return streak;
+    }
+
+    /** A READY machine and the reasons of its last ended attempts, newest first (null for a success). */
+    public record Candidate(String machineId, String region, List<FailureReason> lastOutcomes) {
+    }
+
+    /** A region: its machines not LOST, and how many of them the platform drained in the last hour. */
+    public record Region(int machines, int drainedLastHour) {
+    }
+
+    public sealed interface Action {
+        String machineId();
+
+        String reason();
+
+        record Drain(String machineId, String reason) implements Action {
+        }
+
+        /** Would be drained, but the region's hourly budget is spent. */
+        record Withhold(String machineId, String reason) implements Action {
+        }
+    }
+
+    /** Candidates in the order given (the caller's: by machine id); those that do not qualify are left out. */
+    public List<Action> decide(List<Candidate> candidates, Map<String, Region> regions) {
+        Map<String, Integer> drainedNow = new HashMap<>();
+        List<Action> actions = new ArrayList<>();
+        for (Candidate c : candidates) {
+            List<FailureReason> last = c.lastOutcomes();
+            if (last.size() < streak || !last.subList(0, streak).stream().allMatch(MACHINE_FAULTS::contains)) {
+                continue;
+            }
+            String why = "the last " + streak + " attempts here failed to start or were lost (last: " + last.getFirst() + ")";
+            Region region = regions.getOrDefault(c.region(), new Region(1, 0));
+            int budget = Math.max(1, (int) Math.floor(maxSharePerHour * region.machines()));
+            int drained = region.drainedLastHour() + drainedNow.getOrDefault(c.region(), 0);
+            if (drained < budget) {
+                drainedNow.merge(c.region(), 1, Integer::sum);
+                actions.add(new Action.Drain(c.machineId(), "drained automatically: " + why));
+            } else {
+                actions.add(new Action.Withhold(c.machineId(), "not drained although " + why + ": " + drained + " of the "
+                        + region.machines() + " machines of region " + c.region() + " were drained automatically in the last"
+                        + " hour, the most allowed (" + budget + ")"));
+            }
+        }
+        return actions;
+    }
+}

@@ -1,0 +1,15 @@
+package io.fleetjobs.scheduler.service;
+
+import io.fleetjobs.support.ApiPaths;
+import io.fleetjobs.support.ServiceName;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** This service is the scheduler: it admits identities the gateway signed for it, and no other. */
+@Configuration(proxyBeanMethods = false)
+class Audience {
+    @Bean
+    ServiceName serviceName() {
+        return new ServiceName(ApiPaths.SCHEDULER_SERVICE);
+    }
+}
