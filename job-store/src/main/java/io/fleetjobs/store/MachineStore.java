@@ -30,7 +30,7 @@ public final class MachineStore {
             rs.getString("gpu_type"), rs.getLong("cpu_millis"), rs.getLong("memory_mb"), rs.getInt("gpu_count"),
             rs.getLong("alloc_cpu_millis"), rs.getLong("alloc_memory_mb"), rs.getInt("alloc_gpu_count"),
             MachineStatus.valueOf(rs.getString("status")), rs.getString("status_reason"),
-            JobStore.instant(rs, "last_heartbeat_at"));
+            JobRows.instant(rs, "last_heartbeat_at"));
 
     private final JdbcClient jdbc;
     private final InstantSource clock;
@@ -46,7 +46,7 @@ public final class MachineStore {
      */
     public void register(String id, String region, Map<String, String> labels, String gpuType, long cpuMillis,
             long memoryMb, int gpuCount) {
-        var now = JobStore.ts(clock.instant());
+        var now = JobRows.ts(clock.instant());
         jdbc.sql("""
                         insert into machines (id, region, labels, gpu_type, cpu_millis, memory_mb, gpu_count, status,
                                               last_heartbeat_at, joined_at, capacity_version)
@@ -72,7 +72,7 @@ public final class MachineStore {
      */
     public long join(String id, String region, Map<String, String> labels, String gpuType, long cpuMillis, long memoryMb,
             int gpuCount, byte[] credentialHash) {
-        var now = JobStore.ts(clock.instant());
+        var now = JobRows.ts(clock.instant());
         return jdbc.sql("""
                         insert into machines (id, region, labels, gpu_type, cpu_millis, memory_mb, gpu_count, status,
                                               last_heartbeat_at, joined_at, capacity_version, incarnation, credential_hash)

@@ -27,7 +27,7 @@ public final class RepairStore {
     public List<Liveness> liveness() {
         return jdbc.sql("select id, region, status, status_reason, last_heartbeat_at from machines")
                 .query((rs, n) -> new Liveness(rs.getString(1), rs.getString(2), MachineStatus.valueOf(rs.getString(3)),
-                        rs.getString(4), JobStore.instant(rs, 5)))
+                        rs.getString(4), JobRows.instant(rs, 5)))
                 .list();
     }
 
@@ -43,7 +43,7 @@ public final class RepairStore {
                           and last_heartbeat_at is not distinct from cast(:hb as timestamptz)""")
                 .param("to", to.name()).param("reason", reason).param("id", read.id())
                 .param("from", read.status().name())
-                .param("hb", read.lastHeartbeatAt() == null ? null : JobStore.ts(read.lastHeartbeatAt()))
+                .param("hb", read.lastHeartbeatAt() == null ? null : JobRows.ts(read.lastHeartbeatAt()))
                 .update() == 1;
     }
 
@@ -64,7 +64,7 @@ public final class RepairStore {
         return jdbc.sql("""
                         select job_id, attempt, lease_epoch, machine_id, state, started_at, null from attempts
                         where released_at is null and state = 'SCHEDULED' and lease_expires_at < :now""")
-                .param("now", JobStore.ts(now))
+                .param("now", JobRows.ts(now))
                 .query(LIVE).list();
     }
 
@@ -76,13 +76,13 @@ public final class RepairStore {
                         from attempts a join jobs j on j.id = a.job_id
                         where a.released_at is null and a.state = 'RUNNING' and j.spec->'execution'->>'timeoutSeconds' is not null
                           and a.started_at + make_interval(secs => (j.spec->'execution'->>'timeoutSeconds')::int + :slack) < :now""")
-                .param("now", JobStore.ts(now)).param("slack", slackSeconds)
+                .param("now", JobRows.ts(now)).param("slack", slackSeconds)
                 .query(LIVE).list();
     }
 
     private static final org.springframework.jdbc.core.RowMapper<LiveAttempt> LIVE = (rs, n) -> new LiveAttempt(
             rs.getObject(1, UUID.class), rs.getInt(2), rs.getLong(3), rs.getString(4), AttemptState.valueOf(rs.getString(5)),
-            JobStore.instant(rs, 6), (Integer) rs.getObject(7));
+            JobRows.instant(rs, 6), (Integer) rs.getObject(7));
 
     /**
      * Releases what ended attempts still hold (none should: an attempt is released when it ends)
@@ -96,7 +96,7 @@ public final class RepairStore {
     public int repairAllocations(Instant now) {
         jdbc.sql("select id from machines order by id for no key update").query(String.class).list();
         jdbc.sql("update attempts set released_at = :now where released_at is null and state not in ('SCHEDULED', 'RUNNING')")
-                .param("now", JobStore.ts(now)).update();
+                .param("now", JobRows.ts(now)).update();
         return jdbc.sql("""
                         update machines m set alloc_cpu_millis = coalesce(h.c, 0), alloc_memory_mb = coalesce(h.r, 0),
                             alloc_gpu_count = coalesce(h.g, 0), capacity_version = m.capacity_version + 1
@@ -138,7 +138,7 @@ public final class RepairStore {
                         select distinct a.machine_id from attempts a join machines m on m.id = a.machine_id
                         where m.status = 'READY' and a.finished_at > :since
                           and a.failure_reason in ('START_FAILED', 'MACHINE_LOST', 'LEASE_EXPIRED')""")
-                .param("since", JobStore.ts(since))
+                .param("since", JobRows.ts(since))
                 .query(String.class).list();
     }
 }
