@@ -137,12 +137,12 @@ public final class MachineStore {
      * An attempt the database says runs (or is to start) on a machine; {@code execution} (the spec's
      * command, environment and timeout) only while it is to start (SCHEDULED).
      */
-    public record LiveAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
+    public record AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
             boolean cancelRequested, io.fleetjobs.model.Execution execution) {
     }
 
     /** The attempts a machine should be running now, with what the agent needs to start them. */
-    public List<LiveAttempt> liveAttempts(String machineId) {
+    public List<AssignedAttempt> liveAttempts(String machineId) {
         // of the spec only the execution, and only of attempts still to start (what the agent needs to
         // start them): a heartbeat of a busy machine lists every running attempt, and parsing JSON costs
         return jdbc.sql("""
@@ -153,7 +153,7 @@ public final class MachineStore {
                 .param("m", machineId)
                 .query((rs, n) -> {
                     String execution = rs.getString(6);
-                    return new LiveAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
+                    return new AssignedAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
                             io.fleetjobs.model.AttemptState.valueOf(rs.getString(4)), rs.getBoolean(5),
                             execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class));
                 })

@@ -3,6 +3,7 @@ package io.fleetjobs.jobservice.config;
 import io.fleetjobs.jobservice.outbox.OutboxSignal;
 import io.fleetjobs.store.Inbox;
 import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.OutboxStore;
 import io.fleetjobs.store.TenantStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.InstantSource;
@@ -37,6 +38,11 @@ class StoreConfig {
     @Bean
     io.fleetjobs.store.AttemptReports attemptReports(JdbcClient jdbc, JobStore jobs, MeterRegistry meters) {
         return new io.fleetjobs.store.AttemptReports(jdbc, jobs, new java.security.SecureRandom(), meters);
+    }
+
+    @Bean
+    OutboxStore outboxStore(JdbcClient jdbc) {
+        return new OutboxStore(jdbc);
     }
 
     @Bean

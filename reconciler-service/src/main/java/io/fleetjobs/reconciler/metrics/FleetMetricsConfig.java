@@ -58,7 +58,7 @@ class FleetMetricsConfig {
 
     @Bean
     FleetGauges fleetGauges(JdbcClient jdbc, InstantSource clock, MeterRegistry meters) {
-        return new FleetGauges(jdbc, clock, meters);
+        return new FleetGauges(new io.fleetjobs.store.FleetStatistics(jdbc), clock, meters);
     }
 
     @Bean

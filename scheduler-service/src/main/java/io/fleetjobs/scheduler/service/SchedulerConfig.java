@@ -6,6 +6,7 @@ import io.fleetjobs.scheduler.service.agent.AgentService;
 import io.fleetjobs.scheduler.service.agent.HeartbeatWriter;
 import io.fleetjobs.scheduler.service.agent.LeaseBroker;
 import io.fleetjobs.store.AttemptReports;
+import io.fleetjobs.store.FleetStatistics;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineStore;
 import io.fleetjobs.store.PlacementStore;
@@ -71,7 +72,7 @@ class SchedulerConfig {
             SchedulerProperties properties, InstantSource clock, MeterRegistry meters,
             io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
             io.github.resilience4j.retry.RetryRegistry retries) {
-        return new SchedulerLoop(cycle, placement, jdbc, properties, clock, meters, breakers.circuitBreaker("database"),
+        return new SchedulerLoop(cycle, placement, new FleetStatistics(jdbc), properties, clock, meters, breakers.circuitBreaker("database"),
                 retries.retry("database"));
     }
 }
