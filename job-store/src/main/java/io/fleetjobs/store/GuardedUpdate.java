@@ -8,7 +8,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * The statement behind {@link JobWrites}: every change of a batch as one row of an {@code unnest}, so
  * that a thousand changes cost one round trip. A row moves only where its state and version are still
- * the ones its writer read.
+ * the ones its writer read. Every change writes a new reason, so the unplaced kind of the old one goes.
  */
 final class GuardedUpdate {
     private static final String SQL = """
@@ -22,7 +22,8 @@ final class GuardedUpdate {
                 not_before = coalesce(d.not_before, j.not_before),
                 user_failures = j.user_failures + d.user_failures,
                 infra_failures = j.infra_failures + d.infra_failures,
-                cancel_requested = j.cancel_requested or d.cancel
+                cancel_requested = j.cancel_requested or d.cancel,
+                unplaced_kind = null
             from unnest(cast(:ids as uuid[]), cast(:froms as text[]), cast(:versions as bigint[]),
                         cast(:tos as text[]), cast(:reasons as text[]), cast(:terminal as boolean[]),
                         cast(:attempts as int[]), cast(:next as boolean[]), cast(:setMachine as boolean[]),

@@ -226,36 +226,36 @@ public final class PlacementStore {
         }
         String[] ids = deferrals.stream().map(d -> d.jobId().toString()).toArray(String[]::new);
         String[] reasons = deferrals.stream().map(Deferral::reason).toArray(String[]::new);
+        String[] kinds = deferrals.stream().map(d -> d.kind().name()).toArray(String[]::new);
         String[] notBefore = deferrals.stream().map(d -> d.notBefore() == null ? null : d.notBefore().toString())
                 .toArray(String[]::new);
         jdbc.sql("""
-                        update jobs j set state_reason = d.reason, not_before = coalesce(d.nb, j.not_before)
-                        from unnest(cast(:ids as uuid[]), cast(:reasons as text[]), cast(cast(:nb as text[]) as timestamptz[]))
-                             as d(id, reason, nb)
+                        update jobs j set state_reason = d.reason, unplaced_kind = d.kind,
+                            not_before = coalesce(d.nb, j.not_before)
+                        from unnest(cast(:ids as uuid[]), cast(:reasons as text[]), cast(:kinds as text[]),
+                                    cast(cast(:nb as text[]) as timestamptz[]))
+                             as d(id, reason, kind, nb)
                         where j.id = d.id and j.state = 'QUEUED'
-                          and (d.nb is not null or j.state_reason is distinct from d.reason)""")
-                .param("ids", ids).param("reasons", reasons).param("nb", notBefore)
+                          and (d.nb is not null or j.state_reason is distinct from d.reason
+                               or j.unplaced_kind is distinct from d.kind)""")
+                .param("ids", ids).param("reasons", reasons).param("kinds", kinds).param("nb", notBefore)
                 .update();
     }
 
     /**
-     * Lets jobs waiting out a "fits nowhere" backoff be claimed at once: call it when the fleet changed
-     * (a machine joined), which may give them a machine. Only jobs whose reason begins with one of
-     * {@code reasonPrefixes}; a retry's backoff is left to run. Reads the queued jobs to find them, so
-     * the caller does it at most once per interval.
+     * Lets jobs waiting out a "fits nowhere" backoff ({@link UnplacedKind#CAN_NEVER_FIT}) be claimed at once:
+     * call it when the fleet changed (a machine joined), which may give them a machine; a retry's backoff
+     * is left to run. Reads the queued jobs to find them, so the caller does it at most once per interval.
      *
      * @return how many were woken (at most {@code limit}, highest priority first)
      */
-    public int wakeUnplaceable(List<String> reasonPrefixes, int limit) {
-        String[] patterns = reasonPrefixes.stream()
-                .map(p -> p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-                .toArray(String[]::new);
+    public int wakeUnplaceable(int limit) {
         return jdbc.sql("""
                         update jobs set not_before = :now where id in (
                             select id from jobs
-                            where state = 'QUEUED' and not_before > :now and state_reason like any(cast(:patterns as text[]))
+                            where state = 'QUEUED' and not_before > :now and unplaced_kind = 'CAN_NEVER_FIT'
                             order by priority desc, id limit :limit for update skip locked)""")
-                .param("now", JobRows.ts(jobs.clock().instant())).param("patterns", patterns).param("limit", limit)
+                .param("now", JobRows.ts(jobs.clock().instant())).param("limit", limit)
                 .update();
     }
 
@@ -271,11 +271,17 @@ public final class PlacementStore {
     }
 
     /**
-     * A job left QUEUED, why, and the earliest time to look at it again (null: no backoff; the
-     * scheduler passes over it in memory until room appears).
+     * A job left QUEUED, why (the sentence and its kind), and the earliest time to look at it again (null:
+     * no backoff; the scheduler passes over it in memory until room appears).
      */
-    public record Deferral(UUID jobId, String reason, Instant notBefore) {
+    public record Deferral(UUID jobId, UnplacedKind kind, String reason, Instant notBefore) {
     }
+
+    /**
+     * Why a job was left unplaced, as stored ({@code jobs.unplaced_kind}): scheduler-core's
+     * {@code Unplaced.Kind}, value for value (job-store does not depend on scheduler-core); see there.
+     */
+    public enum UnplacedKind { DOES_NOT_FIT_NOW, CAN_NEVER_FIT, OVER_QUOTA }
 
     /** The jobs now SCHEDULED, and those whose machine had no room left under lock (re-plan them). */
     public record CommitResult(List<Scheduled> scheduled, List<UUID> conflicts) {

@@ -1,6 +1,5 @@
 package io.fleetjobs.scheduler.service;
 
-import io.fleetjobs.scheduler.core.Unplaced;
 import io.fleetjobs.store.FleetStatistics;
 import io.fleetjobs.store.PlacementStore;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
@@ -124,7 +123,7 @@ public final class SchedulerLoop implements SmartLifecycle {
         Look look = takeLook();
         if (look != Look.NONE) {
             if (look == Look.FLEET_CHANGED) {
-                placement.wakeUnplaceable(Unplaced.FLEET_REASON_PREFIXES, 10_000);
+                placement.wakeUnplaceable(10_000);
             }
             cycle.lookAgain();
         }
