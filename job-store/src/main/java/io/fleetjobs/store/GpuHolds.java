@@ -34,6 +34,13 @@ public final class GpuHolds {
         return listed.size() == count ? listed : GpuDevice.numbered(count);
     }
 
+    /** Names the devices of the placed attempts that hold GPUs; {@code attempts} says how many each holds. */
+    void hold(List<PlacementStore.Scheduled> scheduled, List<PlacementStore.NewAttempt> attempts) {
+        Map<UUID, Integer> counts = new HashMap<>();
+        attempts.forEach(a -> counts.put(a.job().id(), a.held().gpus()));
+        hold(scheduled.stream().map(s -> new Request(s.jobId(), s.attempt(), s.machineId(), counts.get(s.jobId()))).toList());
+    }
+
     /**
      * Gives each new attempt that asks for GPUs its devices ({@link GpuAssignment}), in plan order. Call after
      * the attempts are inserted and their machines' counters raised, in that transaction: the machine rows are
@@ -86,12 +93,16 @@ public final class GpuHolds {
         return picked;
     }
 
-    /** Gives back the devices of these attempts (their allocations released in this transaction). */
-    void release(String[] jobIds, Integer[] attempts) {
+    /** Gives back the devices of these ended attempts (their allocations released in this transaction). */
+    void release(List<io.fleetjobs.model.agent.AttemptReport> ended) {
+        if (ended.isEmpty()) {
+            return;
+        }
         jdbc.sql("""
                         delete from gpu_holds h using unnest(cast(:j as uuid[]), cast(:n as int[])) as d(id, n)
                         where h.job_id = d.id and h.attempt = d.n""")
-                .param("j", jobIds).param("n", attempts)
+                .param("j", ended.stream().map(r -> r.jobId().toString()).toArray(String[]::new))
+                .param("n", ended.stream().map(io.fleetjobs.model.agent.AttemptReport::attempt).toArray(Integer[]::new))
                 .update();
     }
 

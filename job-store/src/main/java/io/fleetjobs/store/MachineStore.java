@@ -30,7 +30,7 @@ public final class MachineStore {
             rs.getString("gpu_type"), rs.getLong("cpu_millis"), rs.getLong("memory_mb"), rs.getInt("gpu_count"),
             rs.getLong("alloc_cpu_millis"), rs.getLong("alloc_memory_mb"), rs.getInt("alloc_gpu_count"),
             MachineStatus.valueOf(rs.getString("status")), rs.getString("status_reason"),
-            JobStore.instant(rs, "last_heartbeat_at"));
+            JobRows.instant(rs, "last_heartbeat_at"));
 
     /** A (re)joining machine is READY, unless an operator took it out: that decision outlives the agent. */
     private static final String KEEP_OPERATORS_STATUS = """
@@ -51,7 +51,7 @@ public final class MachineStore {
      */
     public void register(String id, String region, Map<String, String> labels, String gpuType, long cpuMillis,
             long memoryMb, int gpuCount) {
-        var now = JobStore.ts(clock.instant());
+        var now = JobRows.ts(clock.instant());
         jdbc.sql("""
                         insert into machines (id, region, labels, gpu_type, cpu_millis, memory_mb, gpu_count, status,
                                               last_heartbeat_at, joined_at, capacity_version)
@@ -77,7 +77,7 @@ public final class MachineStore {
      */
     public long join(String id, String region, Map<String, String> labels, String gpuType, long cpuMillis, long memoryMb,
             int gpuCount, byte[] credentialHash) {
-        var now = JobStore.ts(clock.instant());
+        var now = JobRows.ts(clock.instant());
         return jdbc.sql("""
                         insert into machines (id, region, labels, gpu_type, cpu_millis, memory_mb, gpu_count, status,
                                               last_heartbeat_at, joined_at, capacity_version, incarnation, credential_hash)
@@ -166,17 +166,17 @@ public final class MachineStore {
      * command, environment and timeout) only while it is to start (SCHEDULED), with what it holds: {@code gpus}
      * the indices of its devices.
      */
-    public record LiveAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
+    public record AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
             boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
             List<Integer> gpus) {
-        public LiveAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
+        public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
                 boolean cancelRequested, io.fleetjobs.model.Execution execution) {
             this(jobId, attempt, epoch, state, cancelRequested, execution, 0, 0, List.of());
         }
     }
 
     /** The attempts a machine should be running now, with what the agent needs to start them. */
-    public List<LiveAttempt> liveAttempts(String machineId) {
+    public List<AssignedAttempt> liveAttempts(String machineId) {
         // of the spec only the execution, and only of attempts still to start (what the agent needs to
         // start them): a heartbeat of a busy machine lists every running attempt, and parsing JSON costs
         return jdbc.sql("""
@@ -188,7 +188,7 @@ public final class MachineStore {
                 .param("m", machineId)
                 .query((rs, n) -> {
                     String execution = rs.getString(6);
-                    return new LiveAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
+                    return new AssignedAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
                             io.fleetjobs.model.AttemptState.valueOf(rs.getString(4)), rs.getBoolean(5),
                             execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class),
                             rs.getLong(7), rs.getLong(8), gpuIndices(rs.getArray(9)));
@@ -229,7 +229,7 @@ public final class MachineStore {
                         update machines set status = 'DRAINING', status_reason = :reason, status_source = 'platform',
                             auto_drained_at = :now
                         where id = :id and status = 'READY'""")
-                .param("id", id).param("reason", reason).param("now", JobStore.ts(clock.instant()))
+                .param("id", id).param("reason", reason).param("now", JobRows.ts(clock.instant()))
                 .update() == 1;
     }
 
@@ -239,7 +239,7 @@ public final class MachineStore {
         jdbc.sql("""
                         select region, count(*) filter (where status <> 'LOST'), count(*) filter (where auto_drained_at > :since)
                         from machines group by region""")
-                .param("since", JobStore.ts(since))
+                .param("since", JobRows.ts(since))
                 .query(rs -> {
                     regions.put(rs.getString(1), new int[] {rs.getInt(2), rs.getInt(3)});
                 });

@@ -2,6 +2,7 @@ package io.fleetjobs.store;
 
 import io.fleetjobs.model.Amounts;
 import io.fleetjobs.model.JobState;
+import io.fleetjobs.model.PlacementStrategy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -21,13 +23,19 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  */
 public final class PlacementStore {
     private final JdbcClient jdbc;
-    private final GpuHolds gpus;
     private final JobStore jobs;
+    private final JobWrites writes;
+    private final Attempts attemptRows;
+    private final MachineAllocations machines;
+    private final GpuHolds gpus;
 
     public PlacementStore(JdbcClient jdbc, JobStore jobs) {
         this.jdbc = jdbc;
-        this.gpus = new GpuHolds(jdbc);
         this.jobs = jobs;
+        this.writes = jobs.writes();
+        this.attemptRows = new Attempts(jdbc);
+        this.machines = new MachineAllocations(jdbc);
+        this.gpus = new GpuHolds(jdbc);
     }
 
     /** Locks up to {@code limit} QUEUED jobs whose time has come, by priority then age; skips rows other replicas hold. */
@@ -56,7 +64,7 @@ public final class PlacementStore {
                         order by priority desc, id
                         limit :limit
                         for update skip locked""".formatted(CLAIM_COLUMNS, condition))
-                .param("now", JobStore.ts(jobs.clock().instant())).param("limit", limit);
+                .param("now", JobRows.ts(jobs.clock().instant())).param("limit", limit);
         if (afterId != null) {
             statement = statement.param("priority", afterPriority).param("id", afterId);
         }
@@ -68,15 +76,15 @@ public final class PlacementStore {
             spec->'placement'->'labels' as labels, spec->'placement'->>'strategy' as strategy""";
 
     @SuppressWarnings("unchecked")
-    private static final org.springframework.jdbc.core.RowMapper<ClaimedJob> CLAIMED = (rs, n) -> {
+    private static final RowMapper<ClaimedJob> CLAIMED = (rs, n) -> {
         String labels = rs.getString("labels");
         String strategy = rs.getString("strategy");
         return new ClaimedJob(rs.getObject("id", UUID.class), rs.getObject("tenant_id", UUID.class), rs.getLong("version"),
                 rs.getInt("priority"), rs.getLong("cpu_millis"), rs.getLong("memory_mb"), rs.getInt("gpu_count"),
                 rs.getString("gpu_type"), rs.getString("region"),
                 labels == null || labels.equals("{}") ? Map.of() : Json.read(labels, Map.class),
-                strategy == null ? null : io.fleetjobs.model.PlacementStrategy.valueOf(strategy),
-                JobStore.instant(rs, "created_at"));
+                strategy == null ? null : PlacementStrategy.valueOf(strategy),
+                JobRows.instant(rs, "created_at"));
     };
 
     /** Locks these jobs again, if they are still QUEUED and no other replica holds them. */
@@ -138,48 +146,27 @@ public final class PlacementStore {
         } else {
             String[] machineIds = attempts.stream().map(NewAttempt::machineId).distinct().sorted().toArray(String[]::new);
             jdbc.sql("savepoint placement_optimistic").update();
-            Written optimistic = write(attempts, now, leaseTtl);
+            Placed optimistic = write(attempts, now, leaseTtl);
             List<UUID> conflicts = new ArrayList<>();
-            List<NewAttempt> accepted = fitting(attempts, lockMachines(machineIds), conflicts);
+            List<NewAttempt> accepted = fitting(attempts, machines.lockFree(machineIds), conflicts);
             if (conflicts.isEmpty()) {
                 jdbc.sql("release savepoint placement_optimistic").update();
-                addUsage(accepted);
-                jobs.afterCommitCount(optimistic.changes());
+                take(accepted);
+                writes.afterCommit(optimistic.applied().written());
                 result = new CommitResult(optimistic.scheduled(), List.of());
             } else {
                 jdbc.sql("rollback to savepoint placement_optimistic").update();
                 conflicts.clear();
-                accepted = fitting(attempts, lockMachines(machineIds), conflicts);
-                Written careful = accepted.isEmpty() ? new Written(List.of(), List.of()) : write(accepted, now, leaseTtl);
-                addUsage(accepted);
-                jobs.afterCommitCount(careful.changes());
+                accepted = fitting(attempts, machines.lockFree(machineIds), conflicts);
+                Placed careful = accepted.isEmpty() ? new Placed(List.of(), JobWrites.Applied.NONE) : write(accepted, now, leaseTtl);
+                take(accepted);
+                writes.afterCommit(careful.applied().written());
                 result = new CommitResult(careful.scheduled(), conflicts);
             }
         }
-        holdGpus(result.scheduled(), attempts);
+        gpus.hold(result.scheduled(), attempts);
         defer(deferrals);
         return result;
-    }
-
-    /** Names the devices of the placed attempts that hold GPUs. */
-    private void holdGpus(List<Scheduled> scheduled, List<NewAttempt> attempts) {
-        Map<UUID, Integer> counts = new HashMap<>();
-        attempts.forEach(a -> counts.put(a.job().id(), a.held().gpus()));
-        gpus.hold(scheduled.stream()
-                .map(s -> new GpuHolds.Request(s.jobId(), s.attempt(), s.machineId(), counts.get(s.jobId()))).toList());
-    }
-
-    /** Free capacity of these machines that are READY, their rows locked in id order. */
-    private Map<String, Amounts> lockMachines(String[] machineIds) {
-        Map<String, Amounts> free = new HashMap<>();
-        jdbc.sql("""
-                        select id, cpu_millis - alloc_cpu_millis, memory_mb - alloc_memory_mb, gpu_count - alloc_gpu_count
-                        from machines where id = any(:ids) and status = 'READY' order by id for no key update""")
-                .param("ids", machineIds)
-                .query(rs -> {
-                    free.put(rs.getString(1), new Amounts(rs.getLong(2), rs.getLong(3), rs.getInt(4)));
-                });
-        return free;
     }
 
     /** The attempts that fit, in plan order, taking room from {@code free}; the jobs of the others go to {@code conflicts}. */
@@ -197,98 +184,37 @@ public final class PlacementStore {
         return accepted;
     }
 
-    /** Adds what the attempts hold to their machines' counters (rows already locked by this transaction). */
-    private void addUsage(List<NewAttempt> accepted) {
-        if (accepted.isEmpty()) {
-            return;
-        }
-        int n = accepted.size();
-        String[] machines = new String[n];
-        Long[] cpu = new Long[n];
-        Long[] mem = new Long[n];
-        Integer[] gpu = new Integer[n];
-        for (int i = 0; i < n; i++) {
-            NewAttempt a = accepted.get(i);
-            machines[i] = a.machineId();
-            cpu[i] = a.held().cpuMillis();
-            mem[i] = a.held().memoryMb();
-            gpu[i] = a.held().gpus();
-        }
-        jdbc.sql("""
-                        update machines m set alloc_cpu_millis = m.alloc_cpu_millis + d.cpu,
-                            alloc_memory_mb = m.alloc_memory_mb + d.mem, alloc_gpu_count = m.alloc_gpu_count + d.gpu
-                        from (select u.m as id, sum(u.c) as cpu, sum(u.r) as mem, sum(u.g) as gpu
-                              from unnest(cast(:m as text[]), cast(:c as bigint[]), cast(:r as bigint[]), cast(:g as int[]))
-                                   as u(m, c, r, g) group by u.m) d
-                        where m.id = d.id""")
-                .param("m", machines).param("c", cpu).param("r", mem).param("g", gpu)
-                .update();
+    private void take(List<NewAttempt> accepted) {
+        machines.take(accepted.stream().map(NewAttempt::machineId).toList(), accepted.stream().map(NewAttempt::held).toList());
     }
 
-    /** What {@link #write} wrote: the jobs now SCHEDULED, and their changes (for history metrics after commit). */
-    private record Written(List<Scheduled> scheduled, List<JobStore.Written> changes) {
+    /** What {@link #write} wrote: the jobs now SCHEDULED, and their changes (for the metrics after commit). */
+    private record Placed(List<Scheduled> scheduled, JobWrites.Applied applied) {
     }
 
-    /** The jobs' SCHEDULED transitions, their attempts, history rows and events; not the machines' counters. */
-    private Written write(List<NewAttempt> accepted, Instant now, Duration leaseTtl) {
-        int n = accepted.size();
-        String[] jobIds = new String[n];
-        Long[] versions = new Long[n];
-        String[] machines = new String[n];
-        Long[] cpu = new Long[n];
-        Long[] mem = new Long[n];
-        Integer[] gpu = new Integer[n];
-        for (int i = 0; i < n; i++) {
-            NewAttempt a = accepted.get(i);
-            jobIds[i] = a.job().id().toString();
-            versions[i] = a.job().version();
-            machines[i] = a.machineId();
-            cpu[i] = a.held().cpuMillis();
-            mem[i] = a.held().memoryMb();
-            gpu[i] = a.held().gpus();
+    /**
+     * The jobs' SCHEDULED transitions (through the door, with their history rows and events) and their
+     * attempts; not the machines' counters.
+     */
+    private Placed write(List<NewAttempt> accepted, Instant now, Duration leaseTtl) {
+        List<JobWrites.Change> changes = accepted.stream()
+                .map(a -> new JobWrites.Change(a.job().id(), JobState.QUEUED, a.job().version(), null,
+                        Transition.placed(a.machineId())))
+                .toList();
+        // the rows were claimed FOR UPDATE by this transaction: nobody can have changed them
+        JobWrites.Applied applied = writes.write(changes, now);
+        JobWrites.requireAll(changes, applied);
+        Map<UUID, JobRecord> byId = new HashMap<>();
+        applied.jobs().forEach(job -> byId.put(job.id(), job));
+        List<Attempts.New> placed = new ArrayList<>(accepted.size());
+        List<Scheduled> scheduled = new ArrayList<>(accepted.size());
+        for (NewAttempt a : accepted) {
+            int attempt = byId.get(a.job().id()).attempt();
+            placed.add(new Attempts.New(a.job().id(), attempt, a.machineId(), a.held()));
+            scheduled.add(new Scheduled(a.job().id(), attempt, a.machineId()));
         }
-        var ts = JobStore.ts(now);
-        List<JobStore.Written> after = jdbc.sql("""
-                        update jobs j set state = 'SCHEDULED', version = j.version + 1, attempt = j.attempt + 1,
-                            machine_id = d.machine, state_reason = 'placed on ' || d.machine || '; waiting for its agent to start it',
-                            updated_at = :now
-                        from unnest(cast(:ids as uuid[]), cast(:versions as bigint[]), cast(:machines as text[]))
-                             as d(id, version, machine)
-                        where j.id = d.id and j.state = 'QUEUED' and j.version = d.version
-                        returning j.id, j.tenant_id, j.version, j.attempt, j.machine_id, j.state_reason""")
-                .param("ids", jobIds).param("versions", versions).param("machines", machines).param("now", ts)
-                .query((rs, i) -> new JobStore.Written(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class),
-                        rs.getLong(3), JobState.QUEUED, JobState.SCHEDULED, rs.getString(6), now,
-                        Map.of("attempt", Integer.toString(rs.getInt(4)), "machineId", rs.getString(5))))
-                .list();
-        if (after.size() != n) {
-            // the rows were claimed FOR UPDATE by this transaction: nobody can have changed them
-            throw new IllegalStateException("placed " + n + " claimed jobs but " + after.size() + " were still as read");
-        }
-        Map<UUID, JobStore.Written> byId = new HashMap<>();
-        after.forEach(w -> byId.put(w.jobId(), w));
-        Integer[] attemptNos = new Integer[n];
-        for (int i = 0; i < n; i++) {
-            attemptNos[i] = Integer.parseInt(byId.get(accepted.get(i).job().id()).data().get("attempt"));
-        }
-        jdbc.sql("""
-                        insert into attempts (job_id, attempt, machine_id, state, lease_epoch, lease_expires_at, scheduled_at,
-                                              cpu_millis, memory_mb, gpu_count)
-                        select d.id, d.n, d.m, 'SCHEDULED', 1, :expires, :now, d.c, d.r, d.g
-                        from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:m as text[]), cast(:c as bigint[]),
-                                    cast(:r as bigint[]), cast(:g as int[])) as d(id, n, m, c, r, g)""")
-                .param("ids", jobIds).param("n", attemptNos).param("m", machines).param("c", cpu).param("r", mem)
-                .param("g", gpu).param("expires", JobStore.ts(now.plus(leaseTtl))).param("now", ts)
-                .update();
-        List<JobStore.Written> written = new ArrayList<>(n);
-        List<Scheduled> scheduled = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            JobStore.Written w = byId.get(accepted.get(i).job().id());
-            written.add(w);
-            scheduled.add(new Scheduled(w.jobId(), attemptNos[i], machines[i]));
-        }
-        jobs.insertRecords(written);
-        return new Written(scheduled, written);
+        attemptRows.insert(placed, now, leaseTtl);
+        return new Placed(scheduled, applied);
     }
 
     /**
@@ -303,36 +229,36 @@ public final class PlacementStore {
         }
         String[] ids = deferrals.stream().map(d -> d.jobId().toString()).toArray(String[]::new);
         String[] reasons = deferrals.stream().map(Deferral::reason).toArray(String[]::new);
+        String[] kinds = deferrals.stream().map(d -> d.kind().name()).toArray(String[]::new);
         String[] notBefore = deferrals.stream().map(d -> d.notBefore() == null ? null : d.notBefore().toString())
                 .toArray(String[]::new);
         jdbc.sql("""
-                        update jobs j set state_reason = d.reason, not_before = coalesce(d.nb, j.not_before)
-                        from unnest(cast(:ids as uuid[]), cast(:reasons as text[]), cast(cast(:nb as text[]) as timestamptz[]))
-                             as d(id, reason, nb)
+                        update jobs j set state_reason = d.reason, unplaced_kind = d.kind,
+                            not_before = coalesce(d.nb, j.not_before)
+                        from unnest(cast(:ids as uuid[]), cast(:reasons as text[]), cast(:kinds as text[]),
+                                    cast(cast(:nb as text[]) as timestamptz[]))
+                             as d(id, reason, kind, nb)
                         where j.id = d.id and j.state = 'QUEUED'
-                          and (d.nb is not null or j.state_reason is distinct from d.reason)""")
-                .param("ids", ids).param("reasons", reasons).param("nb", notBefore)
+                          and (d.nb is not null or j.state_reason is distinct from d.reason
+                               or j.unplaced_kind is distinct from d.kind)""")
+                .param("ids", ids).param("reasons", reasons).param("kinds", kinds).param("nb", notBefore)
                 .update();
     }
 
     /**
-     * Lets jobs waiting out a "fits nowhere" backoff be claimed at once: call it when the fleet changed
-     * (a machine joined), which may give them a machine. Only jobs whose reason begins with one of
-     * {@code reasonPrefixes}; a retry's backoff is left to run. Reads the queued jobs to find them, so
-     * the caller does it at most once per interval.
+     * Lets jobs waiting out a "fits nowhere" backoff ({@link UnplacedKind#CAN_NEVER_FIT}) be claimed at once:
+     * call it when the fleet changed (a machine joined), which may give them a machine; a retry's backoff
+     * is left to run. Reads the queued jobs to find them, so the caller does it at most once per interval.
      *
      * @return how many were woken (at most {@code limit}, highest priority first)
      */
-    public int wakeUnplaceable(List<String> reasonPrefixes, int limit) {
-        String[] patterns = reasonPrefixes.stream()
-                .map(p -> p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-                .toArray(String[]::new);
+    public int wakeUnplaceable(int limit) {
         return jdbc.sql("""
                         update jobs set not_before = :now where id in (
                             select id from jobs
-                            where state = 'QUEUED' and not_before > :now and state_reason like any(cast(:patterns as text[]))
+                            where state = 'QUEUED' and not_before > :now and unplaced_kind = 'CAN_NEVER_FIT'
                             order by priority desc, id limit :limit for update skip locked)""")
-                .param("now", JobStore.ts(jobs.clock().instant())).param("patterns", patterns).param("limit", limit)
+                .param("now", JobRows.ts(jobs.clock().instant())).param("limit", limit)
                 .update();
     }
 
@@ -348,11 +274,17 @@ public final class PlacementStore {
     }
 
     /**
-     * A job left QUEUED, why, and the earliest time to look at it again (null: no backoff; the
-     * scheduler passes over it in memory until room appears).
+     * A job left QUEUED, why (the sentence and its kind), and the earliest time to look at it again (null:
+     * no backoff; the scheduler passes over it in memory until room appears).
      */
-    public record Deferral(UUID jobId, String reason, Instant notBefore) {
+    public record Deferral(UUID jobId, UnplacedKind kind, String reason, Instant notBefore) {
     }
+
+    /**
+     * Why a job was left unplaced, as stored ({@code jobs.unplaced_kind}): scheduler-core's
+     * {@code Unplaced.Kind}, value for value (job-store does not depend on scheduler-core); see there.
+     */
+    public enum UnplacedKind { DOES_NOT_FIT_NOW, CAN_NEVER_FIT, OVER_QUOTA }
 
     /** The jobs now SCHEDULED, and those whose machine had no room left under lock (re-plan them). */
     public record CommitResult(List<Scheduled> scheduled, List<UUID> conflicts) {

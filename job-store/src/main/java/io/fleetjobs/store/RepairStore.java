@@ -6,6 +6,7 @@ import io.fleetjobs.model.MachineStatus;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -20,14 +21,14 @@ public final class RepairStore {
         this.jdbc = jdbc;
     }
 
-    /** A machine's liveness as last recorded. */
-    public record Liveness(String id, String region, MachineStatus status, String statusReason, Instant lastHeartbeatAt) {
+    /** A machine's status and last heartbeat, as last recorded: what the liveness sweep judges. */
+    public record MachineHeartbeat(String id, String region, MachineStatus status, String statusReason, Instant lastHeartbeatAt) {
     }
 
-    public List<Liveness> liveness() {
+    public List<MachineHeartbeat> liveness() {
         return jdbc.sql("select id, region, status, status_reason, last_heartbeat_at from machines")
-                .query((rs, n) -> new Liveness(rs.getString(1), rs.getString(2), MachineStatus.valueOf(rs.getString(3)),
-                        rs.getString(4), JobStore.instant(rs, 5)))
+                .query((rs, n) -> new MachineHeartbeat(rs.getString(1), rs.getString(2), MachineStatus.valueOf(rs.getString(3)),
+                        rs.getString(4), JobRows.instant(rs, 5)))
                 .list();
     }
 
@@ -35,7 +36,7 @@ public final class RepairStore {
      * Moves a machine to {@code to} if it is still as read: same status and no heartbeat since
      * (a machine that heartbeats meanwhile keeps its status).
      */
-    public boolean setStatus(Liveness read, MachineStatus to, String reason) {
+    public boolean setStatus(MachineHeartbeat read, MachineStatus to, String reason) {
         return jdbc.sql("""
                         update machines set status = :to, status_reason = :reason,
                             capacity_version = capacity_version + case when :to = 'READY' then 1 else 0 end
@@ -43,7 +44,7 @@ public final class RepairStore {
                           and last_heartbeat_at is not distinct from cast(:hb as timestamptz)""")
                 .param("to", to.name()).param("reason", reason).param("id", read.id())
                 .param("from", read.status().name())
-                .param("hb", read.lastHeartbeatAt() == null ? null : JobStore.ts(read.lastHeartbeatAt()))
+                .param("hb", read.lastHeartbeatAt() == null ? null : JobRows.ts(read.lastHeartbeatAt()))
                 .update() == 1;
     }
 
@@ -54,35 +55,35 @@ public final class RepairStore {
                 .update();
     }
 
-    /** A live attempt, as the sweeps see it. */
-    public record LiveAttempt(UUID jobId, int attempt, long epoch, String machineId, AttemptState state, Instant startedAt,
+    /** An attempt that still holds its allocation, as the sweeps see it. */
+    public record HeldAttempt(UUID jobId, int attempt, long epoch, String machineId, AttemptState state, Instant startedAt,
             Integer timeoutSeconds) {
     }
 
     /** Attempts leased to an agent that did not start them before their lease expired. */
-    public List<LiveAttempt> expiredLeases(Instant now) {
+    public List<HeldAttempt> expiredLeases(Instant now) {
         return jdbc.sql("""
                         select job_id, attempt, lease_epoch, machine_id, state, started_at, null from attempts
                         where released_at is null and state = 'SCHEDULED' and lease_expires_at < :now""")
-                .param("now", JobStore.ts(now))
+                .param("now", JobRows.ts(now))
                 .query(LIVE).list();
     }
 
     /** Running attempts whose job has a time limit that passed more than {@code slackSeconds} ago. */
-    public List<LiveAttempt> overdue(Instant now, long slackSeconds) {
+    public List<HeldAttempt> overdue(Instant now, long slackSeconds) {
         return jdbc.sql("""
                         select a.job_id, a.attempt, a.lease_epoch, a.machine_id, a.state, a.started_at,
                                (j.spec->'execution'->>'timeoutSeconds')::int
                         from attempts a join jobs j on j.id = a.job_id
                         where a.released_at is null and a.state = 'RUNNING' and j.spec->'execution'->>'timeoutSeconds' is not null
                           and a.started_at + make_interval(secs => (j.spec->'execution'->>'timeoutSeconds')::int + :slack) < :now""")
-                .param("now", JobStore.ts(now)).param("slack", slackSeconds)
+                .param("now", JobRows.ts(now)).param("slack", slackSeconds)
                 .query(LIVE).list();
     }
 
-    private static final org.springframework.jdbc.core.RowMapper<LiveAttempt> LIVE = (rs, n) -> new LiveAttempt(
+    private static final RowMapper<HeldAttempt> LIVE = (rs, n) -> new HeldAttempt(
             rs.getObject(1, UUID.class), rs.getInt(2), rs.getLong(3), rs.getString(4), AttemptState.valueOf(rs.getString(5)),
-            JobStore.instant(rs, 6), (Integer) rs.getObject(7));
+            JobRows.instant(rs, 6), (Integer) rs.getObject(7));
 
     /**
      * Releases what ended attempts still hold (none should: an attempt is released when it ends)
@@ -96,7 +97,7 @@ public final class RepairStore {
     public int repairAllocations(Instant now) {
         jdbc.sql("select id from machines order by id for no key update").query(String.class).list();
         jdbc.sql("update attempts set released_at = :now where released_at is null and state not in ('SCHEDULED', 'RUNNING')")
-                .param("now", JobStore.ts(now)).update();
+                .param("now", JobRows.ts(now)).update();
         new GpuHolds(jdbc).releaseEnded();
         return jdbc.sql("""
                         update machines m set alloc_cpu_millis = coalesce(h.c, 0), alloc_memory_mb = coalesce(h.r, 0),
@@ -139,7 +140,7 @@ public final class RepairStore {
                         select distinct a.machine_id from attempts a join machines m on m.id = a.machine_id
                         where m.status = 'READY' and a.finished_at > :since
                           and a.failure_reason in ('START_FAILED', 'MACHINE_LOST', 'LEASE_EXPIRED')""")
-                .param("since", JobStore.ts(since))
+                .param("since", JobRows.ts(since))
                 .query(String.class).list();
     }
 }

@@ -38,7 +38,7 @@ public final class TenantStore {
                         values (:id, :name, :weight, :cpu, :mem, :gpu, :now) on conflict (name) do nothing""")
                 .param("id", id).param("name", name).param("weight", weight)
                 .param("cpu", quotaCpuMillis).param("mem", quotaMemoryMb).param("gpu", quotaGpuCount)
-                .param("now", JobStore.ts(clock.instant()))
+                .param("now", JobRows.ts(clock.instant()))
                 .update();
         return rows == 1 ? byName(name) : Optional.empty();
     }
@@ -64,7 +64,7 @@ public final class TenantStore {
                         insert into api_keys (id, tenant_id, key_hash, role, created_at)
                         values (:id, :tenant, :hash, 'ADMIN', :now) on conflict (key_hash) do nothing""")
                 .param("id", Ids.newId(clock)).param("tenant", tenant.id()).param("hash", hash(key))
-                .param("now", JobStore.ts(clock.instant()))
+                .param("now", JobRows.ts(clock.instant()))
                 .update();
         return new Principal(tenant.id(), tenant.name(), Principal.Role.ADMIN);
     }
@@ -93,7 +93,7 @@ public final class TenantStore {
      */
     public boolean revokeKey(UUID tenantId, UUID keyId) {
         jdbc.sql("update api_keys set revoked_at = :now where id = :id and tenant_id = :tenant and revoked_at is null")
-                .param("now", JobStore.ts(clock.instant())).param("id", keyId).param("tenant", tenantId)
+                .param("now", JobRows.ts(clock.instant())).param("id", keyId).param("tenant", tenantId)
                 .update();
         return jdbc.sql("select count(*) from api_keys where id = :id and tenant_id = :tenant")
                 .param("id", keyId).param("tenant", tenantId).query(Long.class).single() == 1;
@@ -102,7 +102,7 @@ public final class TenantStore {
     private void storeKey(UUID id, UUID tenantId, Principal.Role role, String key) {
         jdbc.sql("insert into api_keys (id, tenant_id, key_hash, role, created_at) values (:id, :tenant, :hash, :role, :now)")
                 .param("id", id).param("tenant", tenantId).param("hash", hash(key)).param("role", role.name())
-                .param("now", JobStore.ts(clock.instant()))
+                .param("now", JobRows.ts(clock.instant()))
                 .update();
     }
 

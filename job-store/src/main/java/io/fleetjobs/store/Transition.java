@@ -1,6 +1,7 @@
 package io.fleetjobs.store;
 
 import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.JobEventType;
 import io.fleetjobs.model.JobState;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -8,13 +9,18 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A move of a job to another state and what it sets on the way; say what you mean with the
- * factory methods, then apply it with {@link JobStore#transition(JobRecord, Transition)}.
+ * A change of a job row: a move to another state and what it sets on the way, or a mark that keeps
+ * the state (a cancel request). Say what you mean with the factory methods; every change is written
+ * by {@link JobWrites}, whichever caller makes it.
  */
 public final class Transition {
     final JobState to;
     final String reason;
     Integer attempt;
+    /** The next attempt (the row's attempt + 1), where the caller did not read the row's count. */
+    boolean nextAttempt;
+    /** Marks the job to be canceled on its machine; the state stays. */
+    boolean cancelRequest;
     boolean setMachine;
     String machineId;
     boolean setOutcome;
@@ -42,6 +48,29 @@ public final class Transition {
 
     public static Transition cancel(String reason) {
         return to(JobState.CANCELED, reason);
+    }
+
+    /** Placed on {@code machineId} as the job's next attempt: what a plan's commit writes. */
+    static Transition placed(String machineId) {
+        Transition t = to(JobState.SCHEDULED, "placed on " + machineId + "; waiting for its agent to start it");
+        t.nextAttempt = true;
+        t.setMachine = true;
+        t.machineId = machineId;
+        return t; // the attempt number joins data once written
+    }
+
+    /** A job on a machine, in {@code state}, to be stopped: its state stays until the agent confirms. */
+    static Transition cancelRequest(JobState state, String machineId) {
+        Transition t = to(state, "cancel requested; waiting for the agent to stop the attempt");
+        t.cancelRequest = true;
+        if (machineId != null) {
+            t.data.put("machineId", machineId);
+        }
+        return t;
+    }
+
+    JobEventType eventType() {
+        return cancelRequest ? JobEventType.CANCEL_REQUESTED : JobEventType.STATE_CHANGED;
     }
 
     /** The job is placed: attempt {@code n} on {@code machineId}. */

@@ -1,9 +1,7 @@
 package io.fleetjobs.jobservice.config;
 
 import io.fleetjobs.jobservice.outbox.OutboxSignal;
-import io.fleetjobs.store.Inbox;
 import io.fleetjobs.store.JobStore;
-import io.fleetjobs.store.TenantStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.InstantSource;
 import org.springframework.context.annotation.Bean;
@@ -11,36 +9,18 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.PlatformTransactionManager;
 
+/** The stores as job-service builds them; the others come from job-store's StoreAutoConfiguration. */
 @Configuration(proxyBeanMethods = false)
 class StoreConfig {
-    @Bean
-    InstantSource clock() {
-        return InstantSource.system();
-    }
-
     @Bean
     OutboxSignal outboxSignal() {
         return new OutboxSignal();
     }
 
+    /** Wakes the outbox relay after each commit that wrote events, rather than at its next poll. */
     @Bean
     JobStore jobStore(JdbcClient jdbc, PlatformTransactionManager transactions, InstantSource clock,
             MeterRegistry meters, OutboxSignal signal) {
         return new JobStore(jdbc, transactions, clock, meters, signal::wake);
-    }
-
-    @Bean
-    TenantStore tenantStore(JdbcClient jdbc, InstantSource clock) {
-        return new TenantStore(jdbc, clock);
-    }
-
-    @Bean
-    io.fleetjobs.store.AttemptReports attemptReports(JdbcClient jdbc, JobStore jobs, MeterRegistry meters) {
-        return new io.fleetjobs.store.AttemptReports(jdbc, jobs, new java.security.SecureRandom(), meters);
-    }
-
-    @Bean
-    Inbox inbox(JdbcClient jdbc, InstantSource clock) {
-        return new Inbox(jdbc, clock);
     }
 }

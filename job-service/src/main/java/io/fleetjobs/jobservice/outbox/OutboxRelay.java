@@ -1,6 +1,7 @@
 package io.fleetjobs.jobservice.outbox;
 
 import io.fleetjobs.store.Outbox;
+import io.fleetjobs.store.OutboxStore;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -18,7 +19,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -45,10 +45,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Component
 public class OutboxRelay implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
-    /** First key of the advisory locks of the relay's shards ("OUTB"). */
-    private static final int LOCK_SPACE = 0x4F555442;
-
-    private final JdbcClient jdbc;
+    private final OutboxStore outbox;
     private final TransactionTemplate tx;
     private final KafkaTemplate<String, String> kafka;
     private final CircuitBreaker breaker;
@@ -63,10 +60,10 @@ public class OutboxRelay implements SmartLifecycle {
     private final Counter publishedRows;
     private final Counter failures;
 
-    public OutboxRelay(JdbcClient jdbc, PlatformTransactionManager transactions, KafkaTemplate<String, String> kafka,
+    public OutboxRelay(OutboxStore outbox, PlatformTransactionManager transactions, KafkaTemplate<String, String> kafka,
             CircuitBreakerRegistry breakers, OutboxSignal signal, InstantSource clock, RelayProperties properties,
             MeterRegistry meters) {
-        this.jdbc = jdbc;
+        this.outbox = outbox;
         this.tx = new TransactionTemplate(transactions);
         this.kafka = kafka;
         this.breaker = breakers.circuitBreaker("kafka");
@@ -96,31 +93,21 @@ public class OutboxRelay implements SmartLifecycle {
     }
 
     private int publishShard(int shard) {
-        Boolean mine = jdbc.sql("select pg_try_advisory_xact_lock(:space, :shard)")
-                .param("space", LOCK_SPACE).param("shard", shard).query(Boolean.class).single();
-        if (!mine) {
+        if (!outbox.tryLockShard(shard)) {
             return 0;
         }
-        List<Row> rows = jdbc.sql("""
-                        select id, topic, key, payload from outbox
-                        where shard = :shard and published_at is null
-                        order by id limit :limit""")
-                .param("shard", shard).param("limit", properties.batchSize())
-                .query((rs, n) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)))
-                .list();
+        List<OutboxStore.Row> rows = outbox.oldest(shard, properties.batchSize());
         if (rows.isEmpty()) {
             return 0;
         }
         breaker.executeRunnable(() -> send(rows));
-        jdbc.sql("delete from outbox where id = any(:ids)")
-                .param("ids", rows.stream().map(Row::id).toArray(Long[]::new))
-                .update();
+        outbox.delete(rows);
         return rows.size();
     }
 
-    private void send(List<Row> rows) {
+    private void send(List<OutboxStore.Row> rows) {
         List<CompletableFuture<?>> acks = new ArrayList<>(rows.size());
-        for (Row row : rows) {
+        for (OutboxStore.Row row : rows) {
             CompletableFuture<?> ack = kafka.send(row.topic(), row.key(), row.payload());
             acks.add(ack);
             if (ack.isCompletedExceptionally()) {
@@ -140,12 +127,9 @@ public class OutboxRelay implements SmartLifecycle {
 
     /** Refreshes the backlog and lag gauges. */
     public void refreshStats() {
-        jdbc.sql("select count(*), min(created_at) from outbox where published_at is null")
-                .query(rs -> {
-                    backlog.set(rs.getLong(1));
-                    var oldest = rs.getTimestamp(2);
-                    lagMillis.set(oldest == null ? 0 : Math.max(0, clock.millis() - oldest.getTime()));
-                });
+        OutboxStore.Backlog waiting = outbox.backlog();
+        backlog.set(waiting.rows());
+        lagMillis.set(waiting.oldest() == null ? 0 : Math.max(0, clock.millis() - waiting.oldest().toEpochMilli()));
     }
 
     private void loop() {
@@ -202,8 +186,5 @@ public class OutboxRelay implements SmartLifecycle {
     @Override
     public boolean isRunning() {
         return running;
-    }
-
-    private record Row(long id, String topic, String key, String payload) {
     }
 }

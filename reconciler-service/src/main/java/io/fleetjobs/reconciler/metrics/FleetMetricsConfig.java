@@ -1,5 +1,6 @@
 package io.fleetjobs.reconciler.metrics;
 
+import io.fleetjobs.store.FleetStatistics;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -17,7 +18,6 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * The fleet and queue gauges ({@link FleetGauges}), refreshed every {@code jobs.reconciler.metrics-interval}
@@ -57,8 +57,8 @@ class FleetMetricsConfig {
     }
 
     @Bean
-    FleetGauges fleetGauges(JdbcClient jdbc, InstantSource clock, MeterRegistry meters) {
-        return new FleetGauges(jdbc, clock, meters);
+    FleetGauges fleetGauges(FleetStatistics statistics, InstantSource clock, MeterRegistry meters) {
+        return new FleetGauges(statistics, clock, meters);
     }
 
     @Bean

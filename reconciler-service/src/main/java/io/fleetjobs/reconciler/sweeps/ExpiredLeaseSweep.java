@@ -32,7 +32,7 @@ public final class ExpiredLeaseSweep implements Sweep {
     @Override
     public int run(Instant now) {
         int ended = 0;
-        for (RepairStore.LiveAttempt a : repair.expiredLeases(now)) {
+        for (RepairStore.HeldAttempt a : repair.expiredLeases(now)) {
             var outcome = reports.apply(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), a.machineId(),
                     AttemptState.FAILED, null, FailureReason.LEASE_EXPIRED, null, now, null,
                     "the lease expired before the agent started the attempt"));

@@ -47,7 +47,7 @@ public final class MachineLivenessSweep implements Sweep {
 
     @Override
     public int run(Instant now) {
-        Map<String, RepairStore.Liveness> read = new HashMap<>();
+        Map<String, RepairStore.MachineHeartbeat> read = new HashMap<>();
         List<Liveness.Machine> machines = repair.liveness().stream().map(m -> {
             read.put(m.id(), m);
             return new Liveness.Machine(m.id(), m.region(), m.status(), m.lastHeartbeatAt());
@@ -57,7 +57,7 @@ public final class MachineLivenessSweep implements Sweep {
         recordMassSilence(verdict.massSilence());
         int repaired = 0;
         for (Liveness.Action action : verdict.actions()) {
-            RepairStore.Liveness m = read.get(action.machine().id());
+            RepairStore.MachineHeartbeat m = read.get(action.machine().id());
             switch (action) {
                 case Liveness.Action.Recover r -> {
                     if (repair.setStatus(m, MachineStatus.READY, null)) {
@@ -92,7 +92,7 @@ public final class MachineLivenessSweep implements Sweep {
             }
         }
         // a machine lost earlier whose attempts could not all be ended then (a crash between the two steps)
-        for (RepairStore.Liveness m : read.values()) {
+        for (RepairStore.MachineHeartbeat m : read.values()) {
             if (m.status() == MachineStatus.LOST) {
                 repaired += reports.endLiveAttempts(m.id(), FailureReason.MACHINE_LOST);
             }

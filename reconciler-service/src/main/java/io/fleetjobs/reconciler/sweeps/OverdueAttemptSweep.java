@@ -36,7 +36,7 @@ public final class OverdueAttemptSweep implements Sweep {
     @Override
     public int run(Instant now) {
         int ended = 0;
-        for (RepairStore.LiveAttempt a : repair.overdue(now, slack.toSeconds())) {
+        for (RepairStore.HeldAttempt a : repair.overdue(now, slack.toSeconds())) {
             var outcome = reports.apply(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), a.machineId(),
                     AttemptState.FAILED, null, FailureReason.TIMEOUT, null, now, null,
                     "ran past its time limit of " + a.timeoutSeconds() + "s and its agent did not stop it"));

@@ -17,12 +17,6 @@ import java.util.Objects;
 public record Unplaced(Kind kind, String reason, Map<String, Integer> rejectedBy) {
     /** The reason when there is no machine at all. */
     public static final String NO_MACHINES = "no machines are registered";
-    /**
-     * How the reasons that come from the machines begin (every machine rejected, or none at all):
-     * a change of the fleet may place these jobs, where it cannot place one over its tenant's quota or
-     * waiting out a retry's backoff.
-     */
-    public static final java.util.List<String> FLEET_REASON_PREFIXES = java.util.List.of("0 of ", NO_MACHINES);
 
     public enum Kind {
         /**

@@ -6,6 +6,7 @@ import io.fleetjobs.scheduler.service.agent.AgentService;
 import io.fleetjobs.scheduler.service.agent.HeartbeatWriter;
 import io.fleetjobs.scheduler.service.agent.LeaseBroker;
 import io.fleetjobs.store.AttemptReports;
+import io.fleetjobs.store.FleetStatistics;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineStore;
 import io.fleetjobs.store.PlacementStore;
@@ -13,31 +14,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.InstantSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.transaction.PlatformTransactionManager;
 
+/** The scheduler's beans; the clock and the stores come from job-store's StoreAutoConfiguration. */
 @Configuration(proxyBeanMethods = false)
 class SchedulerConfig {
-    @Bean
-    InstantSource clock() {
-        return InstantSource.system();
-    }
-
-    @Bean
-    JobStore jobStore(JdbcClient jdbc, PlatformTransactionManager transactions, InstantSource clock, MeterRegistry meters) {
-        return new JobStore(jdbc, transactions, clock, meters);
-    }
-
-    @Bean
-    PlacementStore placementStore(JdbcClient jdbc, JobStore jobs) {
-        return new PlacementStore(jdbc, jobs);
-    }
-
-    @Bean
-    MachineStore machineStore(JdbcClient jdbc, InstantSource clock) {
-        return new MachineStore(jdbc, clock);
-    }
-
     @Bean
     LeaseBroker leaseBroker() {
         return new LeaseBroker();
@@ -47,11 +27,6 @@ class SchedulerConfig {
     SchedulerCycle schedulerCycle(JobStore jobs, PlacementStore placement, SchedulerProperties properties,
             MeterRegistry meters, LeaseBroker broker) {
         return new SchedulerCycle(jobs, placement, new PlacementEngine(), properties, meters, broker::signalAll);
-    }
-
-    @Bean
-    AttemptReports attemptReports(JdbcClient jdbc, JobStore jobs, MeterRegistry meters) {
-        return new AttemptReports(jdbc, jobs, new java.security.SecureRandom(), meters);
     }
 
     @Bean
@@ -67,11 +42,11 @@ class SchedulerConfig {
     }
 
     @Bean
-    SchedulerLoop schedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc,
+    SchedulerLoop schedulerLoop(SchedulerCycle cycle, PlacementStore placement, FleetStatistics statistics,
             SchedulerProperties properties, InstantSource clock, MeterRegistry meters,
             io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
             io.github.resilience4j.retry.RetryRegistry retries) {
-        return new SchedulerLoop(cycle, placement, jdbc, properties, clock, meters, breakers.circuitBreaker("database"),
+        return new SchedulerLoop(cycle, placement, statistics, properties, clock, meters, breakers.circuitBreaker("database"),
                 retries.retry("database"));
     }
 }

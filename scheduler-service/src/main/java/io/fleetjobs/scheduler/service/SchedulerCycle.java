@@ -166,7 +166,8 @@ public final class SchedulerCycle {
             noRoom += kind == Unplaced.Kind.DOES_NOT_FIT_NOW ? 1 : 0;
             passedOver += kind == Unplaced.Kind.CAN_NEVER_FIT ? 0 : 1;
             Instant notBefore = kind == Unplaced.Kind.CAN_NEVER_FIT ? now.plus(properties.retryNeverFits()) : null;
-            deferrals.add(new PlacementStore.Deferral(e.getKey(), e.getValue().reason(), notBefore));
+            deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()),
+                    e.getValue().reason(), notBefore));
             meters.unschedulable(kind);
         }
         PlacementStore.CommitResult committed = meters.commit.record(

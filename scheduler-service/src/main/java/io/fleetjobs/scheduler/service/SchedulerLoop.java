@@ -1,6 +1,6 @@
 package io.fleetjobs.scheduler.service;
 
-import io.fleetjobs.scheduler.core.Unplaced;
+import io.fleetjobs.store.FleetStatistics;
 import io.fleetjobs.store.PlacementStore;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -20,7 +20,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * Runs cycles back to back while they find work, then waits for a wake-up (a job queued, room
@@ -33,7 +32,7 @@ public final class SchedulerLoop implements SmartLifecycle {
 
     private final SchedulerCycle cycle;
     private final PlacementStore placement;
-    private final JdbcClient jdbc;
+    private final FleetStatistics statistics;
     private final SchedulerProperties properties;
     private final InstantSource clock;
     private final MeterRegistry meters;
@@ -48,9 +47,10 @@ public final class SchedulerLoop implements SmartLifecycle {
     private Instant nextDepth = Instant.MIN;
     private Instant nextRoomLook = Instant.MIN;
 
-    public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc, SchedulerProperties properties,
-            InstantSource clock, MeterRegistry meters) {
-        this(cycle, placement, jdbc, properties, clock, meters, CircuitBreaker.ofDefaults("database"), Retry.ofDefaults("database"));
+    public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, FleetStatistics statistics,
+            SchedulerProperties properties, InstantSource clock, MeterRegistry meters) {
+        this(cycle, placement, statistics, properties, clock, meters, CircuitBreaker.ofDefaults("database"),
+                Retry.ofDefaults("database"));
     }
 
     /**
@@ -58,13 +58,13 @@ public final class SchedulerLoop implements SmartLifecycle {
      *     and health shows it (DOWN with the circuit open)
      * @param retry retries a failed cycle with backoff before it counts as one failure
      */
-    public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, JdbcClient jdbc, SchedulerProperties properties,
-            InstantSource clock, MeterRegistry meters, CircuitBreaker database, Retry retry) {
+    public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, FleetStatistics statistics,
+            SchedulerProperties properties, InstantSource clock, MeterRegistry meters, CircuitBreaker database, Retry retry) {
         this.placement = placement;
         this.database = database;
         this.retry = retry;
         this.cycle = cycle;
-        this.jdbc = jdbc;
+        this.statistics = statistics;
         this.properties = properties;
         this.clock = clock;
         this.meters = meters;
@@ -123,7 +123,7 @@ public final class SchedulerLoop implements SmartLifecycle {
         Look look = takeLook();
         if (look != Look.NONE) {
             if (look == Look.FLEET_CHANGED) {
-                placement.wakeUnplaceable(Unplaced.FLEET_REASON_PREFIXES, 10_000);
+                placement.wakeUnplaceable(10_000);
             }
             cycle.lookAgain();
         }
@@ -159,14 +159,12 @@ public final class SchedulerLoop implements SmartLifecycle {
         }
         nextDepth = clock.instant().plusSeconds(5);
         depthByQueue.values().forEach(v -> v.set(0));
-        jdbc.sql("select queue, count(*) from jobs where state = 'QUEUED' group by queue").query(rs -> {
-            depthByQueue.computeIfAbsent(rs.getString(1), q -> {
-                AtomicLong depth = new AtomicLong();
-                Gauge.builder("scheduler.queue.depth", depth, AtomicLong::get).tags(Tags.of("queue", q))
-                        .description("jobs waiting in QUEUED").register(meters);
-                return depth;
-            }).set(rs.getLong(2));
-        });
+        statistics.queueDepths().forEach((queue, count) -> depthByQueue.computeIfAbsent(queue, q -> {
+            AtomicLong depth = new AtomicLong();
+            Gauge.builder("scheduler.queue.depth", depth, AtomicLong::get).tags(Tags.of("queue", q))
+                    .description("jobs waiting in QUEUED").register(meters);
+            return depth;
+        }).set(count));
     }
 
     @Override

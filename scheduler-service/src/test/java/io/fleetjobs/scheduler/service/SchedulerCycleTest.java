@@ -111,7 +111,7 @@ class SchedulerCycleTest {
 
         fleet.machines.register("h100", "us", Map.of(), "H100", 64_000, 262_144, 8); // a machine joined
         var placement = new io.fleetjobs.store.PlacementStore(fleet.jdbc, fleet.jobs);
-        assertThat(placement.wakeUnplaceable(io.fleetjobs.scheduler.core.Unplaced.FLEET_REASON_PREFIXES, 100))
+        assertThat(placement.wakeUnplaceable(100))
                 .as("the job that fitted nowhere, not the retry").isEqualTo(1);
         scheduler.cycle().lookAgain(); // as the loop does when the fleet changed
         assertThat(scheduler.cycle().runOnce().placed()).isEqualTo(1);

@@ -5,7 +5,7 @@ import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AgentProtocol.Kill;
 import io.fleetjobs.model.agent.AgentProtocol.Lease;
 import io.fleetjobs.model.agent.AttemptReport;
-import io.fleetjobs.store.MachineStore.LiveAttempt;
+import io.fleetjobs.store.MachineStore.AssignedAttempt;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -71,22 +71,22 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
     }
 
     /** @param now the end of an attempt canceled before it started */
-    static AgentDiff of(Reported reported, List<LiveAttempt> liveAttempts, Instant now) {
+    static AgentDiff of(Reported reported, List<AssignedAttempt> liveAttempts, Instant now) {
         List<Lease> start = new ArrayList<>();
         List<Kill> kill = new ArrayList<>();
         List<AttemptReport> settle = new ArrayList<>();
-        Map<AttemptRef, LiveAttempt> live = new HashMap<>();
-        for (LiveAttempt a : liveAttempts) {
+        Map<AttemptRef, AssignedAttempt> live = new HashMap<>();
+        for (AssignedAttempt a : liveAttempts) {
             live.put(new AttemptRef(a.jobId(), a.attempt()), a);
         }
         reported.running().forEach((ref, report) -> {
-            LiveAttempt a = live.get(ref);
+            AssignedAttempt a = live.get(ref);
             if (a == null || a.epoch() != report.epoch()) {
                 kill.add(new Kill(ref.jobId(), ref.attempt(), "not current: this attempt must not run"));
             }
         });
         Set<AttemptRef> ended = reported.endedRefs();
-        for (LiveAttempt a : liveAttempts) {
+        for (AssignedAttempt a : liveAttempts) {
             AttemptRef ref = new AttemptRef(a.jobId(), a.attempt());
             AttemptReport running = reported.running().get(ref);
             if (running != null && running.epoch() == a.epoch()) {

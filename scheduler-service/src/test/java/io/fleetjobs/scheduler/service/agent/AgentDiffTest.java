@@ -6,7 +6,7 @@ import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.Execution;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AttemptReport;
-import io.fleetjobs.store.MachineStore.LiveAttempt;
+import io.fleetjobs.store.MachineStore.AssignedAttempt;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +40,7 @@ class AgentDiffTest {
     void oneAttemptLandsInItsBucket(AttemptState reported, Long reportedEpoch, AttemptState recorded, Long recordedEpoch,
             boolean cancelAsked, String bucket) {
         List<AttemptReport> reports = reported == null ? List.of() : List.of(report(JOB, reported, reportedEpoch));
-        List<LiveAttempt> live = recorded == null ? List.of() : List.of(live(JOB, recorded, recordedEpoch, cancelAsked));
+        List<AssignedAttempt> live = recorded == null ? List.of() : List.of(live(JOB, recorded, recordedEpoch, cancelAsked));
 
         AgentDiff diff = AgentDiff.of(AgentDiff.Reported.of("m1", reports), live, NOW);
 
@@ -72,7 +72,7 @@ class AgentDiffTest {
         Random random = new Random(seed);
         for (int round = 0; round < 2_000; round++) {
             List<AttemptReport> reports = new ArrayList<>();
-            List<LiveAttempt> live = new ArrayList<>();
+            List<AssignedAttempt> live = new ArrayList<>();
             for (int n = random.nextInt(6); n > 0; n--) {
                 UUID job = new UUID(seed, random.nextInt(4)); // a few ids, so that reports and rows meet
                 if (random.nextBoolean() && live.stream().noneMatch(a -> a.jobId().equals(job))) {
@@ -124,8 +124,8 @@ class AgentDiffTest {
                 null, null);
     }
 
-    private static LiveAttempt live(UUID job, AttemptState state, long epoch, boolean cancelAsked) {
-        return new LiveAttempt(job, 1, epoch, state, cancelAsked,
+    private static AssignedAttempt live(UUID job, AttemptState state, long epoch, boolean cancelAsked) {
+        return new AssignedAttempt(job, 1, epoch, state, cancelAsked,
                 state == AttemptState.SCHEDULED ? Execution.of("echo", "hi") : null);
     }
 }

@@ -1,0 +1,107 @@
+package io.fleetjobs.store;
+
+import io.fleetjobs.model.Ids;
+import io.fleetjobs.model.JobEventType;
+import io.fleetjobs.model.JobSpec;
+import io.fleetjobs.model.JobState;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/** New jobs: the insert with its idempotency key, and admission (SUBMITTED to QUEUED). Call in a transaction. */
+final class JobSubmissions {
+    static final String SUBMITTED_REASON = "awaiting admission";
+
+    private final JdbcClient jdbc;
+    private final InstantSource clock;
+    private final JobWrites writes;
+    private final MeterRegistry meters;
+
+    JobSubmissions(JdbcClient jdbc, InstantSource clock, JobWrites writes, MeterRegistry meters) {
+        this.jdbc = jdbc;
+        this.clock = clock;
+        this.writes = writes;
+        this.meters = meters;
+    }
+
+    /** See {@link JobStore#submit(UUID, JobSpec, String, boolean)}. */
+    Submission submit(UUID tenantId, JobSpec spec, String idempotencyKey, boolean admit) {
+        Transition admission = Transition.admit();
+        JobState state = admit ? admission.to : JobState.SUBMITTED;
+        String reason = admit ? admission.reason : SUBMITTED_REASON;
+        long version = admit ? 2 : 1;
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS); // as PostgreSQL keeps it
+        UUID id = Ids.newId(clock);
+        byte[] hash = Json.specHash(spec);
+        List<UUID> inserted = jdbc.sql("""
+                        insert into jobs (id, tenant_id, name, queue, priority, spec, state, state_reason, version,
+                                          not_before, cpu_millis, memory_mb, gpu_count, gpu_type, region,
+                                          idempotency_key, request_hash, created_at, updated_at)
+                        values (:id, :tenant, :name, :queue, :priority, cast(:spec as jsonb), :state,
+                                :reason, :version, :now, :cpu, :mem, :gpus, :gpuType, :region,
+                                :key, :hash, :now, :now)
+                        on conflict (tenant_id, idempotency_key) where idempotency_key is not null do nothing
+                        returning id""")
+                .param("id", id)
+                .param("tenant", tenantId)
+                .param("name", spec.name())
+                .param("queue", spec.queue())
+                .param("priority", spec.priority())
+                .param("spec", Json.write(spec))
+                .param("state", state.name())
+                .param("reason", reason)
+                .param("version", version)
+                .param("now", JobRows.ts(now))
+                .param("cpu", spec.resources().cpuMillis())
+                .param("mem", spec.resources().memoryMb())
+                .param("gpus", spec.resources().gpuCount())
+                .param("gpuType", spec.resources().gpuType())
+                .param("region", spec.placement().region())
+                .param("key", idempotencyKey)
+                .param("hash", hash)
+                .query(UUID.class).list();
+        if (inserted.isEmpty()) {
+            var existing = jdbc.sql("select " + JobRows.COLUMNS + ", request_hash from jobs where tenant_id = :t and idempotency_key = :k")
+                    .param("t", tenantId).param("k", idempotencyKey)
+                    .query((rs, n) -> Map.entry(JobRows.JOB.mapRow(rs, n), rs.getBytes("request_hash"))).single();
+            return Arrays.equals(existing.getValue(), hash)
+                    ? new Submission.Accepted(existing.getKey(), false)
+                    : new Submission.KeyConflict(existing.getKey());
+        }
+        // the row as inserted, without reading it back
+        JobRecord job = new JobRecord(id, tenantId, spec, state, reason, version, 0, 0, 0, null,
+                null, null, false, now, now, now, null);
+        List<JobWrites.Written> written = new ArrayList<>(2);
+        written.add(new JobWrites.Written(id, tenantId, 1, null, JobState.SUBMITTED, SUBMITTED_REASON, now,
+                JobEventType.STATE_CHANGED, Map.of()));
+        if (admit) { // as if admission had moved it at once: both history rows, both events
+            written.add(new JobWrites.Written(id, tenantId, 2, JobState.SUBMITTED, state, reason, now,
+                    JobEventType.STATE_CHANGED, Map.of()));
+        }
+        writes.record(written);
+        writes.afterCommit(written);
+        JobWrites.afterCommit(() -> meters.counter("jobs.submitted").increment());
+        return new Submission.Accepted(job, true);
+    }
+
+    /** See {@link JobStore#admitAll}. */
+    int admitAll(Collection<UUID> ids) {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        List<JobRecord> submitted = jdbc.sql("select " + JobRows.COLUMNS
+                        + " from jobs where id = any(cast(:ids as uuid[])) and state = 'SUBMITTED' order by id for update")
+                .param("ids", ids.stream().map(UUID::toString).distinct().toArray(String[]::new))
+                .query(JobRows.JOB).list();
+        writes.applyLocked(submitted.stream().map(job -> JobWrites.Change.of(job, Transition.admit())).toList());
+        return submitted.size();
+    }
+}

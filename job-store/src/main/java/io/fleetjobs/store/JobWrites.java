@@ -1,0 +1,210 @@
+package io.fleetjobs.store;
+
+import io.fleetjobs.model.Ids;
+import io.fleetjobs.model.JobEvent;
+import io.fleetjobs.model.JobEventType;
+import io.fleetjobs.model.JobSpec;
+import io.fleetjobs.model.JobState;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The one door through which job rows change: a batch of {@link Transition}s as one guarded update
+ * (the state and version each caller read must still be there), then one history row and one event
+ * per change. Submit, admission, placement, reports, cancel and the reconciler all come through here.
+ *
+ * <p>A change whose row has moved on is missing from {@link Applied#jobs()}: another writer won, which
+ * is a normal outcome. Call inside a transaction.
+ */
+final class JobWrites {
+    private final JdbcClient jdbc;
+    private final InstantSource clock;
+    private final MeterRegistry meters;
+    private final Runnable eventsCommitted;
+
+    JobWrites(JdbcClient jdbc, InstantSource clock, MeterRegistry meters, Runnable eventsCommitted) {
+        this.jdbc = jdbc;
+        this.clock = clock;
+        this.meters = meters;
+        this.eventsCommitted = eventsCommitted;
+    }
+
+    /** A job as its writer read it (id, state, version; the spec, which never changes, may be null) and its change. */
+    record Change(UUID jobId, JobState from, long version, JobSpec spec, Transition transition) {
+        static Change of(JobRecord current, Transition transition) {
+            return new Change(current.id(), current.state(), current.version(), current.spec(), transition);
+        }
+    }
+
+    /**
+     * A change written to a job row, for its history row and event; {@code at}: when it happened (the
+     * row's {@code updated_at}, but for a move written late); {@code from} is null for a job's first row.
+     */
+    record Written(UUID jobId, UUID tenantId, long version, JobState from, JobState to, String reason, Instant at,
+            JobEventType type, Map<String, String> data) {
+        /** Moves are counted by from and to; a job's first row and a cancel mark are not moves. */
+        boolean isMove() {
+            return from != null && type == JobEventType.STATE_CHANGED;
+        }
+    }
+
+    /** What a write did: the jobs after their change (in no particular order), and what was recorded of them. */
+    record Applied(List<JobRecord> jobs, List<Written> written) {
+        static final Applied NONE = new Applied(List.of(), List.of());
+    }
+
+    /** {@link #write} now, and the metrics and the relay's wake-up after commit. */
+    Applied apply(List<Change> changes) {
+        Applied applied = write(changes, clock.instant());
+        afterCommit(applied.written());
+        return applied;
+    }
+
+    /** {@link #apply}, for rows this transaction has locked: each change must find its row as read. */
+    Applied applyLocked(List<Change> changes) {
+        Applied applied = apply(changes);
+        requireAll(changes, applied);
+        return applied;
+    }
+
+    static void requireAll(List<Change> changes, Applied applied) {
+        if (applied.jobs().size() != changes.size()) {
+            throw new IllegalStateException("changed " + applied.jobs().size() + " of " + changes.size()
+                    + " locked jobs: a job changed under its lock");
+        }
+    }
+
+    /**
+     * The guarded update of every change in one statement, then their history rows and events; nothing
+     * after commit (a caller that may roll back to a savepoint calls {@link #afterCommit} once it keeps them).
+     * At most one change per job: a job that moves twice needs a second call, from the row the first returned.
+     *
+     * @param now the rows' {@code updated_at}
+     * @throws io.fleetjobs.model.IllegalTransitionException when a move is not in the table (a bug)
+     */
+    Applied write(List<Change> changes, Instant now) {
+        if (changes.isEmpty()) {
+            return Applied.NONE;
+        }
+        GuardedUpdate update = new GuardedUpdate(changes.size());
+        Map<UUID, Change> byId = new HashMap<>();
+        for (Change c : changes) {
+            if (!c.transition().cancelRequest) {
+                c.from().checkMoveTo(c.transition().to);
+            }
+            if (byId.put(c.jobId(), c) != null) {
+                throw new IllegalArgumentException("two changes of job " + c.jobId() + " in one statement");
+            }
+            update.add(c);
+        }
+        // a spec never changes: the one of the row as read, not read back and parsed again
+        List<JobRecord> after = update.run(jdbc, now,
+                (rs, row) -> JobRows.job(rs, byId.get(rs.getObject("id", UUID.class)).spec()));
+        List<Written> written = new ArrayList<>(after.size());
+        for (JobRecord job : after) {
+            Transition t = byId.get(job.id()).transition();
+            Map<String, String> data = new LinkedHashMap<>(t.data); // may hold nulls, which Map.copyOf refuses
+            if (t.nextAttempt) {
+                data.put("attempt", Integer.toString(job.attempt()));
+                data.put("machineId", job.machineId());
+            }
+            written.add(new Written(job.id(), job.tenantId(), job.version(), byId.get(job.id()).from(), job.state(),
+                    job.stateReason(), t.at == null ? job.updatedAt() : t.at, t.eventType(), Collections.unmodifiableMap(data)));
+        }
+        record(written);
+        return new Applied(after, written);
+    }
+
+    /**
+     * The history rows and events of changes written, in the given order: one statement each for
+     * history and outbox, whatever their number.
+     */
+    void record(List<Written> changes) {
+        if (changes.isEmpty()) {
+            return;
+        }
+        int n = changes.size();
+        String[] ids = new String[n];
+        Long[] versions = new Long[n];
+        String[] froms = new String[n];
+        String[] tos = new String[n];
+        String[] reasons = new String[n];
+        String[] ats = new String[n];
+        String[] eventIds = new String[n];
+        Integer[] shards = new Integer[n];
+        String[] payloads = new String[n];
+        for (int i = 0; i < n; i++) {
+            Written w = changes.get(i);
+            UUID eventId = Ids.newId(clock);
+            ids[i] = w.jobId().toString();
+            versions[i] = w.version();
+            froms[i] = w.from() == null ? null : w.from().name();
+            tos[i] = w.to().name();
+            reasons[i] = w.reason();
+            ats[i] = w.at().toString();
+            eventIds[i] = eventId.toString();
+            shards[i] = Outbox.shardOf(ids[i]);
+            payloads[i] = Json.write(new JobEvent(eventId, JobEvent.SCHEMA_VERSION, w.type(), w.jobId(), w.tenantId(),
+                    w.version(), w.at(), w.from(), w.to(), w.reason(), w.data()));
+        }
+        var now = JobRows.ts(clock.instant()); // the outbox rows' created_at: when written, which the relay's lag is measured from
+        jdbc.sql("""
+                        insert into job_history (job_id, version, from_state, to_state, reason, at)
+                        select cast(d.id as uuid), d.version, d.f, d.t, d.r, d.at
+                        from unnest(cast(:ids as text[]), cast(:versions as bigint[]), cast(:froms as text[]),
+                                    cast(:tos as text[]), cast(:reasons as text[]), cast(cast(:ats as text[]) as timestamptz[]))
+                             as d(id, version, f, t, r, at)""")
+                .param("ids", ids).param("versions", versions).param("froms", froms).param("tos", tos)
+                .param("reasons", reasons).param("ats", ats)
+                .update();
+        jdbc.sql("""
+                        insert into outbox (event_id, topic, key, shard, payload, created_at)
+                        select cast(d.e as uuid), :topic, d.k, d.s, d.p, :now
+                        from unnest(cast(:e as text[]), cast(:k as text[]), cast(:s as int[]), cast(:p as text[]))
+                             with ordinality as d(e, k, s, p, i)
+                        order by d.i""")
+                .param("e", eventIds).param("k", ids).param("s", shards).param("p", payloads)
+                .param("topic", JobEvent.TOPIC).param("now", now)
+                .update();
+    }
+
+    /** Once the transaction commits: counts the moves among {@code written} and wakes the outbox relay. */
+    void afterCommit(List<Written> written) {
+        if (written.isEmpty()) {
+            return;
+        }
+        Map<List<String>, Long> counts = new HashMap<>();
+        written.stream().filter(Written::isMove)
+                .forEach(w -> counts.merge(List.of(w.from().name(), w.to().name()), 1L, Long::sum));
+        if (!counts.isEmpty()) {
+            afterCommit(() -> counts.forEach((fromTo, count) -> Counter.builder("jobs.transitions")
+                    .tag("from", fromTo.get(0)).tag("to", fromTo.get(1)).register(meters).increment(count)));
+        }
+        afterCommit(eventsCommitted);
+    }
+
+    static void afterCommit(Runnable action) {
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    action.run();
+                }
+            });
+        } else {
+            action.run();
+        }
+    }
+}
