@@ -1,51 +1,82 @@
 package io.fleetjobs.gateway;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Ticker;
 import io.fleetjobs.store.Principal;
-import io.fleetjobs.store.TenantStore;
 import io.fleetjobs.support.CallerIdentity;
+import io.github.resilience4j.ratelimiter.RateLimiter;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
 import java.util.HexFormat;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
- * API keys to callers, through job-store's {@link TenantStore} (the database), each answer (found or
- * not) reused for a short while so that a busy client costs one query per TTL, and a flood of bad keys
- * does not reach the database on every request. A revoked key therefore works on for at most the TTL.
- * Cached by the key's SHA-256, never the key itself.
+ * API keys to callers, through job-store's {@code TenantStore} (the database), each answer (found or not) reused
+ * for a short while (Caffeine, bounded), so that a busy client costs one query per TTL. A revoked key therefore
+ * works on for at most the TTL. Cached by the key's SHA-256, never the key itself.
+ *
+ * <p>A client that sends key after key the cache has not seen (guessing, or flooding the database with lookups)
+ * is held to {@code lookupsPerSecond} lookups per address, with a burst of as many: past it the request is refused
+ * ({@link TooManyLookups}, 429 with {@code Retry-After}) before the database is asked. Keys already answered cost
+ * no permit, so a client with a working key is never slowed by this.
  */
 final class ApiKeys {
-    static final int MAX_ENTRIES = 10_000;
+    static final long MAX_ENTRIES = 100_000;
+    static final long MAX_ADDRESSES = 100_000;
 
-    private final TenantStore tenants;
-    private final InstantSource clock;
-    private final Duration ttl;
-    private final ConcurrentHashMap<String, Entry> cache = new ConcurrentHashMap<>();
+    private final Function<String, Optional<Principal>> lookup;
+    private final Cache<String, Optional<CallerIdentity>> answers;
+    private final Cache<String, RateLimiter> perAddress;
+    private final RateLimiterConfig limit;
 
-    ApiKeys(TenantStore tenants, InstantSource clock, Duration ttl) {
-        this.tenants = tenants;
-        this.clock = clock;
-        this.ttl = ttl;
+    ApiKeys(Function<String, Optional<Principal>> lookup, InstantSource clock, Duration ttl, int lookupsPerSecond) {
+        this.lookup = lookup;
+        Ticker ticker = () -> {
+            var now = clock.instant();
+            return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        };
+        this.answers = Caffeine.newBuilder().ticker(ticker).expireAfterWrite(ttl).maximumSize(MAX_ENTRIES).build();
+        this.perAddress = Caffeine.newBuilder().ticker(ticker).expireAfterAccess(Duration.ofMinutes(1))
+                .maximumSize(MAX_ADDRESSES).build();
+        this.limit = RateLimiterConfig.custom().limitForPeriod(lookupsPerSecond).limitRefreshPeriod(Duration.ofSeconds(1))
+                .timeoutDuration(Duration.ZERO).build();
     }
 
-    /** The caller a key belongs to, or empty for an unknown or revoked key. Database errors propagate. */
-    Optional<CallerIdentity> authenticate(String key) {
+    /** Refused before the lookup: the address sent too many keys the cache did not know. */
+    static final class TooManyLookups extends RuntimeException {
+        final Duration wait;
+
+        TooManyLookups(Duration wait) {
+            super(null, null, false, false);
+            this.wait = wait;
+        }
+    }
+
+    /**
+     * The caller a key belongs to, or empty for an unknown or revoked key. Database errors propagate.
+     *
+     * @throws TooManyLookups when {@code address} is over its lookups
+     */
+    Optional<CallerIdentity> authenticate(String key, String address) {
         String digest = digest(key);
-        Instant now = clock.instant();
-        Entry hit = cache.get(digest);
-        if (hit != null && now.isBefore(hit.until())) {
-            return hit.caller();
+        Optional<CallerIdentity> known = answers.getIfPresent(digest);
+        if (known != null) {
+            return known;
         }
-        Optional<CallerIdentity> caller = tenants.authenticate(key).map(ApiKeys::caller);
-        if (cache.size() >= MAX_ENTRIES) {
-            cache.clear(); // crude, and rare: a burst of distinct keys; the next requests look up again
+        RateLimiter limiter = perAddress.get(address == null ? "" : address, a -> RateLimiter.of("lookups-" + a, limit));
+        if (!limiter.acquirePermission()) {
+            long nanos = limiter instanceof AtomicRateLimiter atomic ? atomic.getDetailedMetrics().getNanosToWait() : 1_000_000_000L;
+            throw new TooManyLookups(Duration.ofSeconds(Math.max(1, (nanos + 999_999_999L) / 1_000_000_000L)));
         }
-        cache.put(digest, new Entry(caller, now.plus(ttl)));
+        Optional<CallerIdentity> caller = lookup.apply(key).map(ApiKeys::caller);
+        answers.put(digest, caller);
         return caller;
     }
 
@@ -59,8 +90,5 @@ final class ApiKeys {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private record Entry(Optional<CallerIdentity> caller, Instant until) {
     }
 }

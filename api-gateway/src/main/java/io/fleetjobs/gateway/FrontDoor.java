@@ -30,6 +30,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *   /api/**     the body limit (1 MiB)                over it, declared or chunked -> 413
  *               keys can be checked yet               the platform is starting -> 503 with Retry-After
  *               Authorization: Bearer &lt;api key&gt;      no or unknown or revoked key  -> 401
+ *                                                     too many unknown keys from one address -> 429
  *               or Bearer &lt;JWT&gt; where an issuer is    bad signature, expired, another issuer or
  *               configured (jobs.gateway.jwt)         audience, no known tenant in it       -> 401
  *               admin paths need the ADMIN role       /api/v1/admin/**, /api/v1/machines/** -> 403
@@ -102,7 +103,7 @@ final class FrontDoor extends OncePerRequestFilter {
             if (token != null && jwts != null && JwtCallers.looksLikeJwt(token)) {
                 caller = Optional.of(jwts.authenticate(token));
             } else {
-                caller = token == null || token.length() > MAX_KEY_LENGTH ? Optional.empty() : keys.authenticate(token);
+                caller = token == null || token.length() > MAX_KEY_LENGTH ? Optional.empty() : keys.authenticate(token, request.getRemoteAddr());
             }
         } catch (JwtCallers.Rejected e) {
             response.setHeader("WWW-Authenticate", "Bearer error=\"invalid_token\"");
@@ -112,6 +113,12 @@ final class FrontDoor extends OncePerRequestFilter {
             log.warn("cannot check a JWT against its issuer: {}", e.getMessage());
             response.setHeader("Retry-After", "2");
             problem(response, 503, "Service Unavailable", "the token issuer's keys cannot be fetched; try again shortly");
+            return;
+        } catch (ApiKeys.TooManyLookups e) {
+            rateLimited.increment();
+            response.setHeader("Retry-After", Long.toString(e.wait.toSeconds()));
+            problem(response, 429, "Too Many Requests", "too many unknown API keys from this address; retry after "
+                    + e.wait.toSeconds() + " s");
             return;
         } catch (DataAccessException e) {
             log.warn("cannot look up an API key or tenant: {}", e.getMessage());

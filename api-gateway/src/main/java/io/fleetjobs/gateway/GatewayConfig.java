@@ -59,7 +59,8 @@ class GatewayConfig {
         JwtCallers jwts = jwt.enabled()
                 ? new JwtCallers(JwtCallers.decoder(jwt), jwt, tenants, clock, properties.keyCacheTtl())
                 : null;
-        FrontDoor door = new FrontDoor(keyStore, new ApiKeys(tenants, clock, properties.keyCacheTtl()), jwts,
+        FrontDoor door = new FrontDoor(keyStore, new ApiKeys(tenants::authenticate, clock, properties.keyCacheTtl(),
+                properties.keyLookupsPerSecond()), jwts,
                 new TenantRateLimits(properties.rateLimit()), identities, properties.maxBodyBytes(), meters);
         FilterRegistrationBean<FrontDoor> registration = new FilterRegistrationBean<>(door);
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);

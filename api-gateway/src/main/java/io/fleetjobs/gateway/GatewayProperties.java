@@ -13,6 +13,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param jobServiceUrl job-service ({@code JOBS_JOB_SERVICE_URL})
  * @param schedulerUrl scheduler-service ({@code JOBS_SCHEDULER_URL})
  * @param keyCacheTtl how long an API key's lookup (found or not) is reused; a revoked key works at most this long
+ * @param keyLookupsPerSecond lookups of keys not yet answered allowed per client address and second (a burst of as
+ *        many): what a client guessing keys, or sending a new one each time, may cost the database; past it 429
  * @param maxBodyBytes the largest request body; larger is 413
  * @param rateLimit requests per tenant
  * @param jwt JWT bearer tokens besides API keys; off unless an issuer or a JWK set is named
@@ -22,6 +24,7 @@ public record GatewayProperties(
         @DefaultValue("http://localhost:8081") URI jobServiceUrl,
         @DefaultValue("http://localhost:8082") URI schedulerUrl,
         @DefaultValue("5s") Duration keyCacheTtl,
+        @DefaultValue("20") int keyLookupsPerSecond,
         @DefaultValue("1048576") long maxBodyBytes,
         @DefaultValue RateLimit rateLimit,
         @DefaultValue Jwt jwt) {
