@@ -55,7 +55,6 @@ final class Agent implements SmartLifecycle {
     private final MachineResources resources;
     private final SchedulerClient scheduler;
     private final AttemptRunner runner;
-    private final ReportSink sink;
     private final InstantSource clock;
     private final Thread.Builder loopThread;
     private final Duration firstBeatDelay;
@@ -69,8 +68,8 @@ final class Agent implements SmartLifecycle {
     private Instant lastHousekeeping;
 
     Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
-            ReportSink sink, InstantSource clock) {
-        this(properties, resources, scheduler, runner, sink, clock,
+            InstantSource clock) {
+        this(properties, resources, scheduler, runner, clock,
                 Thread.ofPlatform().name("agent-loop").daemon(false), Duration.ZERO);
     }
 
@@ -80,12 +79,11 @@ final class Agent implements SmartLifecycle {
      *                       together do not beat in the same millisecond ever after
      */
     Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
-            ReportSink sink, InstantSource clock, Thread.Builder loopThread, Duration firstBeatDelay) {
+            InstantSource clock, Thread.Builder loopThread, Duration firstBeatDelay) {
         this.properties = properties;
         this.resources = resources;
         this.scheduler = scheduler;
         this.runner = runner;
-        this.sink = sink;
         this.clock = clock;
         this.loopThread = loopThread;
         this.firstBeatDelay = firstBeatDelay;
@@ -219,14 +217,12 @@ final class Agent implements SmartLifecycle {
             Instant deadline = lease.timeoutSeconds() == null ? null
                     : process.startedAt().plusSeconds(lease.timeoutSeconds());
             Tracked tracked = new Tracked(lease, process, deadline);
-            running.put(key, tracked);
-            sink.publish(report(tracked, AttemptState.RUNNING, null, null, null));
+            running.put(key, tracked); // the heartbeat that follows this reply's work says it runs
             process.exit().whenComplete((outcome, error) -> ended(key, tracked, outcome));
         } catch (StartFailedException e) {
             log.warn("attempt {} could not start: {}", key, e.getMessage());
             AttemptReport failed = startFailure(key, lease.epoch(), identity.machineId(), e, clock.instant());
             finals.put(key, failed);
-            sink.publish(failed);
         }
     }
 
@@ -283,8 +279,8 @@ final class Agent implements SmartLifecycle {
         }
         finals.put(key, report);
         running.remove(key);
-        sink.publish(report);
-        wake.release();
+        wake.release(); // the next heartbeat carries it at once: reports go only over the agent API
+
     }
 
     /** The agent's own line at the end of the attempt's stderr tail, where a person reading the logs sees it. */
@@ -386,7 +382,6 @@ final class Agent implements SmartLifecycle {
         if (loop != null) {
             loop.interrupt();
         }
-        sink.close();
     }
 
     @Override

@@ -12,7 +12,6 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *
  * @param killGrace how long a process group has after SIGTERM before SIGKILL
  * @param logCapBytes the most of each of stdout and stderr kept on disk per attempt
- * @param kafkaBootstrapServers where to publish attempt reports at once (optional; heartbeats carry them anyway)
  * @param joinTimeout how long to keep trying to reach the scheduler before giving up at start
  * @param passEnv the agent's environment variables a job sees (names; {@code NAME*} for a prefix); nothing else
  *                of the agent's environment reaches a job (its join token, its Java options), only these, the
@@ -36,7 +35,6 @@ public record WorkerProperties(
         Path workDir,
         Duration killGrace,
         Long logCapBytes,
-        String kafkaBootstrapServers,
         Duration joinTimeout,
         java.util.List<String> passEnv,
         Simulate simulate,
@@ -109,7 +107,7 @@ public record WorkerProperties(
     /** These settings for one simulated machine: its own id, region and labels; the rest shared. */
     WorkerProperties forMachine(String id, String machineRegion, Map<String, String> machineLabels) {
         return new WorkerProperties(schedulerUrl, id, machineRegion, machineLabels, null, null, null, null, joinToken,
-                heartbeatInterval, workDir, killGrace, logCapBytes, kafkaBootstrapServers, joinTimeout, passEnv, simulate,
+                heartbeatInterval, workDir, killGrace, logCapBytes, joinTimeout, passEnv, simulate,
                 isolation);
     }
 }
