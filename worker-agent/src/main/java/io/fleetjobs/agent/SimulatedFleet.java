@@ -61,7 +61,7 @@ final class SimulatedFleet implements SmartLifecycle {
             MachineResources resources = new MachineResources(m.id(), m.cpuMillis(), m.memoryMb(), m.gpuCount(), m.gpuType());
             Duration jitter = Duration.ofMillis(intervalMs <= 0 ? 0 : random.nextLong(intervalMs));
             agents.add(new Agent(properties.forMachine(m.id(), m.region(), m.labels()), resources, scheduler, runner,
-                    clock, Thread.ofVirtual().name("sim-" + m.id()), jitter));
+                    clock, Thread.ofVirtual().name("sim-" + m.id()), jitter, null));
         }
     }
 

@@ -177,6 +177,18 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void aJobCannotReadTheMachinesCredential() throws Exception {
+        // as the agent keeps it: <work-dir>/credential, beside the machine's directory of attempts
+        io.fleetjobs.agent.CredentialFile credential = io.fleetjobs.agent.CredentialFile.in(workDir);
+        credential.write("the-machine-credential-itself");
+
+        Outcome out = outcome(sh("cat " + credential.path() + " 2>&1; echo credential-rc=$?"));
+
+        assertThat(out.stdoutTail()).contains("Permission denied").contains("credential-rc=1")
+                .doesNotContain("the-machine-credential-itself");
+    }
+
+    @Test
     void killMinusOneInsideTheSandboxLeavesTheAgentAndAnotherJobAlive() throws Exception {
         // the proof first, in the job's own output: not root, alone in a pid namespace of its own
         Outcome proof = outcome(sh("echo uid=$(id -u) procs=$(ls /proc | grep -c '^[0-9]') self=$$"));
