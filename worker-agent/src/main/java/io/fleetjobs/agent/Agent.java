@@ -256,7 +256,7 @@ final class Agent implements SmartLifecycle {
     private void startInContext(AttemptKey key, Lease lease) {
         try {
             Attempt process = runner.start(key, lease.command(), withDevices(lease.env(), lease.gpus()),
-                    new Requested(lease.cpuMillis(), lease.memoryMb()));
+                    new Requested(lease.cpuMillis(), lease.memoryMb(), resources.deviceMinors(lease.gpus())));
             Instant deadline = lease.timeoutSeconds() == null ? null
                     : process.startedAt().plusSeconds(lease.timeoutSeconds());
             Tracked tracked = new Tracked(lease, process, deadline);

@@ -58,10 +58,11 @@ public record WorkerProperties(
      * @param workDirCapMb          the most an attempt's working directory may hold before it is killed (default 10240; 0: no cap)
      * @param diskCheckInterval     how often it is measured (default 10s)
      * @param attemptRetention      how long an ended attempt's directory is kept (default 1h)
+     * @param deviceDir             where the GPUs' device nodes are (default /dev; tests point it elsewhere)
      */
     public record Isolation(Boolean sandbox, Integer firstUid, Integer uidCount, Long tmpMb, String cgroupParent,
             Long memoryHeadroomMb, Integer memoryHeadroomPercent, Integer pidsMax, Long workDirCapMb,
-            Duration diskCheckInterval, Duration attemptRetention) {
+            Duration diskCheckInterval, Duration attemptRetention, Path deviceDir) {
 
         io.fleetjobs.agent.process.SandboxSettings settings() {
             var d = io.fleetjobs.agent.process.SandboxSettings.DEFAULT;
@@ -76,7 +77,8 @@ public record WorkerProperties(
                     pidsMax == null ? d.pidsMax() : pidsMax,
                     workDirCapMb == null ? d.workDirCapBytes() : workDirCapMb << 20,
                     diskCheckInterval == null ? d.diskCheckInterval() : diskCheckInterval,
-                    attemptRetention == null ? d.retention() : attemptRetention);
+                    attemptRetention == null ? d.retention() : attemptRetention,
+                    deviceDir == null ? d.deviceDir() : deviceDir);
         }
     }
 
@@ -94,7 +96,7 @@ public record WorkerProperties(
         logCapBytes = logCapBytes == null ? 64L << 20 : logCapBytes;
         joinTimeout = joinTimeout == null ? Duration.ofSeconds(30) : joinTimeout;
         simulate = simulate == null ? new Simulate(null) : simulate;
-        isolation = isolation == null ? new Isolation(null, null, null, null, null, null, null, null, null, null, null)
+        isolation = isolation == null ? new Isolation(null, null, null, null, null, null, null, null, null, null, null, null)
                 : isolation;
         passEnv = passEnv == null ? io.fleetjobs.agent.process.ProcessRunner.DEFAULT_PASS_ENV : java.util.List.copyOf(passEnv);
     }
