@@ -16,12 +16,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * A hostile network for messages: reads {@code jobs.events} and {@code jobs.attempt-status} as
- * they flow and, every few seconds, publishes again a random handful of records it saw earlier,
- * so that consumers get duplicates, late and out of order. Survives broker restarts.
+ * A hostile network for messages: reads {@code jobs.events} as they flow and, every few seconds, publishes
+ * again a random handful of records it saw earlier, so that consumers get duplicates, late and out of order.
+ * Survives broker restarts. (Agents' reports do not ride on Kafka: they go only over the agent API.)
  */
 final class Replayer {
-    private static final List<String> TOPICS = List.of("jobs.events", "jobs.attempt-status");
+    private static final List<String> TOPICS = List.of("jobs.events");
 
     private final String bootstrapServers;
     private final AtomicBoolean active;

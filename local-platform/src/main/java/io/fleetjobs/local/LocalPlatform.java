@@ -580,9 +580,6 @@ public final class LocalPlatform implements AutoCloseable {
                         "--jobs.worker.work-dir=" + workDir));
                 Map<String, String> env = new HashMap<>();
                 env.put("JOBS_WORKER_JOIN_TOKEN", joinToken); // not on the command line, where ps shows it
-                if (config.kafkaBootstrapServers != null || components.containsKey(KAFKA)) {
-                    args.add("--jobs.worker.kafka-bootstrap-servers=" + kafkaBootstrapServersUnchecked());
-                }
                 args.addAll(config.agentArgs);
                 Path running = workDir.resolve(machine).resolve("running");
                 List<String> options = withTmpDir(config.agentJvmOptions, name);

@@ -74,8 +74,8 @@ class AgentFaultsTest {
             Instant killed = Instant.now();
             assertThat(Duration.between(cut, killed)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
             // the region has no other machine: nothing can have started again while the link was cut. (The
-            // agent's LEASE_EXPIRED report reaches job-service through Kafka, which the cut spares, so the job
-            // may already be placed again on the same machine, not yet suspect; it cannot start there.)
+            // agent's LEASE_EXPIRED report goes only on its heartbeats, which the cut stops; should the job be
+            // placed again on the same machine, not yet suspect, it cannot start there.)
             for (JsonNode a : user.get("/api/v1/jobs/" + id + "/attempts").json().get("items")) {
                 if (a.get("attempt").asInt() > 1) {
                     assertThat(a.path("startedAt").isNull() || a.path("startedAt").isMissingNode())

@@ -2,7 +2,6 @@ package io.fleetjobs.system;
 
 import io.fleetjobs.jobservice.JobServiceApplication;
 import io.fleetjobs.model.JobEvent;
-import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.reconciler.ReconcilerApplication;
 import io.fleetjobs.scheduler.service.SchedulerApplication;
 import io.fleetjobs.testsupport.Api;
@@ -31,7 +30,7 @@ final class Platform implements AutoCloseable {
     static final String INTERNAL_SECRET = "e2e-internal-secret-0123456789";
 
     private final TestDatabases.Database db = TestDatabases.create();
-    private final TestKafka kafka = new TestKafka(JobEvent.TOPIC, AttemptReport.TOPIC).start();
+    private final TestKafka kafka = new TestKafka(JobEvent.TOPIC).start();
     private final ConfigurableApplicationContext jobService;
     private final ConfigurableApplicationContext scheduler;
     private final ConfigurableApplicationContext reconciler;
@@ -188,7 +187,6 @@ final class Platform implements AutoCloseable {
         settings.put("jobs.worker.work-dir", dir.resolve("work").toString());
         settings.put("jobs.worker.heartbeat-interval", "1s");
         settings.put("jobs.worker.kill-grace", "2s");
-        settings.put("jobs.worker.kafka-bootstrap-servers", kafka.bootstrapServers());
         for (String arg : extraArgs) { // --key=value, replacing the default of the same key
             int eq = arg.indexOf('=');
             if (eq == arg.length() - 1) {

@@ -55,10 +55,10 @@ final class Agent implements SmartLifecycle {
     private final MachineResources resources;
     private final SchedulerClient scheduler;
     private final AttemptRunner runner;
-    private final ReportSink sink;
     private final InstantSource clock;
     private final Thread.Builder loopThread;
     private final Duration firstBeatDelay;
+    private final CredentialFile credentials;
     private final Map<AttemptKey, Tracked> running = new ConcurrentHashMap<>();
     private final Map<AttemptKey, AttemptReport> finals = new ConcurrentHashMap<>();
     private final Semaphore wake = new Semaphore(0);
@@ -68,27 +68,29 @@ final class Agent implements SmartLifecycle {
     private Instant lastRenewal;
     private Instant lastHousekeeping;
 
+    /** @param credentials where the machine's credential is kept across restarts */
     Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
-            ReportSink sink, InstantSource clock) {
-        this(properties, resources, scheduler, runner, sink, clock,
-                Thread.ofPlatform().name("agent-loop").daemon(false), Duration.ZERO);
+            InstantSource clock, CredentialFile credentials) {
+        this(properties, resources, scheduler, runner, clock,
+                Thread.ofPlatform().name("agent-loop").daemon(false), Duration.ZERO, credentials);
     }
 
     /**
      * @param loopThread     makes the thread the loop runs on (the fleet simulator: a virtual thread per machine)
      * @param firstBeatDelay how long after joining the first heartbeat goes out, so that many machines joined
      *                       together do not beat in the same millisecond ever after
+     * @param credentials    where the machine's credential is kept across restarts; null: not kept (the simulator)
      */
     Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
-            ReportSink sink, InstantSource clock, Thread.Builder loopThread, Duration firstBeatDelay) {
+            InstantSource clock, Thread.Builder loopThread, Duration firstBeatDelay, CredentialFile credentials) {
         this.properties = properties;
         this.resources = resources;
         this.scheduler = scheduler;
         this.runner = runner;
-        this.sink = sink;
         this.clock = clock;
         this.loopThread = loopThread;
         this.firstBeatDelay = firstBeatDelay;
+        this.credentials = credentials;
     }
 
     /** An attempt this agent runs. */
@@ -121,16 +123,32 @@ final class Agent implements SmartLifecycle {
         });
     }
 
-    /** Joins, retrying while the scheduler cannot be reached, up to the join timeout. */
+    /**
+     * Joins, retrying while the scheduler cannot be reached, up to the join timeout. The join presents the
+     * machine's credential kept from an earlier incarnation, if any, and keeps the one it is given.
+     */
     private void join() {
         Instant deadline = clock.instant().plus(properties.joinTimeout());
+        String kept = keptCredential();
         JoinRequest request = new JoinRequest(resources.machineId(), properties.region(), properties.labels(),
                 resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType(),
-                runner.isolation().wire(), resources.gpus());
+                runner.isolation().wire(), resources.gpus(), kept);
         while (true) {
             try {
-                identity = scheduler.join(properties.joinToken(), request);
+                try {
+                    identity = scheduler.join(properties.joinToken(), request);
+                } catch (HttpClientErrorException.BadRequest e) {
+                    if (request.credential() == null) {
+                        throw e;
+                    }
+                    // a scheduler older than the field refuses what it does not know: join as before
+                    log.warn("the scheduler refused the join with the kept credential ({}); joining without it",
+                            e.getStatusCode());
+                    request = request.withoutCredential();
+                    identity = scheduler.join(properties.joinToken(), request);
+                }
                 lastRenewal = clock.instant();
+                keep(identity.credential(), kept);
                 log.info("joined as machine {} (incarnation {}): {} cpu millis, {} MiB, {} GPUs {}", identity.machineId(),
                         identity.incarnation(), resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(),
                         resources.gpuType() == null ? "" : resources.gpuType());
@@ -148,6 +166,29 @@ final class Agent implements SmartLifecycle {
                 }
                 pause(Duration.ofMillis(500));
             }
+        }
+    }
+
+    private String keptCredential() {
+        if (credentials == null) {
+            return null;
+        }
+        try {
+            return credentials.read().orElse(null);
+        } catch (java.io.UncheckedIOException e) {
+            log.warn("{}; joining without it", e.getMessage());
+            return null;
+        }
+    }
+
+    private void keep(String credential, String kept) {
+        if (credentials == null || credential == null || credential.equals(kept)) {
+            return;
+        }
+        try {
+            credentials.write(credential);
+        } catch (java.io.UncheckedIOException e) {
+            log.warn("{}: the next start joins without it", e.getMessage());
         }
     }
 
@@ -215,18 +256,16 @@ final class Agent implements SmartLifecycle {
     private void startInContext(AttemptKey key, Lease lease) {
         try {
             Attempt process = runner.start(key, lease.command(), withDevices(lease.env(), lease.gpus()),
-                    new Requested(lease.cpuMillis(), lease.memoryMb()));
+                    new Requested(lease.cpuMillis(), lease.memoryMb(), resources.deviceMinors(lease.gpus())));
             Instant deadline = lease.timeoutSeconds() == null ? null
                     : process.startedAt().plusSeconds(lease.timeoutSeconds());
             Tracked tracked = new Tracked(lease, process, deadline);
-            running.put(key, tracked);
-            sink.publish(report(tracked, AttemptState.RUNNING, null, null, null));
+            running.put(key, tracked); // the heartbeat that follows this reply's work says it runs
             process.exit().whenComplete((outcome, error) -> ended(key, tracked, outcome));
         } catch (StartFailedException e) {
             log.warn("attempt {} could not start: {}", key, e.getMessage());
             AttemptReport failed = startFailure(key, lease.epoch(), identity.machineId(), e, clock.instant());
             finals.put(key, failed);
-            sink.publish(failed);
         }
     }
 
@@ -283,8 +322,8 @@ final class Agent implements SmartLifecycle {
         }
         finals.put(key, report);
         running.remove(key);
-        sink.publish(report);
-        wake.release();
+        wake.release(); // the next heartbeat carries it at once: reports go only over the agent API
+
     }
 
     /** The agent's own line at the end of the attempt's stderr tail, where a person reading the logs sees it. */
@@ -386,7 +425,6 @@ final class Agent implements SmartLifecycle {
         if (loop != null) {
             loop.interrupt();
         }
-        sink.close();
     }
 
     @Override

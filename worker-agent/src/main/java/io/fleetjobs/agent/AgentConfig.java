@@ -7,22 +7,28 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.web.client.RestClient;
-import tools.jackson.databind.json.JsonMapper;
 
 @Configuration(proxyBeanMethods = false)
 class AgentConfig {
+    private static final Logger log = LoggerFactory.getLogger(AgentConfig.class);
+    static final String OLD_KAFKA_SETTING = "jobs.worker.kafka-bootstrap-servers";
+
     /** The agent of this machine or, with {@code jobs.worker.simulate.machines}, the fleet simulator. */
     @Bean
-    SmartLifecycle worker(WorkerProperties properties, RestClient.Builder http, JsonMapper json) {
+    SmartLifecycle worker(WorkerProperties properties, RestClient.Builder http, Environment environment) {
         checkSchedulerUrl(properties);
+        warnIfKafkaSet(environment);
         InstantSource clock = InstantSource.system();
         if (properties.simulating()) {
             List<SimulatedMachine> machines = MachinesCsv.read(properties.simulate().machines());
-            return new SimulatedFleet(properties, machines, http, sink(properties, json), clock, new SplittableRandom());
+            return new SimulatedFleet(properties, machines, http, clock, new SplittableRandom());
         }
         MachineResources resources = MachineResources.resolve(properties);
         SchedulerClient scheduler = new SchedulerClient(http, properties.schedulerUrl(),
@@ -30,12 +36,19 @@ class AgentConfig {
         ProcessRunner runner = ProcessRunner.forMachine(properties.workDir().resolve(resources.machineId()),
                 properties.logCapBytes(), 64 * 1024, properties.killGrace(), clock, properties.passEnv(),
                 properties.isolation().settings().forMachine(resources.machineId()));
-        return new Agent(properties, resources, scheduler, runner, sink(properties, json), clock);
+        return new Agent(properties, resources, scheduler, runner, clock, CredentialFile.in(properties.workDir()));
     }
 
-    private static ReportSink sink(WorkerProperties properties, JsonMapper json) {
-        return properties.kafkaBootstrapServers() == null || properties.kafkaBootstrapServers().isBlank()
-                ? ReportSink.none() : ReportSink.kafka(properties.kafkaBootstrapServers(), json);
+    /**
+     * Agents once published their reports on Kafka too; now they report only over the agent API, bound to the
+     * machine's credential. An old configuration that still names a broker starts, and is told it is ignored.
+     */
+    private static void warnIfKafkaSet(Environment environment) {
+        String servers = environment.getProperty(OLD_KAFKA_SETTING);
+        if (servers != null && !servers.isBlank()) {
+            log.warn("{} (JOBS_WORKER_KAFKA_BOOTSTRAP_SERVERS) is set to '{}' and ignored: agents report only over the "
+                    + "scheduler's agent API, with the machine's credential; remove the setting", OLD_KAFKA_SETTING, servers);
+        }
     }
 
     private static void checkSchedulerUrl(WorkerProperties properties) {

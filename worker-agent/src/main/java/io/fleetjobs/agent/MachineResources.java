@@ -9,17 +9,34 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What this machine offers: configured where set, detected otherwise.
  *
  * @param gpus the {@code gpuCount} devices offered: as nvidia-smi lists them, or numbered 0…n-1 where the count was
  *             set by hand and nvidia-smi does not list as many of the type
+ * @param gpuMinors each GPU's device node, {@code /dev/nvidia<minor>}, by its nvidia-smi index (PCI bus order, which
+ *                  the driver's minor numbers need not follow); an index not in it is taken as its own minor
  */
-record MachineResources(String machineId, long cpuMillis, long memoryMb, int gpuCount, String gpuType, List<GpuDevice> gpus) {
+record MachineResources(String machineId, long cpuMillis, long memoryMb, int gpuCount, String gpuType, List<GpuDevice> gpus,
+        Map<Integer, Integer> gpuMinors) {
 
     MachineResources(String machineId, long cpuMillis, long memoryMb, int gpuCount, String gpuType) {
         this(machineId, cpuMillis, memoryMb, gpuCount, gpuType, GpuDevice.numbered(gpuCount));
+    }
+
+    MachineResources(String machineId, long cpuMillis, long memoryMb, int gpuCount, String gpuType, List<GpuDevice> gpus) {
+        this(machineId, cpuMillis, memoryMb, gpuCount, gpuType, gpus, Map.of());
+    }
+
+    MachineResources {
+        gpuMinors = gpuMinors == null ? Map.of() : Map.copyOf(gpuMinors);
+    }
+
+    /** The device nodes' minor numbers of these GPUs (nvidia-smi indices, as a lease names them). */
+    List<Integer> deviceMinors(List<Integer> indices) {
+        return indices == null ? List.of() : indices.stream().map(i -> gpuMinors.getOrDefault(i, i)).toList();
     }
 
     static MachineResources resolve(WorkerProperties p) {
@@ -44,6 +61,7 @@ record MachineResources(String machineId, long cpuMillis, long memoryMb, int gpu
         int gpuCount;
         String gpuType;
         List<GpuDevice> devices;
+        Map<Integer, Integer> minors = Map.of();
         if (p.gpuCount() != null) {
             if (p.gpuCount() < 0) {
                 throw new IllegalStateException("jobs.worker.gpu-count must be 0 or more, not " + p.gpuCount());
@@ -57,13 +75,16 @@ record MachineResources(String machineId, long cpuMillis, long memoryMb, int gpu
             }
             devices = detected.offered().size() >= gpuCount ? detected.offered().subList(0, gpuCount)
                     : GpuDevice.numbered(gpuCount);
+            minors = detected.minors();
         } else {
             GpuInventory gpus = NvidiaSmi.detect(Duration.ofSeconds(10)).orElse(GpuInventory.NONE);
             gpuCount = gpus.count();
             gpuType = p.gpuType() != null ? p.gpuType() : gpus.type();
             devices = gpus.offered();
+            minors = gpus.minors();
         }
-        return new MachineResources(machineId, cpuMillis, memoryMb, gpuCount, gpuCount == 0 ? null : gpuType, devices);
+        return new MachineResources(machineId, cpuMillis, memoryMb, gpuCount, gpuCount == 0 ? null : gpuType, devices,
+                minors);
     }
 
     private static String hostname() {

@@ -25,7 +25,7 @@ import org.springframework.web.client.RestClient;
 /**
  * The fleet simulator: one {@link Agent} per simulated machine, each with the real protocol (its own join
  * and credential, incarnation, heartbeats, leases and reports), sharing what a process can share: one HTTP
- * client, one Kafka producer, one timer for every simulated attempt, and a virtual thread per machine's loop
+ * client, one timer for every simulated attempt, and a virtual thread per machine's loop
  * instead of a platform thread. Each machine's first heartbeat is put off by a random part of the interval,
  * so a thousand machines joined together do not beat in the same millisecond ever after.
  */
@@ -37,18 +37,16 @@ final class SimulatedFleet implements SmartLifecycle {
     private final List<SimulatedMachine> machines;
     private final List<Agent> agents = new ArrayList<>();
     private final ScheduledExecutorService timer;
-    private final ReportSink sink;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean running;
 
-    SimulatedFleet(WorkerProperties properties, List<SimulatedMachine> machines, RestClient.Builder rest, ReportSink sink,
+    SimulatedFleet(WorkerProperties properties, List<SimulatedMachine> machines, RestClient.Builder rest,
             InstantSource clock, RandomGenerator random) {
         if (properties.joinToken() == null || properties.joinToken().isBlank()) {
             throw new IllegalStateException("no join token: set jobs.worker.join-token (JOBS_WORKER_JOIN_TOKEN) to the "
                     + "control plane's JOBS_AGENT_JOIN_TOKEN");
         }
         this.machines = machines;
-        this.sink = sink;
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(2,
                 Thread.ofPlatform().name("sim-timer-", 0).daemon(true).factory());
         timer.setRemoveOnCancelPolicy(true); // canceled attempts leave the queue at once
@@ -57,14 +55,13 @@ final class SimulatedFleet implements SmartLifecycle {
                 .connectTimeout(Duration.ofSeconds(3)).build();
         Duration readTimeout = properties.heartbeatInterval().plus(Duration.ofSeconds(10));
         SimulatedRunner runner = new SimulatedRunner(timer, clock);
-        ReportSink shared = sink::publish; // each agent closes its sink on stop; the fleet closes the real one
         long intervalMs = properties.heartbeatInterval().toMillis();
         for (SimulatedMachine m : machines) {
             SchedulerClient scheduler = new SchedulerClient(rest, properties.schedulerUrl(), readTimeout, http);
             MachineResources resources = new MachineResources(m.id(), m.cpuMillis(), m.memoryMb(), m.gpuCount(), m.gpuType());
             Duration jitter = Duration.ofMillis(intervalMs <= 0 ? 0 : random.nextLong(intervalMs));
             agents.add(new Agent(properties.forMachine(m.id(), m.region(), m.labels()), resources, scheduler, runner,
-                    shared, clock, Thread.ofVirtual().name("sim-" + m.id()), jitter));
+                    clock, Thread.ofVirtual().name("sim-" + m.id()), jitter, null));
         }
     }
 
@@ -116,7 +113,6 @@ final class SimulatedFleet implements SmartLifecycle {
         running = false;
         stopAgents();
         timer.shutdownNow();
-        sink.close();
         stopped.countDown();
     }
 

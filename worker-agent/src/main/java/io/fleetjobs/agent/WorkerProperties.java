@@ -12,7 +12,6 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *
  * @param killGrace how long a process group has after SIGTERM before SIGKILL
  * @param logCapBytes the most of each of stdout and stderr kept on disk per attempt
- * @param kafkaBootstrapServers where to publish attempt reports at once (optional; heartbeats carry them anyway)
  * @param joinTimeout how long to keep trying to reach the scheduler before giving up at start
  * @param passEnv the agent's environment variables a job sees (names; {@code NAME*} for a prefix); nothing else
  *                of the agent's environment reaches a job (its join token, its Java options), only these, the
@@ -36,7 +35,6 @@ public record WorkerProperties(
         Path workDir,
         Duration killGrace,
         Long logCapBytes,
-        String kafkaBootstrapServers,
         Duration joinTimeout,
         java.util.List<String> passEnv,
         Simulate simulate,
@@ -60,10 +58,11 @@ public record WorkerProperties(
      * @param workDirCapMb          the most an attempt's working directory may hold before it is killed (default 10240; 0: no cap)
      * @param diskCheckInterval     how often it is measured (default 10s)
      * @param attemptRetention      how long an ended attempt's directory is kept (default 1h)
+     * @param deviceDir             where the GPUs' device nodes are (default /dev; tests point it elsewhere)
      */
     public record Isolation(Boolean sandbox, Integer firstUid, Integer uidCount, Long tmpMb, String cgroupParent,
             Long memoryHeadroomMb, Integer memoryHeadroomPercent, Integer pidsMax, Long workDirCapMb,
-            Duration diskCheckInterval, Duration attemptRetention) {
+            Duration diskCheckInterval, Duration attemptRetention, Path deviceDir) {
 
         io.fleetjobs.agent.process.SandboxSettings settings() {
             var d = io.fleetjobs.agent.process.SandboxSettings.DEFAULT;
@@ -78,7 +77,8 @@ public record WorkerProperties(
                     pidsMax == null ? d.pidsMax() : pidsMax,
                     workDirCapMb == null ? d.workDirCapBytes() : workDirCapMb << 20,
                     diskCheckInterval == null ? d.diskCheckInterval() : diskCheckInterval,
-                    attemptRetention == null ? d.retention() : attemptRetention);
+                    attemptRetention == null ? d.retention() : attemptRetention,
+                    deviceDir == null ? d.deviceDir() : deviceDir);
         }
     }
 
@@ -96,7 +96,7 @@ public record WorkerProperties(
         logCapBytes = logCapBytes == null ? 64L << 20 : logCapBytes;
         joinTimeout = joinTimeout == null ? Duration.ofSeconds(30) : joinTimeout;
         simulate = simulate == null ? new Simulate(null) : simulate;
-        isolation = isolation == null ? new Isolation(null, null, null, null, null, null, null, null, null, null, null)
+        isolation = isolation == null ? new Isolation(null, null, null, null, null, null, null, null, null, null, null, null)
                 : isolation;
         passEnv = passEnv == null ? io.fleetjobs.agent.process.ProcessRunner.DEFAULT_PASS_ENV : java.util.List.copyOf(passEnv);
     }
@@ -109,7 +109,7 @@ public record WorkerProperties(
     /** These settings for one simulated machine: its own id, region and labels; the rest shared. */
     WorkerProperties forMachine(String id, String machineRegion, Map<String, String> machineLabels) {
         return new WorkerProperties(schedulerUrl, id, machineRegion, machineLabels, null, null, null, null, joinToken,
-                heartbeatInterval, workDir, killGrace, logCapBytes, kafkaBootstrapServers, joinTimeout, passEnv, simulate,
+                heartbeatInterval, workDir, killGrace, logCapBytes, joinTimeout, passEnv, simulate,
                 isolation);
     }
 }

@@ -9,21 +9,23 @@ import org.junit.jupiter.api.Test;
 class IsolationPropertiesTest {
     @Test
     void unsetMeansTheDocumentedDefaults() {
-        var none = new WorkerProperties.Isolation(null, null, null, null, null, null, null, null, null, null, null);
+        var none = new WorkerProperties.Isolation(null, null, null, null, null, null, null, null, null, null, null, null);
         assertThat(none.settings()).isEqualTo(SandboxSettings.DEFAULT);
         assertThat(SandboxSettings.DEFAULT.retention()).isEqualTo(Duration.ofHours(1));
         assertThat(SandboxSettings.DEFAULT.firstUid()).isEqualTo(61000);
+        assertThat(SandboxSettings.DEFAULT.deviceDir()).isEqualTo(java.nio.file.Path.of("/dev"));
     }
 
     @Test
     void eachSettingTakesItsUnit() {
         var set = new WorkerProperties.Isolation(false, 70000, 10, 64L, "fleetjobs/m-1", 32L, 20, 100, 1024L,
-                Duration.ofSeconds(5), Duration.ofMinutes(10));
+                Duration.ofSeconds(5), Duration.ofMinutes(10), java.nio.file.Path.of("/srv/test-dev"));
         SandboxSettings s = set.settings();
         assertThat(s.sandbox()).isFalse();
         assertThat(s.tmpBytes()).isEqualTo(64L << 20);
         assertThat(s.workDirCapBytes()).isEqualTo(1024L << 20);
         assertThat(s.cgroupParent()).isEqualTo("fleetjobs/m-1");
         assertThat(s.retention()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(s.deviceDir()).isEqualTo(java.nio.file.Path.of("/srv/test-dev"));
     }
 }

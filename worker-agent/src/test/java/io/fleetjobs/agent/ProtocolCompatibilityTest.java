@@ -34,5 +34,17 @@ class ProtocolCompatibilityTest {
                 + "\"memoryMb\":4096,\"gpuCount\":0,\"gpuType\":null}", JoinRequest.class);
         assertThat(old.isolation()).isNull();
         assertThat(old.machineId()).isEqualTo("m-1");
+        assertThat(old.credential()).isNull();
+    }
+
+    @Test
+    void theJoinMayPresentTheKeptCredentialWhichNoLogShows() {
+        JoinRequest join = new JoinRequest("m-1", "r", Map.of(), 2000, 4096, 0, null, "sandbox", List.of(), "kept-secret");
+        JoinRequest read = json.readValue(json.writeValueAsString(join), JoinRequest.class);
+        assertThat(read).isEqualTo(join);
+        assertThat(read.credential()).isEqualTo("kept-secret");
+        assertThat(join.toString()).doesNotContain("kept-secret");
+        assertThat(join.withoutCredential().credential()).isNull();
+        assertThat(new JoinRequest("m-1", "r", Map.of(), 2000, 4096, 0, null, "sandbox", List.of()).credential()).isNull();
     }
 }

@@ -193,8 +193,7 @@ public final class BurnDown {
                 "-Xms64m", "-Xmx512m", "-XX:+UseSerialGC", "-jar", jar.toString(),
                 "--jobs.worker.simulate.machines=" + csv,
                 "--jobs.worker.scheduler-url=" + platform.url(LocalPlatform.SCHEDULER_SERVICE),
-                "--jobs.worker.join-token=" + platform.joinToken(), "--jobs.worker.join-timeout=5m",
-                "--jobs.worker.kafka-bootstrap-servers=" + platform.kafkaBootstrapServers());
+                "--jobs.worker.join-token=" + platform.joinToken(), "--jobs.worker.join-timeout=5m");
         System.out.printf("fleet simulator: %s (log %s)%n", csv, log);
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }

@@ -27,7 +27,12 @@ public final class AgentProtocol {
      * @param gpus      the devices behind {@code gpuCount}, by index; null or empty: devices 0…gpuCount-1
      */
     public record JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
-            int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus) {
+            int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus, String credential) {
+
+        public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
+                int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus) {
+            this(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, isolation, gpus, null);
+        }
 
         public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
                 int gpuCount, String gpuType, String isolation) {
@@ -37,6 +42,20 @@ public final class AgentProtocol {
         public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
                 int gpuCount, String gpuType) {
             this(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, null);
+        }
+
+        /** This join without the credential, for a scheduler that does not know the field. */
+        public JoinRequest withoutCredential() {
+            return new JoinRequest(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, isolation, gpus, null);
+        }
+
+        /** Never the credential itself: a join may be logged. */
+        @Override
+        public String toString() {
+            return "JoinRequest[machineId=" + machineId + ", region=" + region + ", labels=" + labels + ", cpuMillis="
+                    + cpuMillis + ", memoryMb=" + memoryMb + ", gpuCount=" + gpuCount + ", gpuType=" + gpuType
+                    + ", isolation=" + isolation + ", gpus=" + gpus + ", credential=" + (credential == null ? "none" : "***")
+                    + "]";
         }
     }
 

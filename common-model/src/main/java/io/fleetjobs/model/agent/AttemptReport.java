@@ -6,8 +6,8 @@ import java.time.Instant;
 import java.util.UUID;
 
 /**
- * What an agent says of one attempt: it runs (RUNNING), or how it ended. Carried on heartbeats
- * (until acknowledged) and on Kafka topic {@value #TOPIC} (at once). Applying a report is
+ * What an agent says of one attempt: it runs (RUNNING), or how it ended. Carried only on heartbeats
+ * (until acknowledged), the agent API bound to the machine's credential, never on Kafka. Applying a report is
  * idempotent and fenced: a report whose attempt or lease epoch is not current changes nothing,
  * and a late report never moves a job backwards.
  *
@@ -27,8 +27,6 @@ public record AttemptReport(
         Instant finishedAt,
         String stdoutTail,
         String stderrTail) {
-
-    public static final String TOPIC = "jobs.attempt-status";
 
     public boolean endsAttempt() {
         return state != null && !state.isLive();

@@ -78,7 +78,7 @@ class HeldHeartbeatTest {
         assertThat(first.start()).hasSize(1);
         var lease = first.start().getFirst();
 
-        // the agent ran it at once and reports its end, while Kafka's path holds the attempt's row
+        // the agent ran it at once and reports its end, while another transaction holds the attempt's row
         var now = InstantSource.system().instant();
         var ended = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), "ended-1",
                 io.fleetjobs.model.AttemptState.SUCCEEDED, 0, null, now, now, "", "");
@@ -105,7 +105,7 @@ class HeldHeartbeatTest {
         assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
         var lease = m.beat(List.of()).start().getFirst();
 
-        // the agent runs it; its RUNNING report on Kafka was lost, so only the heartbeat says so
+        // the agent runs it; only its heartbeat says so (reports go nowhere else)
         var running = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), "settled-1",
                 io.fleetjobs.model.AttemptState.RUNNING, null, null, InstantSource.system().instant(), null, null, null);
         AtomicReference<Thread> holder = new AtomicReference<>();

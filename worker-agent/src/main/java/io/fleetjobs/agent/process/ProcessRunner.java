@@ -332,7 +332,14 @@ public final class ProcessRunner implements AttemptRunner {
 
         List<String> argv;
         if (uid != null) {
-            argv = new Sandbox(uid, settings.tmpBytes()).argv(command);
+            List<Integer> own = requested == null ? List.of() : requested.gpuDevices();
+            List<Path> otherGpus;
+            try {
+                otherGpus = Sandbox.otherGpus(settings.deviceDir(), own);
+            } catch (UncheckedIOException e) {
+                throw new StartFailedException("attempt " + key + ": " + e.getMessage() + ": " + e.getCause(), e);
+            }
+            argv = new Sandbox(uid, settings.tmpBytes(), otherGpus).argv(command);
         } else if (cgroups != null) {
             argv = Sandbox.gatedArgv(command);
         } else {

@@ -5,7 +5,17 @@ package io.fleetjobs.agent.process;
  *
  * @param cpuMillis CPUs in millicores: a CFS quota of {@code cpuMillis / 1000} CPUs
  * @param memoryMb  memory in MiB: the cgroup's limit is this plus the agent's headroom
+ * @param gpuDevices the GPUs the attempt holds, by their device nodes' minor numbers ({@code /dev/nvidia<N>}, which
+ *                   is not always nvidia-smi's index): in a sandbox every other {@code nvidia<N>} is hidden
  */
-public record Requested(Long cpuMillis, Long memoryMb) {
+public record Requested(Long cpuMillis, Long memoryMb, java.util.List<Integer> gpuDevices) {
     public static final Requested NOTHING = new Requested(null, null);
+
+    public Requested(Long cpuMillis, Long memoryMb) {
+        this(cpuMillis, memoryMb, java.util.List.of());
+    }
+
+    public Requested {
+        gpuDevices = gpuDevices == null ? java.util.List.of() : java.util.List.copyOf(gpuDevices);
+    }
 }

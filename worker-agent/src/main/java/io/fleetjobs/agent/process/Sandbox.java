@@ -1,7 +1,18 @@
 package io.fleetjobs.agent.process;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * How an attempt is held apart from the agent and from other attempts when the agent runs as root: the
@@ -23,12 +34,25 @@ import java.util.List;
  * ({@code --kill-child}), the kernel kills every process of the namespace, even one that left the group with
  * setsid.
  *
+ * <p>GPUs: every {@code nvidia<N>} device node that is not one of the attempt's GPUs ({@link #otherGpus}) has
+ * /dev/null bind-mounted over it in the attempt's mount namespace, before the uid is dropped, so that a job
+ * that ignores {@code CUDA_VISIBLE_DEVICES} still cannot open another job's device. The control nodes
+ * ({@code nvidiactl}, {@code nvidia-uvm}, {@code nvidia-caps}...) stay: every CUDA process needs them.
+ *
  * @param uid      the attempt's uid, also its gid
  * @param tmpBytes the size of its private /tmp (a tmpfs, counted in its cgroup's memory)
+ * @param masked   the device nodes covered with /dev/null (the other GPUs')
  */
-public record Sandbox(int uid, long tmpBytes) {
+public record Sandbox(int uid, long tmpBytes, List<Path> masked) {
+    /** A GPU's device node, {@code nvidia<minor>}. */
+    private static final Pattern GPU_NODE = Pattern.compile("nvidia([0-9]{1,6})");
+
+    public Sandbox(int uid, long tmpBytes) {
+        this(uid, tmpBytes, List.of());
+    }
 
     public Sandbox {
+        masked = masked == null ? List.of() : List.copyOf(masked);
         if (uid <= 0) {
             throw new IllegalArgumentException("an attempt's uid must not be root: " + uid);
         }
@@ -55,12 +79,50 @@ public record Sandbox(int uid, long tmpBytes) {
                 "tied=$1; shift",
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-tmp /tmp || exit 125",
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-shm /dev/shm 2>/dev/null",
+                masks(),
                 "exec setpriv --reuid=" + uid + " --regid=" + uid + " --clear-groups --inh-caps=-all"
                         + " --bounding-set=-all --no-new-privs -- sh -c \"$tied\" fleetjobs-attempt \"$@\"");
         List<String> argv = new ArrayList<>(command.size() + 8);
         argv.addAll(List.of("setsid", "sh", "-c", outer, "fleetjobs-gate", inner, ProcessRunner.TIED_TO_AGENT));
         argv.addAll(command);
         return argv;
+    }
+
+    /** One line per masked node; a mount that fails ends the start (fail closed: no job sees a GPU not its own). */
+    private String masks() {
+        StringBuilder lines = new StringBuilder(":");
+        for (Path node : masked) {
+            lines.append("\nmount --bind /dev/null ").append(quoted(node.toString())).append(" || exit 125");
+        }
+        return lines.toString();
+    }
+
+    private static String quoted(String s) {
+        return "'" + s.replace("'", "'\\''") + "'";
+    }
+
+    /**
+     * The GPU device nodes of {@code names} (the entries of {@code deviceDir}) that are not the attempt's own, in
+     * minor number order: {@code nvidia<N>} where N is not in {@code own}; nothing else ({@code nvidiactl},
+     * {@code nvidia-uvm}, {@code nvidia-modeset}, {@code nvidia-caps}).
+     */
+    static List<Path> otherGpus(Path deviceDir, Collection<String> names, Collection<Integer> own) {
+        Set<Integer> mine = Set.copyOf(own);
+        return names.stream().map(GPU_NODE::matcher).filter(Matcher::matches)
+                .filter(m -> !mine.contains(Integer.parseInt(m.group(1))))
+                .sorted(Comparator.comparingInt(m -> Integer.parseInt(m.group(1))))
+                .map(m -> deviceDir.resolve(m.group())).toList();
+    }
+
+    /** As {@link #otherGpus(Path, Collection, Collection)}, for what {@code deviceDir} holds now; none without it. */
+    static List<Path> otherGpus(Path deviceDir, Collection<Integer> own) {
+        try (Stream<Path> entries = Files.list(deviceDir)) {
+            return otherGpus(deviceDir, entries.map(e -> e.getFileName().toString()).toList(), own);
+        } catch (NoSuchFileException e) {
+            return List.of();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list the GPUs' device nodes in " + deviceDir, e);
+        }
     }
 
     /** Without a sandbox, but with a cgroup: the gate, then the tied shell as today. */

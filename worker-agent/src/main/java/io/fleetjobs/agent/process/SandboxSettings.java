@@ -1,5 +1,6 @@
 package io.fleetjobs.agent.process;
 
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -16,10 +17,20 @@ import java.time.Duration;
  * @param workDirCapBytes   the most an attempt's working directory may hold before the agent kills it; 0 for no cap
  * @param diskCheckInterval how often the working directory is measured
  * @param retention         how long an ended attempt's directory is kept (its logs' tails went with its report)
+ * @param deviceDir         where the GPUs' device nodes are ({@code /dev}; tests point it elsewhere): in a sandbox each
+ *                          {@code nvidia<N>} there that is not one of the attempt's GPUs is covered with /dev/null
  */
 public record SandboxSettings(boolean sandbox, int firstUid, int uidCount, long tmpBytes, String cgroupParent,
         long minHeadroomMb, int headroomPercent, Integer pidsMax, long workDirCapBytes, Duration diskCheckInterval,
-        Duration retention) {
+        Duration retention, Path deviceDir) {
+    public static final Path DEV = Path.of("/dev");
+
+    public SandboxSettings(boolean sandbox, int firstUid, int uidCount, long tmpBytes, String cgroupParent,
+            long minHeadroomMb, int headroomPercent, Integer pidsMax, long workDirCapBytes, Duration diskCheckInterval,
+            Duration retention) {
+        this(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent, pidsMax,
+                workDirCapBytes, diskCheckInterval, retention, DEV);
+    }
 
     /**
      * The defaults: a sandbox, uids 61000-61999, a 256 MiB /tmp, cgroups under {@code fleetjobs-agent}, a
@@ -34,6 +45,7 @@ public record SandboxSettings(boolean sandbox, int firstUid, int uidCount, long 
             64, 10, null, 0, Duration.ofSeconds(10), Duration.ofDays(3650));
 
     public SandboxSettings {
+        deviceDir = deviceDir == null ? DEV : deviceDir;
         if (sandbox && (firstUid <= 0 || uidCount <= 0)) {
             throw new IllegalArgumentException("the attempts' uid range must be positive and not root: " + firstUid
                     + " + " + uidCount);
@@ -45,12 +57,12 @@ public record SandboxSettings(boolean sandbox, int firstUid, int uidCount, long 
 
     public SandboxSettings withSandbox(boolean on) {
         return new SandboxSettings(on, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, workDirCapBytes, diskCheckInterval, retention);
+                pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir);
     }
 
     public SandboxSettings withWorkDirCap(long bytes, Duration every) {
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, bytes, every, retention);
+                pidsMax, bytes, every, retention, deviceDir);
     }
 
     /**
@@ -60,11 +72,16 @@ public record SandboxSettings(boolean sandbox, int firstUid, int uidCount, long 
     public SandboxSettings forMachine(String machineId) {
         String name = machineId.replaceAll("[^A-Za-z0-9._-]", "_");
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent + "/" + name, minHeadroomMb,
-                headroomPercent, pidsMax, workDirCapBytes, diskCheckInterval, retention);
+                headroomPercent, pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir);
+    }
+
+    public SandboxSettings withDeviceDir(Path dir) {
+        return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
+                pidsMax, workDirCapBytes, diskCheckInterval, retention, dir);
     }
 
     public SandboxSettings withRetention(Duration keep) {
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, workDirCapBytes, diskCheckInterval, keep);
+                pidsMax, workDirCapBytes, diskCheckInterval, keep, deviceDir);
     }
 }

@@ -12,9 +12,15 @@ import java.util.Objects;
  * @param models every GPU's full name as the driver reports it, in device index order; on a machine with
  *               mixed models it also lists those not counted (see {@link NvidiaSmi#parse})
  * @param offered the {@code count} devices offered, those of {@code type}, in index order
+ * @param minors  each device's minor number ({@code /dev/nvidia<minor>}) by its index, where nvidia-smi said it
  */
-public record GpuInventory(int count, String type, List<String> models, List<GpuDevice> offered) {
+public record GpuInventory(int count, String type, List<String> models, List<GpuDevice> offered,
+        java.util.Map<Integer, Integer> minors) {
     public static final GpuInventory NONE = new GpuInventory(0, null, List.of(), List.of());
+
+    public GpuInventory(int count, String type, List<String> models, List<GpuDevice> offered) {
+        this(count, type, models, offered, java.util.Map.of());
+    }
 
     /** GPUs known by name only: device {@code i} is {@code models[i]}, offered when it is of {@code type}. */
     public GpuInventory(int count, String type, List<String> models) {
@@ -35,6 +41,7 @@ public record GpuInventory(int count, String type, List<String> models, List<Gpu
             throw new IllegalArgumentException("fewer models (" + models.size() + ") than GPUs (" + count + ")");
         }
         offered = List.copyOf(Objects.requireNonNull(offered, "offered"));
+        minors = minors == null ? java.util.Map.of() : java.util.Map.copyOf(minors);
         if (offered.size() != count) {
             throw new IllegalArgumentException(offered.size() + " devices offered for " + count + " GPUs");
         }

@@ -26,8 +26,11 @@ import java.util.regex.Pattern;
 
 /** Detects a machine's NVIDIA GPUs with {@code nvidia-smi}. */
 public final class NvidiaSmi {
-    /** One line per GPU in index order: {@code 0, GPU-5b1c…, NVIDIA H100 80GB HBM3, 81559} (memory in MiB). */
-    public static final List<String> QUERY = List.of("nvidia-smi", "--query-gpu=index,uuid,name,memory.total",
+    /**
+     * One line per GPU in index order: {@code 0, GPU-5b1c…, NVIDIA H100 80GB HBM3, 81559, 0} (memory in MiB; the
+     * last field is the device node's minor number, {@code /dev/nvidia<minor>}, which need not be the index).
+     */
+    public static final List<String> QUERY = List.of("nvidia-smi", "--query-gpu=index,uuid,name,memory.total,minor_number",
             "--format=csv,noheader,nounits");
 
     /** What nvidia-smi prints (and exits 6 with) when the driver works and there is no GPU. */
@@ -77,12 +80,14 @@ public final class NvidiaSmi {
             return GpuInventory.NONE;
         }
         List<GpuDevice> devices = new ArrayList<>(lines.size());
+        Map<Integer, Integer> minors = new LinkedHashMap<>();
         Map<String, Integer> counts = new LinkedHashMap<>();
         List<String> types = new ArrayList<>(lines.size());
         for (int i = 0; i < lines.size(); i++) {
             int line = i + 1;
             GpuDevice device = device(lines.get(i), i).orElseThrow(() -> new IllegalArgumentException("nvidia-smi output line "
                     + line + " is not a GPU: \"" + lines.get(line - 1) + "\"; the output was: \"" + quote(output) + "\""));
+            minor(lines.get(i)).ifPresent(minor -> minors.put(device.index(), minor));
             String type = typeOf(device.model()).orElseThrow(() -> new IllegalArgumentException("nvidia-smi output line "
                     + line + " is not a GPU name: \"" + device.model() + "\"; the output was: \"" + quote(output) + "\""));
             devices.add(device);
@@ -101,24 +106,34 @@ public final class NvidiaSmi {
                 offered.add(devices.get(i));
             }
         }
-        return new GpuInventory(chosen.getValue(), chosen.getKey(), devices.stream().map(GpuDevice::model).toList(), offered);
+        return new GpuInventory(chosen.getValue(), chosen.getKey(), devices.stream().map(GpuDevice::model).toList(), offered,
+                minors);
     }
 
     /**
-     * One line of the output: {@code index, uuid, name, memory.total} as {@link #QUERY} asks, or a name alone (at
-     * {@code position}), as older scripts and captured samples print it.
+     * One line of the output: {@code index, uuid, name, memory.total, minor_number} as {@link #QUERY} asks, the same
+     * without the minor number, or a name alone (at {@code position}), as older scripts and captured samples print it.
      */
     private static Optional<GpuDevice> device(String line, int position) {
         if (!line.contains(",")) {
             return Optional.of(new GpuDevice(position, null, line, null));
         }
         String[] fields = line.split(",", -1);
-        if (fields.length != 4 || !INDEX.matcher(fields[0].strip()).matches() || !UUID.matcher(fields[1].strip()).matches()) {
+        if ((fields.length != 4 && fields.length != 5) || !INDEX.matcher(fields[0].strip()).matches() || !UUID.matcher(fields[1].strip()).matches()) {
             return Optional.empty();
         }
         String memory = fields[3].strip();
         return Optional.of(new GpuDevice(Integer.parseInt(fields[0].strip()), fields[1].strip(), fields[2].strip(),
                 MEMORY.matcher(memory).matches() ? Long.valueOf(memory) : null));
+    }
+
+    /** The minor number of a five-field line, where it is a number ({@code [N/A]} elsewhere than Linux: none). */
+    private static Optional<Integer> minor(String line) {
+        String[] fields = line.split(",", -1);
+        if (fields.length != 5 || !INDEX.matcher(fields[4].strip()).matches()) {
+            return Optional.empty();
+        }
+        return Optional.of(Integer.parseInt(fields[4].strip()));
     }
 
     /**

@@ -177,6 +177,45 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void aJobCannotReadTheMachinesCredential() throws Exception {
+        // as the agent keeps it: <work-dir>/credential, beside the machine's directory of attempts
+        io.fleetjobs.agent.CredentialFile credential = io.fleetjobs.agent.CredentialFile.in(workDir);
+        credential.write("the-machine-credential-itself");
+
+        Outcome out = outcome(sh("cat " + credential.path() + " 2>&1; echo credential-rc=$?"));
+
+        assertThat(out.stdoutTail()).contains("Permission denied").contains("credential-rc=1")
+                .doesNotContain("the-machine-credential-itself");
+    }
+
+    @Test
+    void aJobSeesItsOwnGpusDeviceNodesAndTheOthersReadAsDevNull() throws Exception {
+        // stand-ins for /dev: regular files named as the driver's nodes (no real device node is made here)
+        Path dev = Files.createDirectories(workDir.resolve("dev"));
+        Files.setPosixFilePermissions(dev, PosixFilePermissions.fromString("rwxr-xr-x"));
+        List<String> nodes = List.of("nvidia0", "nvidia1", "nvidia2", "nvidia3", "nvidiactl");
+        StringBuilder script = new StringBuilder();
+        for (String name : nodes) {
+            Path node = Files.writeString(dev.resolve(name), "content-of-" + name);
+            Files.setPosixFilePermissions(node, PosixFilePermissions.fromString("rw-r--r--"));
+            script.append("echo ").append(name).append("=[$(cat ").append(node).append(")];");
+        }
+        runner = new ProcessRunner(workDir.resolve("gpus"), 1 << 20, 8192, GRACE, InstantSource.system(),
+                ProcessRunner.DEFAULT_PASS_ENV, settings().withDeviceDir(dev), Isolation.SANDBOX, cgroups.orElseThrow());
+
+        Outcome out = outcome(sh(script.toString(), Map.of(), new Requested(null, null, List.of(1, 3))));
+
+        assertThat(out.exitCode()).as(out.stdoutTail() + out.stderrTail()).isZero();
+        assertThat(out.stdoutTail()).contains("nvidia0=[]").contains("nvidia1=[content-of-nvidia1]").contains("nvidia2=[]")
+                .contains("nvidia3=[content-of-nvidia3]").contains("nvidiactl=[content-of-nvidiactl]");
+        // only the attempt's mount namespace saw /dev/null there
+        assertThat(Files.readString(dev.resolve("nvidia0"))).isEqualTo("content-of-nvidia0");
+        Outcome none = outcome(sh(script.toString()));
+        assertThat(none.stdoutTail()).contains("nvidia0=[]").contains("nvidia1=[]").contains("nvidia3=[]")
+                .contains("nvidiactl=[content-of-nvidiactl]");
+    }
+
+    @Test
     void killMinusOneInsideTheSandboxLeavesTheAgentAndAnotherJobAlive() throws Exception {
         // the proof first, in the job's own output: not root, alone in a pid namespace of its own
         Outcome proof = outcome(sh("echo uid=$(id -u) procs=$(ls /proc | grep -c '^[0-9]') self=$$"));

@@ -161,7 +161,7 @@ class NvidiaSmiTest {
         Path printed = Files.writeString(dir.resolve("sample-" + sample), sample(sample));
         Path script = dir.resolve("nvidia-smi-" + sample.replace(".txt", "") + "-" + exit);
         Files.writeString(script, "#!/bin/sh\n"
-                + "[ \"$*\" = '--query-gpu=index,uuid,name,memory.total --format=csv,noheader,nounits' ] || { echo \"asked: $*\"; exit 2; }\n"
+                + "[ \"$*\" = '--query-gpu=index,uuid,name,memory.total,minor_number --format=csv,noheader,nounits' ] || { echo \"asked: $*\"; exit 2; }\n"
                 + "cat '" + printed + "'\n"
                 + "exit " + exit + "\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -225,8 +225,8 @@ class NvidiaSmiTest {
     }
 
     @Test
-    void theQueryAsksForEachDevicesIndexUuidNameAndMemory() {
-        assertThat(NvidiaSmi.QUERY).containsExactly("nvidia-smi", "--query-gpu=index,uuid,name,memory.total",
+    void theQueryAsksForEachDevicesIndexUuidNameMemoryAndMinorNumber() {
+        assertThat(NvidiaSmi.QUERY).containsExactly("nvidia-smi", "--query-gpu=index,uuid,name,memory.total,minor_number",
                 "--format=csv,noheader,nounits");
         assertThat(Optional.of(NvidiaSmi.parse(sample("h200-x1.txt")))).contains(new GpuInventory(1, "H200", List.of("NVIDIA H200")));
     }
@@ -248,6 +248,19 @@ class NvidiaSmiTest {
         assertThat(inventory.offered()).extracting(GpuDevice::index).containsExactly(0, 2, 3);
         assertThat(inventory.offered().get(2).memoryMb()).as("[N/A] is unknown, not an error").isNull();
         assertThat(inventory.models()).hasSize(4);
+    }
+
+    @Test
+    void theMinorNumberNamesEachDevicesNodeAndLinesWithoutItStillRead() {
+        GpuInventory gpus = NvidiaSmi.parse("0, GPU-aaa, NVIDIA H100 80GB HBM3, 81559, 2\n"
+                + "1, GPU-bbb, NVIDIA H100 80GB HBM3, 81559, 0\n2, GPU-ccc, NVIDIA H100 80GB HBM3, 81559, 1\n");
+        assertThat(gpus.count()).isEqualTo(3);
+        assertThat(gpus.offered().getFirst()).isEqualTo(new GpuDevice(0, "GPU-aaa", "NVIDIA H100 80GB HBM3", 81559L));
+        assertThat(gpus.minors()).isEqualTo(java.util.Map.of(0, 2, 1, 0, 2, 1));
+        // the four fields of before, names alone, and a minor nvidia-smi cannot tell: no minors, the index stands
+        assertThat(NvidiaSmi.parse("0, GPU-aaa, NVIDIA H100 80GB HBM3, 81559\n").minors()).isEmpty();
+        assertThat(NvidiaSmi.parse("NVIDIA L4\nNVIDIA L4\n").minors()).isEmpty();
+        assertThat(NvidiaSmi.parse("0, GPU-aaa, NVIDIA H100 80GB HBM3, 81559, [N/A]\n").minors()).isEmpty();
     }
 
     @Test

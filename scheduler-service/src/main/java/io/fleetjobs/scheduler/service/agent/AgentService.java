@@ -101,9 +101,9 @@ public final class AgentService {
         CompletableFuture<Void> ticket = broker.register(machineId);
         AgentDiff diff = AgentDiff.of(reported, machines.liveAttempts(machineId), now);
 
-        // one transaction for all of them; a report that Kafka's path is applying right now is not waited for:
-        // an end is then not acknowledged (the agent sends it again with its next heartbeat), a settle is left
-        // to that path or to the next heartbeat
+        // one transaction for all of them; a report whose attempt another transaction holds right now (a
+        // reconciler's sweep, an earlier heartbeat of this machine) is not waited for: an end is then not
+        // acknowledged (the agent sends it again with its next heartbeat), a settle is left to the next heartbeat
         List<AttemptReport> ended = reported.ended();
         List<AttemptReport> writes = new ArrayList<>(ended);
         writes.addAll(diff.settle());
