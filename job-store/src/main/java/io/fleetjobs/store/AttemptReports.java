@@ -29,8 +29,8 @@ import java.util.stream.Stream;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Applies what agents report of attempts, from heartbeats and from Kafka alike: it reads the rows, asks the
- * rules, and writes what they decided.
+ * Applies what agents report of attempts in their heartbeats (the one channel bound to a machine's credential),
+ * and the reconciler's repairs: it reads the rows, asks the rules, and writes what they decided.
  * <ul>
  *   <li>{@link ReportFence}: a report of an attempt that does not exist, of another lease epoch or another
  *       machine is {@link Outcome#STALE}; one the attempt cannot move to (a duplicate, a RUNNING report after
