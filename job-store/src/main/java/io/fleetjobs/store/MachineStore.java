@@ -118,6 +118,40 @@ public final class MachineStore {
         return gpus;
     }
 
+    /**
+     * What a join must know of a machine id: its status, last heartbeat, whether it has a credential and whether
+     * {@code presented} (a hash) is it, and whether it holds attempts. Locks the row: two joins for one id are
+     * decided one after the other.
+     */
+    public Optional<JoinView> forJoin(String id, byte[] presented) {
+        return jdbc.sql("""
+                        select status, last_heartbeat_at, credential_hash,
+                               exists (select 1 from attempts where machine_id = :id and released_at is null)
+                        from machines where id = :id for no key update""")
+                .param("id", id)
+                .query((rs, n) -> {
+                    byte[] stored = rs.getBytes(3);
+                    return new JoinView(MachineStatus.valueOf(rs.getString(1)), JobRows.instant(rs, 2), stored != null,
+                            stored != null && presented != null && java.security.MessageDigest.isEqual(stored, presented),
+                            rs.getBoolean(4));
+                })
+                .optional();
+    }
+
+    public record JoinView(MachineStatus status, java.time.Instant lastHeartbeatAt, boolean hasCredential,
+            boolean credentialMatches, boolean holdsAttempts) {
+    }
+
+    /** An operator's reset (its disk was lost): the credential forgotten, the machine LOST until its agent joins afresh. */
+    public boolean reset(String id, String reason) {
+        return jdbc.sql("""
+                        update machines set credential_hash = null, status = 'LOST', status_reason = :reason,
+                            status_source = 'platform', capacity_version = capacity_version + 1
+                        where id = :id""")
+                .param("id", id).param("reason", reason)
+                .update() == 1;
+    }
+
     /** The machine a credential belongs to, and its current incarnation. */
     public Optional<Identity> byCredential(byte[] credentialHash) {
         return jdbc.sql("select id, incarnation from machines where credential_hash = :h")

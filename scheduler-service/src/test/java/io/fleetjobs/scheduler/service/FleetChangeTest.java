@@ -32,7 +32,7 @@ class FleetChangeTest {
         AgentService agents = new AgentService(fleet.jobs, fleet.machines,
                 new AttemptReports(fleet.jdbc, fleet.jobs, new SecureRandom()), new LeaseBroker(),
                 new HeartbeatWriter(fleet.machines, Duration.ofSeconds(1), Duration.ofSeconds(1), InstantSource.system()),
-                new AgentProperties("token", Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), null),
+                new AgentProperties("token", Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), null, null),
                 () -> {
                     told.incrementAndGet();
                     machinesWhenTold.set((int) fleet.count("select count(*) from machines"));

@@ -149,7 +149,7 @@ class HeldHeartbeatTest {
         AgentService agents = new AgentService(fleet.jobs, fleet.machines,
                 new AttemptReports(fleet.jdbc, fleet.jobs, new SecureRandom()), broker,
                 new HeartbeatWriter(fleet.machines, Duration.ofSeconds(1), Duration.ofSeconds(1), InstantSource.system()),
-                new AgentProperties("token", Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), null));
+                new AgentProperties("token", Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), null, null));
         SchedulerCycle cycle = new SchedulerCycle(fleet.jobs, new PlacementStore(fleet.jdbc, fleet.jobs), new PlacementEngine(),
                 SchedulerProperties.defaults(), new SimpleMeterRegistry(), broker::signalAll);
         return new Machine(tenant, name + "-1", incarnation, broker, agents, cycle);

@@ -40,8 +40,11 @@ class AgentController {
             return problem(HttpStatus.BAD_REQUEST,
                     "a join names a machine id (1-128 of [A-Za-z0-9._:-]), a region, positive cpu and memory, gpus >= 0");
         }
-        JoinResponse joined = agents.join(request);
-        return ResponseEntity.ok(joined);
+        try {
+            return ResponseEntity.ok(agents.join(request));
+        } catch (AgentService.JoinRefused e) {
+            return problem(HttpStatus.CONFLICT, e.getMessage());
+        }
     }
 
     @PostMapping(AgentProtocol.HEARTBEAT_PATH)

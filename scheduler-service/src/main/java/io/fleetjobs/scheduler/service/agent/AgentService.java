@@ -67,6 +67,14 @@ public final class AgentService {
         RANDOM.nextBytes(secret);
         String credential = "fjm_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
         long incarnation = jobs.inTransaction(() -> {
+            var existing = machines.forJoin(request.machineId(),
+                    request.credential() == null ? null : hash(request.credential())).orElse(null);
+            if (JoinRule.decide(request.machineId(), existing == null ? null : new JoinRule.Existing(existing.status(),
+                            existing.lastHeartbeatAt(), existing.hasCredential(), existing.holdsAttempts()),
+                    existing != null && existing.credentialMatches(), jobs.clock().instant(), properties.lostAfter())
+                    instanceof JoinRule.Decision.Refuse refused) {
+                throw new JoinRefused(refused.reason());
+            }
             // the previous incarnation's processes were killed by the new agent: end their attempts
             reports.endLiveAttempts(request.machineId(), FailureReason.AGENT_RESTARTED);
             long joined = machines.join(request.machineId(), request.region(), request.labels(), request.gpuType(),
@@ -77,6 +85,13 @@ public final class AgentService {
         fleetChanged.run();
         return new JoinResponse(request.machineId(), credential, incarnation, properties.leaseTtl().toMillis(),
                 properties.heartbeatInterval().toMillis());
+    }
+
+    /** A join that may not take the machine id it names (see {@link JoinRule}); nothing was changed. */
+    public static final class JoinRefused extends RuntimeException {
+        JoinRefused(String reason) {
+            super(reason);
+        }
     }
 
     /** The machine a credential is bound to. */

@@ -4,6 +4,8 @@ import io.fleetjobs.model.GpuDevice;
 import io.fleetjobs.model.MachineOperation;
 import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.store.MachineRow;
+import io.fleetjobs.store.AttemptReports;
+import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineStore;
 import io.fleetjobs.support.CallerIdentity;
 import java.math.BigDecimal;
@@ -39,9 +41,13 @@ class MachinesController {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final MachineStore machines;
+    private final JobStore jobs;
+    private final AttemptReports reports;
 
-    MachinesController(MachineStore machines) {
+    MachinesController(MachineStore machines, JobStore jobs, AttemptReports reports) {
         this.machines = machines;
+        this.jobs = jobs;
+        this.reports = reports;
     }
 
     record Resources(BigDecimal cpu, long memoryMb, int gpuCount) {
@@ -81,18 +87,9 @@ class MachinesController {
         if (!caller.isAdmin()) {
             return problem(HttpStatus.FORBIDDEN, "admin role required", null);
         }
-        String reason;
-        try {
-            JsonNode json = body == null || body.isBlank() ? null : JSON.readTree(body);
-            JsonNode field = json == null ? null : json.get("reason");
-            reason = field == null || !field.isString() ? null : field.asString().strip();
-        } catch (JacksonException e) {
-            return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", "body",
-                    "message", "is not well-formed JSON"));
-        }
-        if (reason == null || reason.isEmpty() || reason.length() > 500) {
-            return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", "reason",
-                    "message", "must say why, in 1 to 500 characters"));
+        String reason = reason(body);
+        if (reason == null) {
+            return badReason(body);
         }
         MachineOperation op = MachineOperation.valueOf(operation.toUpperCase(java.util.Locale.ROOT));
         var machine = machines.get(id);
@@ -110,6 +107,58 @@ class MachinesController {
                 yield ResponseEntity.ok(view(machines.operate(id, c.to(), said).orElseThrow()));
             }
         };
+    }
+
+    /**
+     * {@code POST /api/v1/machines/{id}/reset} with {@code {"reason": "…"}}: the machine's disk was lost, so its agent
+     * cannot present the credential a join for a live machine needs. Its attempts end MACHINE_LOST (retried
+     * elsewhere on the platform's budget), its credential is forgotten and it is LOST until an agent joins afresh.
+     */
+    @PostMapping("/api/v1/machines/{id}/reset")
+    ResponseEntity<?> reset(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id,
+            @RequestBody(required = false) String body) {
+        if (!caller.isAdmin()) {
+            return problem(HttpStatus.FORBIDDEN, "admin role required", null);
+        }
+        String reason = reason(body);
+        if (reason == null) {
+            return badReason(body);
+        }
+        if (machines.get(id).isEmpty()) {
+            return problem(HttpStatus.NOT_FOUND, "no machine " + id, null);
+        }
+        String said = "reset by " + caller.tenantName() + ": " + reason;
+        jobs.inTransaction(() -> {
+            reports.endLiveAttempts(id, io.fleetjobs.model.FailureReason.MACHINE_LOST);
+            return machines.reset(id, said);
+        });
+        log.warn("machine {} {}", id, said);
+        return ResponseEntity.ok(view(machines.get(id).orElseThrow()));
+    }
+
+    /** The request's non-blank reason (at most 500 characters), or null when it has none or the body is not JSON. */
+    private static String reason(String body) {
+        try {
+            JsonNode json = body == null || body.isBlank() ? null : JSON.readTree(body);
+            JsonNode field = json == null ? null : json.get("reason");
+            String reason = field == null || !field.isString() ? null : field.asString().strip();
+            return reason == null || reason.isEmpty() || reason.length() > 500 ? null : reason;
+        } catch (JacksonException e) {
+            return null;
+        }
+    }
+
+    private static ResponseEntity<ProblemDetail> badReason(String body) {
+        try {
+            if (body != null && !body.isBlank()) {
+                JSON.readTree(body);
+            }
+        } catch (JacksonException e) {
+            return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", "body",
+                    "message", "is not well-formed JSON"));
+        }
+        return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", "reason",
+                "message", "must say why, in 1 to 500 characters"));
     }
 
     private Machine view(MachineRow m) {
