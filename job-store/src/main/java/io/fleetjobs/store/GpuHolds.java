@@ -54,17 +54,19 @@ public final class GpuHolds {
             return Map.of();
         }
         String[] machines = withGpus.stream().map(Request::machineId).distinct().toArray(String[]::new);
+        // two round trips: what the machines offer and hold, then the holds and the attempts' indices in one statement
         Map<String, Set<Integer>> offered = new HashMap<>();
-        jdbc.sql("select id, gpu_count, gpu_devices::text from machines where id = any(:ids)").param("ids", machines)
+        Map<String, Set<Integer>> held = new HashMap<>();
+        jdbc.sql("""
+                        select m.id, m.gpu_count, m.gpu_devices::text,
+                               array(select h.gpu_index from gpu_holds h where h.machine_id = m.id)
+                        from machines m where m.id = any(:ids)""")
+                .param("ids", machines)
                 .query(rs -> {
                     Set<Integer> indices = new HashSet<>();
                     offered(rs.getInt(2), rs.getString(3)).forEach(d -> indices.add(d.index()));
                     offered.put(rs.getString(1), indices);
-                });
-        Map<String, Set<Integer>> held = new HashMap<>();
-        jdbc.sql("select machine_id, gpu_index from gpu_holds where machine_id = any(:ids)").param("ids", machines)
-                .query(rs -> {
-                    held.computeIfAbsent(rs.getString(1), m -> new HashSet<>()).add(rs.getInt(2));
+                    held.put(rs.getString(1), new HashSet<>(Arrays.asList((Integer[]) rs.getArray(4).getArray())));
                 });
         Map<UUID, List<Integer>> picked = new HashMap<>();
         List<Object[]> rows = new ArrayList<>();
@@ -76,19 +78,20 @@ public final class GpuHolds {
             devices.forEach(d -> rows.add(new Object[] {r.machineId(), d, r.jobId().toString(), r.attempt()}));
         }
         jdbc.sql("""
-                        insert into gpu_holds (machine_id, gpu_index, job_id, attempt)
-                        select * from unnest(cast(:m as text[]), cast(:g as int[]), cast(:j as uuid[]), cast(:n as int[]))""")
+                        with holds as (
+                            insert into gpu_holds (machine_id, gpu_index, job_id, attempt)
+                            select * from unnest(cast(:m as text[]), cast(:g as int[]), cast(:j as uuid[]), cast(:n as int[])))
+                        update attempts a set gpu_indices = cast(d.indices as int[])
+                        from unnest(cast(:aj as uuid[]), cast(:an as int[]), cast(:ai as text[])) as d(id, n, indices)
+                        where a.job_id = d.id and a.attempt = d.n""")
                 .param("m", rows.stream().map(r -> (String) r[0]).toArray(String[]::new))
                 .param("g", rows.stream().map(r -> (Integer) r[1]).toArray(Integer[]::new))
                 .param("j", rows.stream().map(r -> (String) r[2]).toArray(String[]::new))
                 .param("n", rows.stream().map(r -> (Integer) r[3]).toArray(Integer[]::new))
-                .update();
-        jdbc.sql("""
-                        update attempts a set gpu_indices = h.indices
-                        from (select job_id, attempt, array_agg(gpu_index order by gpu_index) as indices
-                              from gpu_holds where job_id = any(cast(:j as uuid[])) group by job_id, attempt) h
-                        where a.job_id = h.job_id and a.attempt = h.attempt""")
-                .param("j", withGpus.stream().map(r -> r.jobId().toString()).toArray(String[]::new))
+                .param("aj", withGpus.stream().map(r -> r.jobId().toString()).toArray(String[]::new))
+                .param("an", withGpus.stream().map(Request::attempt).toArray(Integer[]::new))
+                .param("ai", withGpus.stream().map(r -> "{" + GpuAssignment.visibleDevices(picked.get(r.jobId())) + "}")
+                        .toArray(String[]::new))
                 .update();
         return picked;
     }
