@@ -11,16 +11,23 @@ import java.util.Map;
  * @param region the machine's region, null for any
  * @param labels pairs that the machine must carry, every one
  * @param strategy how to choose among the machines that fit; {@link PlacementStrategy#BINPACK} by default
+ * @param requireIsolation only machines that sandbox their jobs (own uid, namespaces, cgroup); false by default
  */
 public record Placement(
         @Pattern(regexp = "[A-Za-z0-9._-]{1,64}", message = "must be 1-64 of [A-Za-z0-9._-]") String region,
         @Size(max = 32) Map<@NotNull @Size(min = 1, max = 128) String, @NotNull @Size(max = 256) String> labels,
-        PlacementStrategy strategy) {
+        PlacementStrategy strategy,
+        Boolean requireIsolation) {
 
     public static final Placement ANYWHERE = new Placement(null, Map.of(), null);
+
+    public Placement(String region, Map<String, String> labels, PlacementStrategy strategy) {
+        this(region, labels, strategy, false);
+    }
 
     public Placement {
         labels = Copies.map(labels);
         strategy = strategy == null ? PlacementStrategy.BINPACK : strategy;
+        requireIsolation = requireIsolation != null && requireIsolation;
     }
 }

@@ -21,5 +21,11 @@ public record ClaimedJob(
         String region,
         Map<String, String> labels,
         PlacementStrategy strategy,
-        Instant createdAt) {
+        Instant createdAt,
+        boolean requireIsolation) {
+    public ClaimedJob(UUID id, UUID tenantId, long version, int priority, long cpuMillis, long memoryMb, int gpuCount,
+            String gpuType, String region, Map<String, String> labels, PlacementStrategy strategy, Instant createdAt) {
+        this(id, tenantId, version, priority, cpuMillis, memoryMb, gpuCount, gpuType, region, labels, strategy, createdAt,
+                false);
+    }
 }

@@ -4,7 +4,10 @@ import io.fleetjobs.model.MachineStatus;
 import java.time.Instant;
 import java.util.Map;
 
-/** A machine as the database has it: capacity and what is allocated, per dimension. */
+/**
+ * A machine as the database has it: capacity and what is allocated, per dimension; {@code isolation} as its agent
+ * said at join ({@code sandbox}, {@code none}; null when it did not say).
+ */
 public record MachineRow(
         String id,
         String region,
@@ -18,5 +21,6 @@ public record MachineRow(
         int allocGpuCount,
         MachineStatus status,
         String statusReason,
-        Instant lastHeartbeatAt) {
+        Instant lastHeartbeatAt,
+        String isolation) {
 }

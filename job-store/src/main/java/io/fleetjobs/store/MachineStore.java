@@ -12,7 +12,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 public final class MachineStore {
     static final String COLUMNS = """
             id, region, labels::text as labels, gpu_type, cpu_millis, memory_mb, gpu_count, alloc_cpu_millis,
-            alloc_memory_mb, alloc_gpu_count, status, status_reason, last_heartbeat_at""";
+            alloc_memory_mb, alloc_gpu_count, status, status_reason, last_heartbeat_at, isolation""";
 
     /** Parsed label sets by their JSON: a fleet has few distinct ones, and snapshots read every machine. */
     private static final Map<String, Map<String, String>> LABEL_SETS = new java.util.concurrent.ConcurrentHashMap<>();
@@ -30,7 +30,7 @@ public final class MachineStore {
             rs.getString("gpu_type"), rs.getLong("cpu_millis"), rs.getLong("memory_mb"), rs.getInt("gpu_count"),
             rs.getLong("alloc_cpu_millis"), rs.getLong("alloc_memory_mb"), rs.getInt("alloc_gpu_count"),
             MachineStatus.valueOf(rs.getString("status")), rs.getString("status_reason"),
-            JobRows.instant(rs, "last_heartbeat_at"));
+            JobRows.instant(rs, "last_heartbeat_at"), rs.getString("isolation"));
 
     /** A (re)joining machine is READY, unless an operator took it out: that decision outlives the agent. */
     private static final String KEEP_OPERATORS_STATUS = """
@@ -99,6 +99,13 @@ public final class MachineStore {
     public void offerGpus(String id, List<io.fleetjobs.model.GpuDevice> devices) {
         jdbc.sql("update machines set gpu_devices = cast(:devices as jsonb) where id = :id")
                 .param("id", id).param("devices", Json.write(devices == null ? List.of() : devices))
+                .update();
+    }
+
+    /** Records how the machine's agent holds its attempts apart ({@code sandbox}, {@code none}); call at its join. */
+    public void recordIsolation(String id, String isolation) {
+        jdbc.sql("update machines set isolation = :isolation where id = :id")
+                .param("id", id).param("isolation", "sandbox".equals(isolation) || "none".equals(isolation) ? isolation : null)
                 .update();
     }
 

@@ -73,7 +73,8 @@ public final class PlacementStore {
 
     private static final String CLAIM_COLUMNS = """
             id, tenant_id, version, priority, cpu_millis, memory_mb, gpu_count, gpu_type, region, created_at,
-            spec->'placement'->'labels' as labels, spec->'placement'->>'strategy' as strategy""";
+            spec->'placement'->'labels' as labels, spec->'placement'->>'strategy' as strategy,
+            spec->'placement'->>'requireIsolation' = 'true' as require_isolation""";
 
     @SuppressWarnings("unchecked")
     private static final RowMapper<ClaimedJob> CLAIMED = (rs, n) -> {
@@ -84,7 +85,7 @@ public final class PlacementStore {
                 rs.getString("gpu_type"), rs.getString("region"),
                 labels == null || labels.equals("{}") ? Map.of() : Json.read(labels, Map.class),
                 strategy == null ? null : PlacementStrategy.valueOf(strategy),
-                JobRows.instant(rs, "created_at"));
+                JobRows.instant(rs, "created_at"), rs.getBoolean("require_isolation"));
     };
 
     /** Locks these jobs again, if they are still QUEUED and no other replica holds them. */

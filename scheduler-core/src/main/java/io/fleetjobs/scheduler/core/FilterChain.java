@@ -35,6 +35,7 @@ final class FilterChain {
     static FilterChain standard(Duration heartbeatFreshness) {
         return new FilterChain(List.of(
                 new RegionFilter(),
+                new IsolationFilter(),
                 new GpuTypeFilter(),
                 new LabelFilter(),
                 new TotalCapacityFilter(Dimension.GPU),
@@ -49,7 +50,7 @@ final class FilterChain {
 
     /**
      * The filters that the index does not already guarantee for the machines it yields (see
-     * {@link MachineIndex}): free capacity and labels. The candidate search asks only these, the cheap
+     * {@link MachineIndex}): free capacity, isolation and labels. The candidate search asks only these, the cheap
      * field comparisons first and the label look-ups last (order matters only for explanations, which
      * use {@link #standard}).
      */
@@ -58,6 +59,7 @@ final class FilterChain {
                 new FreeCapacityFilter(Dimension.GPU),
                 new FreeCapacityFilter(Dimension.CPU),
                 new FreeCapacityFilter(Dimension.MEMORY),
+                new IsolationFilter(),
                 new LabelFilter()));
     }
 

@@ -30,7 +30,16 @@ public record MachineView(
         long allocMemoryMb,
         int allocGpuCount,
         MachineStatus status,
-        Duration heartbeatAge) {
+        Duration heartbeatAge,
+        boolean sandboxed) {
+
+    /** A machine whose agent does not sandbox its jobs (or did not say). */
+    public MachineView(String id, String region, Map<String, String> labels, String gpuType, long cpuMillis, long memoryMb,
+            int gpuCount, long allocCpuMillis, long allocMemoryMb, int allocGpuCount, MachineStatus status,
+            Duration heartbeatAge) {
+        this(id, region, labels, gpuType, cpuMillis, memoryMb, gpuCount, allocCpuMillis, allocMemoryMb, allocGpuCount, status,
+                heartbeatAge, false);
+    }
 
     public MachineView {
         Objects.requireNonNull(id, "id");

@@ -31,7 +31,14 @@ public record PendingJob(
         String region,
         Map<String, String> labels,
         PlacementStrategy strategy,
-        long order) {
+        long order,
+        boolean requireIsolation) {
+
+    /** A job that does not ask for a sandbox. */
+    public PendingJob(UUID jobId, UUID tenantId, int priority, long cpuMillis, long memoryMb, int gpuCount,
+            List<String> gpuTypes, String region, Map<String, String> labels, PlacementStrategy strategy, long order) {
+        this(jobId, tenantId, priority, cpuMillis, memoryMb, gpuCount, gpuTypes, region, labels, strategy, order, false);
+    }
 
     public PendingJob {
         Objects.requireNonNull(jobId, "jobId");
@@ -50,12 +57,14 @@ public record PendingJob(
         Resources resources = spec.resources();
         return new PendingJob(jobId, tenantId, spec.priority(),
                 resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuTypes(),
-                spec.placement().region(), spec.placement().labels(), spec.placement().strategy(), order);
+                spec.placement().region(), spec.placement().labels(), spec.placement().strategy(), order,
+                spec.placement().requireIsolation());
     }
 
     /** The same job, chosen for by another strategy. */
     public PendingJob withStrategy(PlacementStrategy other) {
-        return new PendingJob(jobId, tenantId, priority, cpuMillis, memoryMb, gpuCount, gpuTypes, region, labels, other, order);
+        return new PendingJob(jobId, tenantId, priority, cpuMillis, memoryMb, gpuCount, gpuTypes, region, labels, other, order,
+                requireIsolation);
     }
 
     public boolean needsGpus() {

@@ -156,7 +156,8 @@ final class FleetCache {
                 MachineRow m = rows.get(i);
                 Duration age = m.lastHeartbeatAt() == null ? Duration.ofDays(365) : Duration.between(m.lastHeartbeatAt(), expires);
                 views[i] = new MachineView(m.id(), m.region(), m.labels(), m.gpuType(), m.cpuMillis(), m.memoryMb(),
-                        m.gpuCount(), m.allocCpuMillis(), m.allocMemoryMb(), m.allocGpuCount(), m.status(), age);
+                        m.gpuCount(), m.allocCpuMillis(), m.allocMemoryMb(), m.allocGpuCount(), m.status(), age,
+                        "sandbox".equals(m.isolation()));
                 position.put(m.id(), i);
             }
         }
@@ -169,7 +170,7 @@ final class FleetCache {
             MachineView v = views[i];
             views[i] = new MachineView(v.id(), v.region(), v.labels(), v.gpuType(), v.cpuMillis(), v.memoryMb(),
                     v.gpuCount(), v.allocCpuMillis() + more.cpuMillis(), v.allocMemoryMb() + more.memoryMb(),
-                    v.allocGpuCount() + more.gpus(), v.status(), v.heartbeatAge());
+                    v.allocGpuCount() + more.gpus(), v.status(), v.heartbeatAge(), v.sandboxed());
         }
     }
 

@@ -192,7 +192,7 @@ public final class SchedulerCycle {
         for (ClaimedJob j : claimed) {
             List<String> gpuTypes = j.gpuType() == null ? List.of() : Arrays.asList(j.gpuType().split("\\|"));
             pending.add(new PendingJob(j.id(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), j.gpuCount(),
-                    gpuTypes, j.region(), j.labels(), j.strategy(), j.createdAt().toEpochMilli()));
+                    gpuTypes, j.region(), j.labels(), j.strategy(), j.createdAt().toEpochMilli(), j.requireIsolation()));
         }
         return pending;
     }

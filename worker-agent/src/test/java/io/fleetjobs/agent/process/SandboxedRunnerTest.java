@@ -61,10 +61,19 @@ class SandboxedRunnerTest {
                 Duration.ofHours(1));
     }
 
+    /**
+     * Where the machine's directories go: under the build's {@code target}, unless that is under /tmp (a checkout
+     * there), which a sandboxed job does not see: its /tmp is a private tmpfs. Then under /var/tmp.
+     */
+    static Path testsRoot() throws java.io.IOException {
+        Path target = Path.of("target").toAbsolutePath();
+        Path root = target.startsWith("/tmp") ? Path.of("/var/tmp", "fleetjobs-sandbox-tests") : target.resolve("sandbox-tests");
+        return Files.createDirectories(root);
+    }
+
     @BeforeEach
     void aSandboxedRunner() throws Exception {
-        workDir = Files.createDirectories(Path.of("target", "sandbox-tests", UUID.randomUUID().toString()))
-                .toAbsolutePath();
+        workDir = Files.createDirectories(testsRoot().resolve(UUID.randomUUID().toString())).toAbsolutePath();
         Files.setPosixFilePermissions(workDir.getParent(), PosixFilePermissions.fromString("rwx--x--x"));
         Files.setPosixFilePermissions(workDir, PosixFilePermissions.fromString("rwx--x--x"));
         runner = new ProcessRunner(workDir.resolve("machine"), 1 << 20, 8192, GRACE, InstantSource.system(),

@@ -80,6 +80,7 @@ public final class AgentService {
             long joined = machines.join(request.machineId(), request.region(), request.labels(), request.gpuType(),
                     request.cpuMillis(), request.memoryMb(), request.gpuCount(), hash(credential));
             machines.offerGpus(request.machineId(), request.gpus());
+            machines.recordIsolation(request.machineId(), request.isolation());
             return joined;
         });
         fleetChanged.run();

@@ -54,11 +54,12 @@ class MachinesController {
     }
 
     record Machine(String id, String region, Map<String, String> labels, Resources capacity, Resources allocated,
-            String gpuType, MachineStatus status, String statusReason, Instant lastHeartbeatAt, List<GpuDevice> gpus) {
+            String gpuType, MachineStatus status, String statusReason, Instant lastHeartbeatAt, List<GpuDevice> gpus,
+            String isolation) {
         static Machine of(MachineRow m, List<GpuDevice> gpus) {
             return new Machine(m.id(), m.region(), m.labels(), new Resources(cores(m.cpuMillis()), m.memoryMb(), m.gpuCount()),
                     new Resources(cores(m.allocCpuMillis()), m.allocMemoryMb(), m.allocGpuCount()), m.gpuType(), m.status(),
-                    m.statusReason(), m.lastHeartbeatAt(), gpus);
+                    m.statusReason(), m.lastHeartbeatAt(), gpus, m.isolation() == null ? "none" : m.isolation());
         }
     }
 
