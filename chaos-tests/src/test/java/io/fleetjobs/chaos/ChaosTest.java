@@ -63,9 +63,8 @@ class ChaosTest {
     @Test
     void theInvariantsHoldUnderFire() throws Exception {
         Path home = Path.of("target", "chaos").toAbsolutePath();
-        Path witness = home.resolve("witness.log");
         Files.createDirectories(home);
-        Files.deleteIfExists(witness);
+        Path witness = witnessFile(home);
         System.out.printf("chaos: seed %d, %d jobs, %d agents, faults for %ds%n", seed, jobs, agents, faultWindow.toSeconds());
 
         try (LocalPlatform platform = LocalPlatform.builder().home(home).repository(Path.of("..").toAbsolutePath().normalize())
@@ -171,6 +170,19 @@ class ChaosTest {
     private Kind pick() {
         int r = random.nextInt(100);
         return r < 55 ? Kind.SHORT : r < 67 ? Kind.LONG : r < 77 ? Kind.FAILS : r < 89 ? Kind.RETRIED : Kind.CANCELED;
+    }
+
+    /**
+     * The file every job appends to, writable by the uids the sandbox runs jobs under, and where a sandboxed job sees
+     * it: not under /tmp (a checkout there), which is private to each job.
+     */
+    private static Path witnessFile(Path home) throws IOException {
+        Path dir = home.startsWith("/tmp") ? Files.createDirectories(Path.of("/var/tmp", "fleetjobs-chaos")) : home;
+        Path witness = dir.resolve("witness.log");
+        Files.deleteIfExists(witness);
+        Files.createFile(witness);
+        Files.setPosixFilePermissions(witness, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        return witness;
     }
 
     /** A job that appends its start and end (with attempt and time) to the witness file. */
@@ -354,6 +366,10 @@ class ChaosTest {
             }
         }
         violations.put("attempts of one job overlapping in time", overlaps);
+        // the witness saw the jobs it is to judge: a job that succeeded ran its script, and both its lines with it
+        long unseen = db.sql("select id from jobs where state = 'SUCCEEDED'").query(String.class).list().stream()
+                .filter(id -> !intervals.containsKey(id)).count();
+        violations.put("succeeded jobs the witness never saw", unseen);
 
         // 3. no machine over-committed, sampled during the run
         violations.put("over-committed samples (of " + samples.get() + ")", (long) overCommitSamples.get());
