@@ -133,6 +133,7 @@ final class Agent implements SmartLifecycle {
         JoinRequest request = new JoinRequest(resources.machineId(), properties.region(), properties.labels(),
                 resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType(),
                 runner.isolation().wire(), resources.gpus(), kept);
+        int refusedAsLive = 0;
         while (true) {
             try {
                 try {
@@ -153,6 +154,19 @@ final class Agent implements SmartLifecycle {
                         identity.incarnation(), resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(),
                         resources.gpuType() == null ? "" : resources.gpuType());
                 return;
+            } catch (HttpClientErrorException.Conflict e) {
+                // the machine is live to the scheduler and this agent holds no credential it accepts (killed before
+                // it kept the last one): the join is admitted once the machine is lost and its attempts ended
+                if (clock.instant().isAfter(deadline)) {
+                    throw new IllegalStateException("the scheduler at " + properties.schedulerUrl() + " kept refusing "
+                            + "the join within " + properties.joinTimeout() + ": " + e.getResponseBodyAsString()
+                            + "; an operator resets a machine whose credential was lost (POST /api/v1/machines/{id}/reset)");
+                }
+                if (refusedAsLive++ == 0) {
+                    log.warn("the scheduler refused the join for now ({}); asking again until the machine is lost",
+                            e.getResponseBodyAsString());
+                }
+                pause(Duration.ofSeconds(1));
             } catch (HttpClientErrorException e) {
                 throw new IllegalStateException("the scheduler at " + properties.schedulerUrl() + " refused the join ("
                         + e.getStatusCode() + "): " + e.getResponseBodyAsString()

@@ -38,12 +38,20 @@ class KeptCredentialTest {
     HttpServer scheduler;
     final List<String> joins = new CopyOnWriteArrayList<>();
     final AtomicInteger incarnation = new AtomicInteger();
+    final AtomicInteger refuseAsLive = new AtomicInteger();
 
     @BeforeEach
     void aScheduler() throws IOException {
         scheduler = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         scheduler.createContext(AgentProtocol.JOIN_PATH, exchange -> {
             joins.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            if (refuseAsLive.getAndDecrement() > 0) {
+                byte[] body = "{\"detail\":\"machine m-1 is live (heard 1 s ago)\"}".getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(409, body.length);
+                exchange.getResponseBody().write(body);
+                exchange.close();
+                return;
+            }
             int n = incarnation.incrementAndGet();
             answer(exchange, "{\"machineId\":\"m-1\",\"credential\":\"credential-" + n + "\",\"incarnation\":" + n
                     + ",\"leaseTtlMs\":30000,\"heartbeatIntervalMs\":200}");
@@ -112,5 +120,22 @@ class KeptCredentialTest {
         }
         assertThat(joins).hasSize(2);
         assertThat(joins.get(1)).contains("\"credential\":\"credential-1\"");
+    }
+
+    /**
+     * An agent killed before it kept its last credential finds its machine still live to the scheduler (409):
+     * it keeps asking, and joins once the machine is lost and the join admitted, instead of exiting.
+     */
+    @Test
+    void anAgentRefusedAsLiveAsksAgainUntilItIsAdmitted() {
+        refuseAsLive.set(2);
+        Agent agent = anAgent();
+        agent.start();
+        try {
+            assertThat(joins).hasSize(3);
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(workDir.resolve("credential")));
+        } finally {
+            agent.stop();
+        }
     }
 }
