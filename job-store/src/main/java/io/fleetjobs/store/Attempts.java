@@ -49,7 +49,7 @@ final class Attempts {
         jdbc.sql("""
                         insert into attempts (job_id, attempt, machine_id, state, lease_epoch, lease_expires_at, scheduled_at,
                                               cpu_millis, memory_mb, gpu_count)
-                        select d.id, d.n, d.m, 'SCHEDULED', 1, :expires, :now, d.c, d.r, d.g
+                        select d.id, d.n, d.m, 'SCHEDULED', nextval('lease_epochs'), :expires, :now, d.c, d.r, d.g
                         from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:m as text[]), cast(:c as bigint[]),
                                     cast(:r as bigint[]), cast(:g as int[])) as d(id, n, m, c, r, g)""")
                 .param("ids", JobRows.ids(placed.stream().map(New::jobId).toList()))

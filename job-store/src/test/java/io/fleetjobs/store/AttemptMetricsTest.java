@@ -50,7 +50,7 @@ class AttemptMetricsTest {
     }
 
     private static AttemptReport ended(JobRecord job, AttemptState state, Integer exit, FailureReason reason) {
-        return new AttemptReport(job.id(), job.attempt(), 1, "mm", state, exit, reason, Instant.now(), Instant.now(), "", "");
+        return new AttemptReport(job.id(), job.attempt(), f.epoch(job), "mm", state, exit, reason, Instant.now(), Instant.now(), "", "");
     }
 
     private static double count(String name, String... tags) {

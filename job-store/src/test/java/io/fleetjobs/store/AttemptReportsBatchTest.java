@@ -61,19 +61,19 @@ class AttemptReportsBatchTest {
     /** A script of reports for a job placed as attempt 1, epoch 1, on {@code machine}. */
     private static List<AttemptReport> script(int kind, JobRecord job, String machine) {
         Instant t = Instant.parse("2026-11-30T12:00:00Z");
-        Function<AttemptState, AttemptReport> on = state -> report(job, 1, machine, state, null, null, t);
-        AttemptReport succeeded = report(job, 1, machine, AttemptState.SUCCEEDED, 0, null, t);
-        AttemptReport failed = report(job, 1, machine, AttemptState.FAILED, 3, FailureReason.EXIT_CODE, t);
+        Function<AttemptState, AttemptReport> on = state -> report(job, f.epoch(job), machine, state, null, null, t);
+        AttemptReport succeeded = report(job, f.epoch(job), machine, AttemptState.SUCCEEDED, 0, null, t);
+        AttemptReport failed = report(job, f.epoch(job), machine, AttemptState.FAILED, 3, FailureReason.EXIT_CODE, t);
         return switch (kind) {
             case 0 -> List.of(on.apply(AttemptState.RUNNING), succeeded);
             case 1 -> List.of(on.apply(AttemptState.RUNNING), on.apply(AttemptState.RUNNING), failed);
             case 2 -> List.of(succeeded);
             case 3 -> List.of(on.apply(AttemptState.RUNNING), succeeded, on.apply(AttemptState.RUNNING), succeeded);
             case 4 -> List.of(report(job, 2, machine, AttemptState.RUNNING, null, null, t), on.apply(AttemptState.RUNNING));
-            case 5 -> List.of(report(job, 1, "elsewhere", AttemptState.RUNNING, null, null, t),
+            case 5 -> List.of(report(job, f.epoch(job), "elsewhere", AttemptState.RUNNING, null, null, t),
                     on.apply(AttemptState.CANCELED));
             case 6 -> List.of(on.apply(AttemptState.RUNNING),
-                    report(job, 1, machine, AttemptState.FAILED, null, FailureReason.MACHINE_LOST, t));
+                    report(job, f.epoch(job), machine, AttemptState.FAILED, null, FailureReason.MACHINE_LOST, t));
             default -> List.of(on.apply(AttemptState.RUNNING), failed, succeeded);
         };
     }
@@ -160,7 +160,7 @@ class AttemptReportsBatchTest {
     void anAttemptAnotherTransactionHoldsIsBusyForApplyAvailableAndChangesNothing() throws Exception {
         JobRecord job = placed("held", "batched");
         Instant t = Instant.parse("2026-11-30T12:00:00Z");
-        AttemptReport end = report(job, 1, "batched", AttemptState.SUCCEEDED, 0, null, t);
+        AttemptReport end = report(job, f.epoch(job), "batched", AttemptState.SUCCEEDED, 0, null, t);
         try (var other = f.dataSource.getConnection()) {
             other.setAutoCommit(false);
             try (var lock = other.prepareStatement("select 1 from attempts where job_id = ? and attempt = 1 for update")) {
@@ -181,8 +181,8 @@ class AttemptReportsBatchTest {
         Instant t = Instant.parse("2026-11-30T12:00:00Z");
         long heldBefore = machines.get("batched").orElseThrow().allocCpuMillis();
         List<AttemptReports.Outcome> got = reports.applyAll(List.of(
-                report(job, 1, "batched", AttemptState.RUNNING, null, null, t),
-                report(job, 1, "batched", AttemptState.SUCCEEDED, 0, null, t)));
+                report(job, f.epoch(job), "batched", AttemptState.RUNNING, null, null, t),
+                report(job, f.epoch(job), "batched", AttemptState.SUCCEEDED, 0, null, t)));
         assertThat(got).containsExactly(AttemptReports.Outcome.APPLIED, AttemptReports.Outcome.APPLIED);
         assertThat(f.jobs.history(job.id()).stream().map(h -> h.to().name()))
                 .containsExactly("SUBMITTED", "QUEUED", "SCHEDULED", "RUNNING", "SUCCEEDED");

@@ -43,7 +43,7 @@ class AttemptReportsTest {
         f.close();
     }
 
-    /** A job placed on machine m as attempt 1, epoch 1. */
+    /** A job placed on machine m as attempt 1. */
     private static JobRecord placed(JobSpec spec) {
         JobRecord job = ((Submission.Accepted) f.jobs.submit(f.tenant, spec, null)).job();
         job = f.jobs.transition(job, Transition.admit()).orElseThrow();
@@ -70,11 +70,11 @@ class AttemptReportsTest {
     void theHappyPathThenLateAndDuplicateReportsChangeNothing() {
         JobRecord job = placed(StoreFixture.aJob("happy"));
         long held = allocatedCpu();
-        assertThat(reports.apply(report(job, 1, AttemptState.RUNNING, null))).isEqualTo(AttemptReports.Outcome.APPLIED);
+        assertThat(reports.apply(report(job, f.epoch(job), AttemptState.RUNNING, null))).isEqualTo(AttemptReports.Outcome.APPLIED);
         assertThat(f.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.RUNNING);
-        assertThat(reports.apply(report(job, 1, AttemptState.RUNNING, null))).isEqualTo(AttemptReports.Outcome.DUPLICATE);
+        assertThat(reports.apply(report(job, f.epoch(job), AttemptState.RUNNING, null))).isEqualTo(AttemptReports.Outcome.DUPLICATE);
 
-        assertThat(reports.apply(report(job, 1, AttemptState.SUCCEEDED, 0))).isEqualTo(AttemptReports.Outcome.APPLIED);
+        assertThat(reports.apply(report(job, f.epoch(job), AttemptState.SUCCEEDED, 0))).isEqualTo(AttemptReports.Outcome.APPLIED);
         JobRecord done = f.jobs.get(job.id()).orElseThrow();
         assertThat(done.state()).isEqualTo(JobState.SUCCEEDED);
         assertThat(done.exitCode()).isZero();
@@ -83,8 +83,8 @@ class AttemptReportsTest {
         assertThat(allocatedCpu()).isEqualTo(held - 1000);
 
         // a duplicate end, and a late start, after the end: no change at all
-        assertThat(reports.apply(report(job, 1, AttemptState.SUCCEEDED, 0))).isEqualTo(AttemptReports.Outcome.DUPLICATE);
-        assertThat(reports.apply(report(job, 1, AttemptState.RUNNING, null))).isEqualTo(AttemptReports.Outcome.DUPLICATE);
+        assertThat(reports.apply(report(job, f.epoch(job), AttemptState.SUCCEEDED, 0))).isEqualTo(AttemptReports.Outcome.DUPLICATE);
+        assertThat(reports.apply(report(job, f.epoch(job), AttemptState.RUNNING, null))).isEqualTo(AttemptReports.Outcome.DUPLICATE);
         assertThat(f.jobs.get(job.id()).orElseThrow()).isEqualTo(done);
         assertThat(allocatedCpu()).isEqualTo(held - 1000);
     }
@@ -92,11 +92,14 @@ class AttemptReportsTest {
     @Test
     void aStaleEpochOrAnotherMachineIsIgnored() {
         JobRecord job = placed(StoreFixture.aJob("stale"));
-        assertThat(reports.apply(report(job, 2, AttemptState.SUCCEEDED, 0))).isEqualTo(AttemptReports.Outcome.STALE);
-        AttemptReport otherMachine = new AttemptReport(job.id(), 1, 1, "not-m", AttemptState.FAILED, 1, FailureReason.EXIT_CODE,
+        // what jobs.events shows (job id, attempt 1) and the epoch every lease once had do not name this lease
+        assertThat(f.epoch(job)).isNotEqualTo(1);
+        assertThat(reports.apply(report(job, 1, AttemptState.SUCCEEDED, 0))).isEqualTo(AttemptReports.Outcome.STALE);
+        assertThat(reports.apply(report(job, f.epoch(job) + 1, AttemptState.SUCCEEDED, 0))).isEqualTo(AttemptReports.Outcome.STALE);
+        AttemptReport otherMachine = new AttemptReport(job.id(), 1, f.epoch(job), "not-m", AttemptState.FAILED, 1, FailureReason.EXIT_CODE,
                 null, Instant.now(), null, null);
         assertThat(reports.apply(otherMachine)).isEqualTo(AttemptReports.Outcome.STALE);
-        AttemptReport noSuchAttempt = new AttemptReport(job.id(), 9, 1, "m", AttemptState.RUNNING, null, null, null, null,
+        AttemptReport noSuchAttempt = new AttemptReport(job.id(), 9, f.epoch(job), "m", AttemptState.RUNNING, null, null, null, null,
                 null, null);
         assertThat(reports.apply(noSuchAttempt)).isEqualTo(AttemptReports.Outcome.STALE);
         assertThat(f.jobs.get(job.id()).orElseThrow()).isEqualTo(job);
@@ -105,9 +108,9 @@ class AttemptReportsTest {
     @Test
     void anEndReportedBeforeTheStartEndsTheJobAndTheStartComesTooLate() {
         JobRecord job = placed(StoreFixture.aJob("out-of-order"));
-        assertThat(reports.apply(report(job, 1, AttemptState.FAILED, 2))).isEqualTo(AttemptReports.Outcome.APPLIED);
+        assertThat(reports.apply(report(job, f.epoch(job), AttemptState.FAILED, 2))).isEqualTo(AttemptReports.Outcome.APPLIED);
         assertThat(f.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.FAILED);
-        assertThat(reports.apply(report(job, 1, AttemptState.RUNNING, null))).isEqualTo(AttemptReports.Outcome.DUPLICATE);
+        assertThat(reports.apply(report(job, f.epoch(job), AttemptState.RUNNING, null))).isEqualTo(AttemptReports.Outcome.DUPLICATE);
         assertThat(f.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.FAILED);
     }
 
@@ -116,8 +119,8 @@ class AttemptReportsTest {
         JobSpec spec = new JobSpec("retry", null, null, Resources.of(1, 256), null, Execution.of("x"),
                 new RetryPolicy(3, List.of(75), 5, 60), null);
         JobRecord job = placed(spec);
-        reports.apply(report(job, 1, AttemptState.RUNNING, null));
-        reports.apply(report(job, 1, AttemptState.FAILED, 75));
+        reports.apply(report(job, f.epoch(job), AttemptState.RUNNING, null));
+        reports.apply(report(job, f.epoch(job), AttemptState.FAILED, 75));
         JobRecord again = f.jobs.get(job.id()).orElseThrow();
         assertThat(again.state()).isEqualTo(JobState.QUEUED);
         assertThat(again.userFailures()).isEqualTo(1);
@@ -126,7 +129,8 @@ class AttemptReportsTest {
         assertThat(again.stateReason()).contains("retryable code 75");
 
         JobRecord second = placed2(again);
-        reports.apply(report(second, 1, AttemptState.FAILED, 1));
+        assertThat(f.epoch(second)).as("the retry's lease is a later fencing token").isGreaterThan(f.epoch(job));
+        reports.apply(report(second, f.epoch(second), AttemptState.FAILED, 1));
         JobRecord failed = f.jobs.get(job.id()).orElseThrow();
         assertThat(failed.state()).isEqualTo(JobState.FAILED);
         assertThat(failed.failureReason()).isEqualTo(FailureReason.EXIT_CODE);
@@ -147,10 +151,10 @@ class AttemptReportsTest {
     @Test
     void aFailureOfAJobAskedToCancelEndsItCanceled() {
         JobRecord job = placed(StoreFixture.aJob("cancel"));
-        reports.apply(report(job, 1, AttemptState.RUNNING, null));
+        reports.apply(report(job, f.epoch(job), AttemptState.RUNNING, null));
         JobRecord running = f.jobs.get(job.id()).orElseThrow();
         f.jobs.requestCancel(running).orElseThrow();
-        reports.apply(report(job, 1, AttemptState.FAILED, 143));
+        reports.apply(report(job, f.epoch(job), AttemptState.FAILED, 143));
         assertThat(f.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.CANCELED);
     }
 
@@ -173,10 +177,10 @@ class AttemptReportsTest {
                 new RetryPolicy(3, List.of(75), 5, 60), null);
     }
 
-    /** The end of attempt 1 (epoch 1) on m, of a process that started at {@code startedAt} and ran a second. */
+    /** The end of attempt 1 on m, of a process that started at {@code startedAt} and ran a second. */
     private static AttemptReport ended(JobRecord job, AttemptState state, Integer exit, FailureReason reason,
             Instant startedAt) {
-        return new AttemptReport(job.id(), job.attempt(), 1, "m", state, exit, reason, startedAt, startedAt.plusSeconds(1),
+        return new AttemptReport(job.id(), job.attempt(), f.epoch(job), "m", state, exit, reason, startedAt, startedAt.plusSeconds(1),
                 "out", "");
     }
 
@@ -229,7 +233,7 @@ class AttemptReportsTest {
         assertRanThenEnded(done, started, JobState.SUCCEEDED);
         assertThat(f.jobs.attempts(job.id()).getFirst().startedAt()).isEqualTo(started);
         // the start, when it comes after all, changes nothing
-        assertThat(reports.apply(report(job, 1, AttemptState.RUNNING, null))).isEqualTo(AttemptReports.Outcome.DUPLICATE);
+        assertThat(reports.apply(report(job, f.epoch(job), AttemptState.RUNNING, null))).isEqualTo(AttemptReports.Outcome.DUPLICATE);
         assertThat(now(job)).isEqualTo(done);
     }
 
@@ -271,9 +275,9 @@ class AttemptReportsTest {
         List<AttemptReports.Outcome> got = reports.applyAll(List.of(
                 ended(succeeded, AttemptState.SUCCEEDED, 0, null, started),
                 ended(retried, AttemptState.FAILED, 75, FailureReason.EXIT_CODE, started.plusSeconds(1)),
-                report(runs, 1, AttemptState.RUNNING, null),
+                report(runs, f.epoch(runs), AttemptState.RUNNING, null),
                 ended(failed, AttemptState.FAILED, 1, FailureReason.EXIT_CODE, started.plusSeconds(2)),
-                new AttemptReport(neverStarted.id(), 1, 1, "m", AttemptState.FAILED, null, FailureReason.START_FAILED,
+                new AttemptReport(neverStarted.id(), 1, f.epoch(neverStarted), "m", AttemptState.FAILED, null, FailureReason.START_FAILED,
                         null, clock.instant(), "", "no such file"),
                 ended(canceled, AttemptState.CANCELED, 143, null, started.plusSeconds(3))));
 
@@ -292,7 +296,7 @@ class AttemptReportsTest {
     @Test
     void anAttemptThatCouldNotStartRecordsNoRun() {
         JobRecord job = placed(StoreFixture.aJob("start-failed"));
-        AttemptReport startFailed = new AttemptReport(job.id(), 1, 1, "m", AttemptState.FAILED, null,
+        AttemptReport startFailed = new AttemptReport(job.id(), 1, f.epoch(job), "m", AttemptState.FAILED, null,
                 FailureReason.START_FAILED, null, clock.instant(), "", "no such file");
         assertThat(reports.apply(startFailed)).isEqualTo(AttemptReports.Outcome.APPLIED);
         JobRecord after = now(job);
@@ -307,7 +311,7 @@ class AttemptReportsTest {
         JobRecord job = placed(StoreFixture.aJob("start-and-end"));
         clock.advance(Duration.ofSeconds(5));
         Instant started = job.updatedAt().plusSeconds(1);
-        AttemptReport start = new AttemptReport(job.id(), 1, 1, "m", AttemptState.RUNNING, null, null, started, null,
+        AttemptReport start = new AttemptReport(job.id(), 1, f.epoch(job), "m", AttemptState.RUNNING, null, null, started, null,
                 null, null);
         assertThat(reports.applyAll(List.of(start, ended(job, AttemptState.SUCCEEDED, 0, null, started))))
                 .containsExactly(AttemptReports.Outcome.APPLIED, AttemptReports.Outcome.APPLIED);

@@ -86,7 +86,7 @@ class GpuHoldsTest {
 
         JobRecord ending = f.jobs.get(first.get(0)).orElseThrow();
         Instant now = Instant.now();
-        reports.apply(new AttemptReport(ending.id(), 1, 1, "g", AttemptState.SUCCEEDED, 0, null, now, now, "", ""));
+        reports.apply(new AttemptReport(ending.id(), 1, f.epoch(ending.id(), 1), "g", AttemptState.SUCCEEDED, 0, null, now, now, "", ""));
         List<UUID> second = place("g", 1);
         assertThat(devices(second.getFirst())).as("device 0 was given back").containsExactly(0);
         assertThat(devices(first.get(0))).as("an ended attempt still says what it held").containsExactly(0);

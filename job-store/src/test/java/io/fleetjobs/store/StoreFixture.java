@@ -35,6 +35,16 @@ final class StoreFixture implements AutoCloseable {
         return new JobSpec(name, null, null, Resources.of(1, 256), null, Execution.of("true"), null, null);
     }
 
+    /** The lease epoch of the attempt the record names (one sequence hands them out: no two leases share one). */
+    long epoch(JobRecord job) {
+        return epoch(job.id(), job.attempt());
+    }
+
+    long epoch(UUID job, int attempt) {
+        return jdbc.sql("select lease_epoch from attempts where job_id = :id and attempt = :n")
+                .param("id", job).param("n", attempt).query(Long.class).single();
+    }
+
     JobRecord submitted(String name) {
         return ((Submission.Accepted) jobs.submit(tenant, aJob(name), null)).job();
     }

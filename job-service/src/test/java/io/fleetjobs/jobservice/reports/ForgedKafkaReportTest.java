@@ -61,13 +61,14 @@ class ForgedKafkaReportTest extends JobServiceTestBase {
         jobs.inTransaction(() -> placement.commit(List.of(new PlacementStore.NewAttempt(
                 placement.reclaim(List.of(job.id())).getFirst(), machine, 1000, 64, 0)), List.of(), Duration.ofSeconds(30)));
         int attempt = jobs.get(job.id()).orElseThrow().attempt();
+        long epoch = jobs.attempts(job.id()).getLast().leaseEpoch(); // even the lease's own epoch: the path is gone
         // the agent's own report, as its heartbeat carries it to the scheduler
-        reports.apply(new AttemptReport(job.id(), attempt, 1, machine, AttemptState.RUNNING, null, null, Instant.now(),
+        reports.apply(new AttemptReport(job.id(), attempt, epoch, machine, AttemptState.RUNNING, null, null, Instant.now(),
                 null, null, null));
         assertThat(jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.RUNNING);
 
         Instant t = Instant.now();
-        String forged = Json.write(new AttemptReport(job.id(), attempt, 1, null, AttemptState.SUCCEEDED, 0, null, t, t,
+        String forged = Json.write(new AttemptReport(job.id(), attempt, epoch, null, AttemptState.SUCCEEDED, 0, null, t, t,
                 "", ""));
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.<String, Object>of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers(),

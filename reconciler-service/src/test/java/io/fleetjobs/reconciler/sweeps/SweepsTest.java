@@ -66,7 +66,11 @@ class SweepsTest {
         ds.close();
     }
 
-    /** A job placed on {@code machine} (attempt 1, epoch 1), optionally started. */
+    private long epoch(JobRecord job) {
+        return jobs.attempts(job.id()).getLast().leaseEpoch();
+    }
+
+    /** A job placed on {@code machine} (attempt 1), optionally started. */
     private JobRecord placed(String machine, boolean started, Integer timeoutSeconds) {
         JobSpec spec = new JobSpec("j", null, null, Resources.of(1, 256), Placement.ANYWHERE,
                 new Execution(List.of("sleep", "100"), Map.of(), timeoutSeconds), null, null);
@@ -75,7 +79,7 @@ class SweepsTest {
         jobs.inTransaction(() -> placement.commit(List.of(new PlacementStore.NewAttempt(
                 placement.reclaim(List.of(queued.id())).getFirst(), machine, 1000, 256, 0)), List.of(), Duration.ofSeconds(30)));
         if (started) {
-            reports.apply(new AttemptReport(job.id(), 1, 1, machine, AttemptState.RUNNING, null, null, clock.instant(),
+            reports.apply(new AttemptReport(job.id(), 1, epoch(job), machine, AttemptState.RUNNING, null, null, clock.instant(),
                     null, null, null));
         }
         return jobs.get(job.id()).orElseThrow();
@@ -198,7 +202,7 @@ class SweepsTest {
         for (int i = 0; i < 3; i++) {
             JobRecord job = placed("broken", false, null);
             clock.advance(Duration.ofSeconds(1));
-            reports.apply(new AttemptReport(job.id(), 1, 1, "broken", AttemptState.FAILED, 127, FailureReason.START_FAILED,
+            reports.apply(new AttemptReport(job.id(), 1, epoch(job), "broken", AttemptState.FAILED, 127, FailureReason.START_FAILED,
                     null, clock.instant(), "", "no such file"));
         }
         AutoDrainSweep sweep = new AutoDrainSweep(repair, machines, 3, Duration.ofMinutes(10), meters);
