@@ -1,8 +1,6 @@
 package io.fleetjobs.support;
 
 import java.time.InstantSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -16,7 +14,7 @@ import org.springframework.core.env.Environment;
 /**
  * Every servlet service admits to {@code /api/**} only the identity the gateway signed: a
  * {@link SignedIdentity} from {@code jobs.internal-secret} (or {@code JOBS_INTERNAL_SECRET}) and the
- * {@link IdentityFilter}. Without a secret the service starts, warns, and answers 401 to every API call.
+ * {@link IdentityFilter}. Without a secret (or with one shorter than 16 characters) the service refuses to start.
  * The gateway, which signs rather than verifies, turns the filter off with
  * {@code jobs.internal-identity.verify=false}.
  */
@@ -24,17 +22,18 @@ import org.springframework.core.env.Environment;
 @ConditionalOnClass(name = "jakarta.servlet.Filter")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 public class IdentityAutoConfiguration {
-    private static final Logger log = LoggerFactory.getLogger(IdentityAutoConfiguration.class);
-
     @Bean
     @ConditionalOnMissingBean
     SignedIdentity signedIdentity(Environment env) {
         String secret = env.resolvePlaceholders("${jobs.internal-secret:${JOBS_INTERNAL_SECRET:}}");
-        SignedIdentity identities = new SignedIdentity(secret, InstantSource.system());
-        if (!identities.hasSecret()) {
-            log.warn("no internal secret (JOBS_INTERNAL_SECRET): every /api call will be refused");
+        if (secret.isBlank() || secret.length() < SignedIdentity.MIN_SECRET_LENGTH) {
+            // no default secret anywhere: a service that would trust (or sign) identities with none refuses to start
+            throw new IllegalStateException("set JOBS_INTERNAL_SECRET (jobs.internal-secret) to a secret of at least "
+                    + SignedIdentity.MIN_SECRET_LENGTH + " characters shared by the gateway and the services (it is "
+                    + (secret.isBlank() ? "unset" : secret.length() + " characters") + "); docker compose and "
+                    + "bin/run-local generate one on first start");
         }
-        return identities;
+        return new SignedIdentity(secret, InstantSource.system());
     }
 
     @Bean
