@@ -57,16 +57,29 @@ public final class TenantStore {
         return new IssuedKey(id, key);
     }
 
-    /** Makes {@code key} an admin key of tenant {@code tenantName} (created if missing). Idempotent. */
+    /**
+     * Makes {@code key} the bootstrap admin key of tenant {@code tenantName} (created if missing), and revokes every
+     * other key an earlier value of the variable made: changing {@code JOBS_BOOTSTRAP_ADMIN_TOKEN} leaves the old key
+     * working nowhere. Idempotent; a bootstrap key an operator revoked stays revoked while the variable keeps it.
+     */
     public Principal bootstrapAdmin(String tenantName, String key) {
         Tenant tenant = create(tenantName, 1, null, null, null).or(() -> byName(tenantName)).orElseThrow();
+        byte[] hash = hash(key);
+        jdbc.sql("update api_keys set revoked_at = :now where bootstrap and revoked_at is null and key_hash <> :hash")
+                .param("now", JobRows.ts(clock.instant())).param("hash", hash).update();
         jdbc.sql("""
-                        insert into api_keys (id, tenant_id, key_hash, role, created_at)
-                        values (:id, :tenant, :hash, 'ADMIN', :now) on conflict (key_hash) do nothing""")
-                .param("id", Ids.newId(clock)).param("tenant", tenant.id()).param("hash", hash(key))
+                        insert into api_keys (id, tenant_id, key_hash, role, created_at, bootstrap)
+                        values (:id, :tenant, :hash, 'ADMIN', :now, true) on conflict (key_hash) do nothing""")
+                .param("id", Ids.newId(clock)).param("tenant", tenant.id()).param("hash", hash)
                 .param("now", JobRows.ts(clock.instant()))
                 .update();
         return new Principal(tenant.id(), tenant.name(), Principal.Role.ADMIN);
+    }
+
+    /** The variable is gone: every key it made is revoked. @return how many were still working */
+    public int revokeBootstrapKeys() {
+        return jdbc.sql("update api_keys set revoked_at = :now where bootstrap and revoked_at is null")
+                .param("now", JobRows.ts(clock.instant())).update();
     }
 
     /**

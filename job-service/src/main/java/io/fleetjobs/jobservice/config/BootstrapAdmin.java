@@ -8,7 +8,11 @@ import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.stereotype.Component;
 
-/** On start, makes {@code JOBS_BOOTSTRAP_ADMIN_TOKEN} (when set) an admin key of tenant "admin". Idempotent. */
+/**
+ * On start, makes {@code JOBS_BOOTSTRAP_ADMIN_TOKEN} (when set) an admin key of tenant "admin" and revokes the keys
+ * earlier values made; without it, revokes every key the variable made. Idempotent. job-service, which owns the
+ * tenants, decides the removal; the gateway installs the key too, but never revokes for a variable it lacks.
+ */
 @Component
 class BootstrapAdmin implements ApplicationRunner {
     private static final Logger log = LoggerFactory.getLogger(BootstrapAdmin.class);
@@ -26,6 +30,11 @@ class BootstrapAdmin implements ApplicationRunner {
         if (!token.isBlank()) {
             tenants.bootstrapAdmin("admin", token);
             log.info("bootstrap admin key installed for tenant 'admin'");
+        } else {
+            int revoked = tenants.revokeBootstrapKeys();
+            if (revoked > 0) {
+                log.warn("JOBS_BOOTSTRAP_ADMIN_TOKEN is not set: revoked the {} admin keys it made before", revoked);
+            }
         }
     }
 }
