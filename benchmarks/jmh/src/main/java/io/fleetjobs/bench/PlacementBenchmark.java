@@ -1,5 +1,6 @@
 package io.fleetjobs.bench;
 
+import io.fleetjobs.scheduler.core.GpuDemand;
 import io.fleetjobs.scheduler.core.PendingJob;
 import io.fleetjobs.scheduler.core.PlacementEngine;
 import io.fleetjobs.scheduler.core.Plan;
@@ -61,11 +62,15 @@ public class PlacementBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        snapshot = Fleet.snapshot(42, machines, TENANTS);
         batches = new ArrayList<>();
+        List<PendingJob> all = new ArrayList<>();
         for (int seed = 1; seed <= BATCHES; seed++) {
             batches.add(Fleet.batch(seed, batchSize, TENANTS, impossiblePerMille));
+            all.addAll(batches.getLast());
         }
+        // the demand for GPU models of the jobs themselves, as the scheduler keeps it: the scarcity scorer at work
+        Snapshot fleet = Fleet.snapshot(42, machines, TENANTS);
+        snapshot = new Snapshot(fleet.machines(), fleet.tenants(), fleet.heartbeatFreshness(), GpuDemand.of(all));
     }
 
     /** Placements and unplaced jobs, reported per second next to the calls. */

@@ -24,11 +24,11 @@ final class CandidateSearch {
     private final int candidatesPerPool;
     private final Map<PlacementStrategy, Scorer> scorers = new EnumMap<>(PlacementStrategy.class);
 
-    CandidateSearch(MachineIndex index, int candidatesPerPool) {
+    CandidateSearch(MachineIndex index, int candidatesPerPool, GpuPressure pressure) {
         this.index = index;
         this.candidatesPerPool = candidatesPerPool;
         for (PlacementStrategy strategy : PlacementStrategy.values()) {
-            scorers.put(strategy, WeightedScorer.forStrategy(strategy));
+            scorers.put(strategy, WeightedScorer.forStrategy(strategy, pressure));
         }
     }
 

@@ -19,6 +19,7 @@ final class PlanRun {
     private final CandidateSearch search;
     private final Explainer explainer;
     private final TenantLedger ledger;
+    private final GpuPressure pressure;
 
     // What the plan learnt about jobs that fit nowhere, so that a flood of identical jobs costs one search
     // and one explanation rather than one each (Nomad likewise caches feasibility per class of node).
@@ -34,14 +35,16 @@ final class PlanRun {
         HeartbeatFilter heartbeat = new HeartbeatFilter(snapshot.heartbeatFreshness());
         List<MachineState> all = new ArrayList<>(snapshot.machines().size());
         this.index = new MachineIndex();
+        this.pressure = new GpuPressure(snapshot.gpuDemand());
         for (MachineView view : snapshot.machines()) {
             MachineState machine = new MachineState(view);
             all.add(machine);
             if (ReadyFilter.isReady(view) && heartbeat.isFresh(view)) {
                 index.add(machine);
+                pressure.add(machine);
             }
         }
-        this.search = new CandidateSearch(index, candidatesPerPool);
+        this.search = new CandidateSearch(index, candidatesPerPool, pressure);
         this.explainer = new Explainer(all, FilterChain.standard(snapshot.heartbeatFreshness()));
         this.ledger = new TenantLedger(snapshot);
     }
@@ -73,6 +76,7 @@ final class PlanRun {
                 continue;
             }
             index.take(machine, job);
+            pressure.took(machine, job);
             ledger.charge(job);
             explained.clear();
             assignments.add(new Assignment(job.jobId(), job.tenantId(), machine.id(),

@@ -19,10 +19,18 @@ import java.util.UUID;
  *                           (sorting is skipped when they already are, as from {@code ORDER BY id})
  * @param tenants            tenants by id; one missing from the map counts as {@link TenantView#unknown}
  * @param heartbeatFreshness a READY machine whose heartbeat is older than this takes nothing new
+ * @param gpuDemand          what recent demand asks of each GPU model ({@link GpuDemand#NONE}: nothing known)
  */
-public record Snapshot(List<MachineView> machines, Map<UUID, TenantView> tenants, Duration heartbeatFreshness) {
+public record Snapshot(List<MachineView> machines, Map<UUID, TenantView> tenants, Duration heartbeatFreshness,
+                       GpuDemand gpuDemand) {
+
+    /** A snapshot that knows nothing of the demand for GPU models. */
+    public Snapshot(List<MachineView> machines, Map<UUID, TenantView> tenants, Duration heartbeatFreshness) {
+        this(machines, tenants, heartbeatFreshness, GpuDemand.NONE);
+    }
 
     public Snapshot {
+        gpuDemand = gpuDemand == null ? GpuDemand.NONE : gpuDemand;
         machines = sortedById(machines);
         tenants = Map.copyOf(tenants);
         Objects.requireNonNull(heartbeatFreshness, "heartbeatFreshness");

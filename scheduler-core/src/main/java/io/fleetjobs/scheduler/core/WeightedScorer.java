@@ -5,9 +5,10 @@ import io.fleetjobs.model.PlacementStrategy;
 /**
  * The weighted mean of a few scorers: still 0 to 100.
  *
- * <p>For both strategies, {@link GpuAvoidanceScorer} weighs twice the strategy's scorer, which makes it
- * decide alone whenever it differs: a CPU job scores at least 200/3 (about 66.7) on any machine without
- * GPUs and at most 100/3 (about 33.3) on any GPU machine. So a CPU job goes on a GPU machine only when no
+ * <p>For both strategies: the strategy's scorer weighs 1, {@link GpuAvoidanceScorer} 2 and
+ * {@link GpuScarcityScorer} {@link #SCARCITY_WEIGHT}. Avoidance decides alone whenever it differs: on a machine
+ * without GPUs scarcity is 100, so a CPU job scores at least (2 + w)·100/(3 + w) there and at most (1 + w)·100/(3 + w)
+ * on any GPU machine (w the scarcity weight). So a CPU job goes on a GPU machine only when no
  * CPU machine fits, and the candidate search may look at GPU machines only after finding no CPU machine
  * (see {@link MachineIndex#tiers}).
  */
@@ -30,9 +31,18 @@ final class WeightedScorer implements Scorer {
         return new WeightedScorer(new Scorer[] {first, second}, new double[] {firstWeight, secondWeight});
     }
 
+    /** How much keeping scarce GPU models usable weighs against the strategy's scorer (1). */
+    static final double SCARCITY_WEIGHT = 6;
+
+    /** For a plan that knows nothing of the demand for GPU models. */
     static WeightedScorer forStrategy(PlacementStrategy strategy) {
+        return forStrategy(strategy, new GpuPressure(GpuDemand.NONE));
+    }
+
+    static WeightedScorer forStrategy(PlacementStrategy strategy, GpuPressure pressure) {
         Scorer main = strategy == PlacementStrategy.SPREAD ? new SpreadScorer() : new BinPackScorer();
-        return of(main, 1, new GpuAvoidanceScorer(), 2);
+        return new WeightedScorer(new Scorer[] {main, new GpuAvoidanceScorer(), new GpuScarcityScorer(pressure)},
+                new double[] {1, 2, SCARCITY_WEIGHT});
     }
 
     @Override

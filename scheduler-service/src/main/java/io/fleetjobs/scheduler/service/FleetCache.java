@@ -6,6 +6,8 @@ import io.fleetjobs.scheduler.core.MachineView;
 import io.fleetjobs.scheduler.core.Plan;
 import io.fleetjobs.scheduler.core.Quota;
 import io.fleetjobs.scheduler.core.Reservations;
+import io.fleetjobs.scheduler.core.GpuDemand;
+import io.fleetjobs.scheduler.core.PendingJob;
 import io.fleetjobs.scheduler.core.Snapshot;
 import io.fleetjobs.scheduler.core.TenantView;
 import io.fleetjobs.store.MachineRow;
@@ -37,12 +39,20 @@ final class FleetCache {
     private final Timer snapshotTimer;
     private final Reservations inFlight = new Reservations();
     private final Object lock = new Object();
+    /**
+     * What the jobs claimed lately asked of each GPU model (a job waiting counts each time it is claimed: the demand
+     * that waits weighs more); guarded by {@link #lock}.
+     */
+    private final GpuDemand.Tracker demand = new GpuDemand.Tracker(DEMAND_WINDOW_GPUS);
     /** Guarded by {@link #lock}. */
     private Machines machines;
     /** Guarded by {@link #lock}. */
     private Tenants tenants;
     /** Whether a worker is reading the tenants' usage outside the lock; guarded by {@link #lock}. */
     private boolean refreshingTenants;
+
+    /** About how many GPUs of recent demand count in {@link #demand}. */
+    static final long DEMAND_WINDOW_GPUS = 5000;
 
     FleetCache(PlacementStore placement, SchedulerProperties properties, Timer snapshotTimer) {
         this.placement = placement;
@@ -54,9 +64,10 @@ final class FleetCache {
      * Plans on the snapshot as of {@code now} and reserves the plan's placements under {@code token}
      * until {@link #release}; the cache keeps them after that (committed, a fresh read has them).
      */
-    Plan plan(Object token, Instant now, Function<Snapshot, Plan> planner) {
+    Plan plan(Object token, Instant now, List<PendingJob> pending, Function<Snapshot, Plan> planner) {
         refreshTenantsIfOld(now);
         synchronized (lock) {
+            pending.forEach(demand::record);
             Snapshot snapshot = snapshotTimer.record(() -> snapshot(now));
             Plan plan = planner.apply(snapshot);
             add(plan.assignments(), machines, tenants);
@@ -89,7 +100,8 @@ final class FleetCache {
             tenants = new Tenants(now, placement.tenantUsage());
             add(inFlight.held(), null, tenants);
         }
-        return new Snapshot(Arrays.asList(machines.views), tenants.views(), properties.heartbeatFreshness());
+        return new Snapshot(Arrays.asList(machines.views), tenants.views(), properties.heartbeatFreshness(),
+                demand.current());
     }
 
     /**

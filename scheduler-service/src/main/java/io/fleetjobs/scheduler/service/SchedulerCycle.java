@@ -153,7 +153,7 @@ public final class SchedulerCycle {
         claimed.forEach(j -> byId.put(j.id(), j));
         Instant now = jobs.clock().instant();
         List<PendingJob> pending = pending(claimed);
-        Plan plan = fleet.plan(token, now, snapshot -> meters.plan.record(() -> engine.plan(snapshot, pending)));
+        Plan plan = fleet.plan(token, now, pending, snapshot -> meters.plan.record(() -> engine.plan(snapshot, pending)));
         List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
         for (Assignment a : plan.assignments()) {
             attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.amounts()));
