@@ -32,7 +32,7 @@ final class WeightedScorer implements Scorer {
     }
 
     /** How much keeping scarce GPU models usable weighs against the strategy's scorer (1). */
-    static final double SCARCITY_WEIGHT = 6;
+    static final double SCARCITY_WEIGHT = 1;
 
     /** For a plan that knows nothing of the demand for GPU models. */
     static WeightedScorer forStrategy(PlacementStrategy strategy) {
