@@ -49,6 +49,16 @@ final class FilterChain {
     }
 
     /**
+     * Every filter but free capacity: the machines that would take the job if enough of what runs there ended
+     * ({@link Preemptions}).
+     */
+    static FilterChain beforeFreeCapacity(Duration heartbeatFreshness) {
+        List<MachineFilter> filters = new ArrayList<>(standard(heartbeatFreshness).filters());
+        filters.removeIf(FreeCapacityFilter.class::isInstance);
+        return new FilterChain(filters);
+    }
+
+    /**
      * The filters that the index does not already guarantee for the machines it yields (see
      * {@link MachineIndex}): free capacity, isolation and labels. The candidate search asks only these, the cheap
      * field comparisons first and the label look-ups last (order matters only for explanations, which

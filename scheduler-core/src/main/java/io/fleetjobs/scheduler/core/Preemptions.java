@@ -1,0 +1,220 @@
+package io.fleetjobs.scheduler.core;
+
+import io.fleetjobs.model.Amounts;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Preemption, decided purely: a job that fits nowhere may end lower-priority attempts to make room.
+ *
+ * <p>The rules, in order:
+ * <ol>
+ *   <li>Only attempts of a strictly lower priority, of jobs that did not opt out, and — when the scope says so —
+ *       of the preemptor's own tenant, are candidates.</li>
+ *   <li>Only machines that would take the job if they were empty enough: every filter but free capacity accepts
+ *       them (region, isolation, GPU type, labels, total size, health). A machine where even all candidates'
+ *       room would not make the job fit is never touched: no preemption leaves the preemptor unplaced.</li>
+ *   <li>On each machine the victims are the fewest whose room makes the job fit; among sets of that size, the one
+ *       whose highest priority is lowest, then whose priorities sum lowest, then the most recently started
+ *       (least work lost). Sets are enumerated by size while that is cheap ({@link #EXACT_SEARCH_LIMIT}); past it,
+ *       candidates are taken in that order and then given back, highest priority first, while the rest still
+ *       make room (Kubernetes' "reprieve"), which is minimal but may not be the fewest.</li>
+ *   <li>Across machines, the machine whose victims are best by the same order; ties to the smaller machine id.</li>
+ * </ol>
+ */
+public final class Preemptions {
+    /** How many candidate sets one machine may try before the search falls back to take-then-reprieve. */
+    static final int EXACT_SEARCH_LIMIT = 4096;
+
+    /** Whose attempts a job may preempt. */
+    public enum Scope { ANY_TENANT, OWN_TENANT }
+
+    private static final Comparator<RunningAttempt> PREFERRED_VICTIM = Comparator
+            .comparingInt(RunningAttempt::priority).thenComparing(Comparator.comparingLong(RunningAttempt::started).reversed())
+            .thenComparing(RunningAttempt::jobId);
+
+    private Preemptions() {
+    }
+
+    /**
+     * Where the job could run by preempting, and whom; empty when no machine can make room (or the job fits
+     * without preempting: that is the engine's plan, not this).
+     *
+     * @param running the attempts holding room, by machine id
+     */
+    public static Optional<Preemption> plan(Snapshot snapshot, PendingJob job, Map<String, List<RunningAttempt>> running,
+            Scope scope) {
+        FilterChain filters = FilterChain.beforeFreeCapacity(snapshot.heartbeatFreshness()).forJob(job);
+        Amounts need = new Amounts(job.cpuMillis(), job.memoryMb(), job.gpuCount());
+        String bestMachine = null;
+        Choice best = null;
+        for (MachineView view : snapshot.machines()) {
+            MachineState machine = new MachineState(view);
+            if (!filters.accepts(job, machine)) {
+                continue;
+            }
+            Amounts free = new Amounts(view.freeCpuMillis(), view.freeMemoryMb(), view.freeGpuCount());
+            if (need.fitsIn(free)) {
+                return Optional.empty(); // it fits as it is
+            }
+            List<RunningAttempt> candidates = new ArrayList<>();
+            for (RunningAttempt a : running.getOrDefault(view.id(), List.of())) {
+                if (a.preemptible() && a.priority() < job.priority()
+                        && (scope == Scope.ANY_TENANT || a.tenantId().equals(job.tenantId()))) {
+                    candidates.add(a);
+                }
+            }
+            candidates.sort(PREFERRED_VICTIM);
+            Choice choice = victims(candidates, need.minus(free));
+            if (choice != null && (best == null || choice.compareTo(best) < 0)) {
+                best = choice;
+                bestMachine = view.id();
+            }
+        }
+        if (best == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new Preemption(job.jobId(), bestMachine, best.victims,
+                reason(job, bestMachine, best.victims)));
+    }
+
+    static String reason(PendingJob job, String machine, List<RunningAttempt> victims) {
+        StringBuilder ended = new StringBuilder();
+        for (RunningAttempt v : victims) {
+            ended.append(ended.isEmpty() ? "" : ", ").append(v.jobId()).append(" (priority ").append(v.priority()).append(')');
+        }
+        return "preempts " + victims.size() + " lower-priority attempt" + (victims.size() == 1 ? "" : "s") + " on " + machine
+                + " for job " + job.jobId() + " (priority " + job.priority() + "): " + ended;
+    }
+
+    /** The best victims among the candidates (in preferred order) whose room covers the deficit; null if none do. */
+    static Choice victims(List<RunningAttempt> candidates, Amounts deficit) {
+        Amounts all = Amounts.ZERO;
+        for (RunningAttempt c : candidates) {
+            all = all.plus(c.held());
+        }
+        if (!covers(all, deficit)) {
+            return null;
+        }
+        int n = candidates.size();
+        for (int k = 1; k <= n; k++) {
+            if (combinations(n, k) > EXACT_SEARCH_LIMIT) {
+                return takeThenReprieve(candidates, deficit);
+            }
+            Choice best = bestOfSize(candidates, deficit, k);
+            if (best != null) {
+                return best;
+            }
+        }
+        throw new IllegalStateException("all candidates cover the deficit, so some set does");
+    }
+
+    private static Choice bestOfSize(List<RunningAttempt> candidates, Amounts deficit, int k) {
+        int[] at = new int[k];
+        for (int i = 0; i < k; i++) {
+            at[i] = i;
+        }
+        Choice best = null;
+        while (true) {
+            Amounts room = Amounts.ZERO;
+            List<RunningAttempt> set = new ArrayList<>(k);
+            for (int i : at) {
+                room = room.plus(candidates.get(i).held());
+                set.add(candidates.get(i));
+            }
+            if (covers(room, deficit)) {
+                Choice choice = new Choice(set);
+                if (best == null || choice.compareTo(best) < 0) {
+                    best = choice;
+                }
+            }
+            int i = k - 1;
+            while (i >= 0 && at[i] == candidates.size() - k + i) {
+                i--;
+            }
+            if (i < 0) {
+                return best;
+            }
+            at[i]++;
+            for (int j = i + 1; j < k; j++) {
+                at[j] = at[j - 1] + 1;
+            }
+        }
+    }
+
+    private static Choice takeThenReprieve(List<RunningAttempt> candidates, Amounts deficit) {
+        List<RunningAttempt> taken = new ArrayList<>();
+        Amounts room = Amounts.ZERO;
+        for (RunningAttempt c : candidates) {
+            if (covers(room, deficit)) {
+                break;
+            }
+            taken.add(c);
+            room = room.plus(c.held());
+        }
+        for (int i = taken.size() - 1; i >= 0; i--) { // highest priority, least preferred victim, first
+            Amounts without = room.minus(taken.get(i).held());
+            if (covers(without, deficit)) {
+                room = without;
+                taken.remove(i);
+            }
+        }
+        return new Choice(taken);
+    }
+
+    private static boolean covers(Amounts room, Amounts deficit) {
+        return deficit.fitsIn(room);
+    }
+
+    private static long combinations(int n, int k) {
+        long c = 1;
+        for (int i = 1; i <= k; i++) {
+            c = c * (n - k + i) / i;
+            if (c > Integer.MAX_VALUE) {
+                return c;
+            }
+        }
+        return c;
+    }
+
+    /** A set of victims, ordered by how little it costs: fewer, then lower highest priority, lower sum, later start. */
+    static final class Choice implements Comparable<Choice> {
+        final List<RunningAttempt> victims;
+        private final int highest;
+        private final long sum;
+        private final long earliestStart;
+
+        Choice(List<RunningAttempt> victims) {
+            this.victims = List.copyOf(victims);
+            int h = Integer.MIN_VALUE;
+            long s = 0;
+            long e = Long.MAX_VALUE;
+            for (RunningAttempt v : victims) {
+                h = Math.max(h, v.priority());
+                s += v.priority();
+                e = Math.min(e, v.started());
+            }
+            this.highest = h;
+            this.sum = s;
+            this.earliestStart = e;
+        }
+
+        @Override
+        public int compareTo(Choice other) {
+            int c = Integer.compare(victims.size(), other.victims.size());
+            if (c == 0) {
+                c = Integer.compare(highest, other.highest);
+            }
+            if (c == 0) {
+                c = Long.compare(sum, other.sum);
+            }
+            if (c == 0) {
+                c = Long.compare(other.earliestStart, earliestStart); // started later is better
+            }
+            return c;
+        }
+    }
+}
