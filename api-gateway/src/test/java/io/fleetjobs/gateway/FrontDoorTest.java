@@ -19,12 +19,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -43,6 +45,8 @@ class FrontDoorTest {
 
     @LocalServerPort
     int port;
+    @LocalManagementPort
+    int managementPort;
     @Autowired
     TenantStore tenants;
 
@@ -82,6 +86,26 @@ class FrontDoorTest {
         assertThat(anonymous.get("/api/v1/../v1/jobs").status()).isEqualTo(401);
         assertThat(JOB_SERVICE.last.get()).isNull();
         assertThat(anonymous.get("/actuator/health").status()).isEqualTo(200);
+    }
+
+    @Test
+    void thePublicPortAnswersHealthWithoutATokenAndNoOtherActuatorEndpoint() {
+        Api anonymous = new Api(port, null);
+        assertThat(managementPort).as("a management port of its own").isNotEqualTo(port);
+        for (String path : List.of("/actuator/prometheus", "/actuator/metrics", "/actuator/info", "/actuator")) {
+            assertThat(anonymous.get(path).status()).as("%s on the public port", path).isEqualTo(404);
+        }
+        var health = anonymous.get("/actuator/health");
+        assertThat(health.status()).isEqualTo(200);
+        assertThat(health.json().path("components").path("db").path("status").asString()).isEqualTo("UP");
+        assertThat(anonymous.get("/actuator/health/liveness").status()).isEqualTo(200);
+        assertThat(anonymous.get("/actuator/health/readiness").status()).isEqualTo(200);
+
+        Api management = new Api(managementPort, null);
+        var metrics = management.get("/actuator/prometheus");
+        assertThat(metrics.status()).isEqualTo(200);
+        assertThat(metrics.body()).contains("jvm_memory_used_bytes");
+        assertThat(management.get("/actuator/health").status()).isEqualTo(200);
     }
 
     @Test

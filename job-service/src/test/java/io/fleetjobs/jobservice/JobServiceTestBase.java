@@ -10,6 +10,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -28,6 +29,9 @@ public abstract class JobServiceTestBase {
 
     @LocalServerPort
     protected int port;
+    /** The actuator's own port (prometheus, metrics, info); the main port has health only. */
+    @LocalManagementPort
+    protected int managementPort;
     protected Api admin;
     @Autowired
     protected TenantStore tenants;

@@ -175,7 +175,8 @@ class JobsApiTest extends JobServiceTestBase {
         Api grace = newTenant("grace");
         String id = grace.post("/api/v1/jobs", spec("metered")).field("id");
         await().atMost(Duration.ofSeconds(20)).until(() -> "QUEUED".equals(grace.get("/api/v1/jobs/" + id).field("state")));
-        String metrics = admin.get("/actuator/prometheus").body();
+        assertThat(admin.get("/actuator/prometheus").status()).as("not on the main port").isEqualTo(404);
+        String metrics = new Api(managementPort, null).get("/actuator/prometheus").body();
         assertThat(metrics).contains("jobs_submitted_total");
         assertThat(metrics).containsPattern("jobs_transitions_total\\{.*from=\"SUBMITTED\".*to=\"QUEUED\".*\\}");
         assertThat(metrics).contains("outbox_backlog").contains("outbox_lag_seconds");

@@ -47,7 +47,8 @@ import java.util.concurrent.Future;
  *   stop():   the same, in reverse
  * </pre>
  *
- * <p>Each service is {@code java <options> -jar <module>/target/<jar> --server.port=<port>} with the
+ * <p>Each service is {@code java <options> -jar <module>/target/<jar> --server.port=<port>
+ * --management.server.port=<port + 1000>} (the actuator's own port: prometheus, metrics, info) with the
  * database, Kafka and tokens in its environment ({@code JOBS_DB_URL}, …); it is up once
  * {@code GET /actuator/health} answers at all (and its readiness probe, when it has one, says ready).
  * Each agent is {@code worker-agent.jar} as machine {@code local-<n>} in region {@code local}, with its
@@ -94,6 +95,8 @@ public final class LocalPlatform implements AutoCloseable {
     public static final List<String> KAFKA_JVM_OPTIONS = List.of("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1");
 
+    /** A service's management port (the actuator: prometheus, metrics, info) is its port plus this: 9080–9083. */
+    static final int MANAGEMENT_PORT_DISTANCE = 1000;
     static final int POSTGRES_PORT = 55432;
     static final int KAFKA_PORT = 59092;
     static final int KAFKA_CONTROLLER_PORT = 59093;
@@ -131,6 +134,7 @@ public final class LocalPlatform implements AutoCloseable {
     private final List<List<String>> tiers = new ArrayList<>();
     private final Map<String, Path> missing = new LinkedHashMap<>();
     private final Map<String, Integer> servicePorts = new HashMap<>();
+    private final Map<String, Integer> managementPorts = new HashMap<>();
     private final String adminToken;
     private final String joinToken;
     private final String internalSecret;
@@ -283,6 +287,19 @@ public final class LocalPlatform implements AutoCloseable {
         return URI.create("http://localhost:" + port);
     }
 
+    /** A service's management base URL: {@code /actuator/prometheus}, {@code metrics}, {@code info} are there only. */
+    public URI managementUrl(String service) {
+        Integer port;
+        synchronized (startLock) {
+            prepare();
+            port = managementPorts.get(service);
+        }
+        if (port == null) {
+            throw new IllegalArgumentException("no service " + service + " here; there are " + managementPorts.keySet());
+        }
+        return URI.create("http://localhost:" + port);
+    }
+
     public String databaseUrl() {
         if (config.databaseUrl != null) {
             return config.databaseUrl;
@@ -329,7 +346,8 @@ public final class LocalPlatform implements AutoCloseable {
             if (components.get(KAFKA) instanceof KafkaBroker k) {
                 ports.put(KAFKA, List.of(k.kafka().port(), k.kafka().controllerPort()));
             }
-            components.keySet().stream().filter(servicePorts::containsKey).forEach(s -> ports.put(s, List.of(servicePorts.get(s))));
+            components.keySet().stream().filter(servicePorts::containsKey)
+                    .forEach(s -> ports.put(s, List.of(servicePorts.get(s), managementPorts.get(s))));
             return ports;
         }
     }
@@ -498,6 +516,7 @@ public final class LocalPlatform implements AutoCloseable {
         tiers.clear();
         missing.clear();
         servicePorts.clear();
+        managementPorts.clear();
         try {
             layOut();
         } catch (RuntimeException e) {
@@ -537,6 +556,7 @@ public final class LocalPlatform implements AutoCloseable {
             if (Files.isRegularFile(jar)) {
                 built.add(s);
                 servicePorts.put(s.name(), config.portOffset + s.defaultPort());
+                managementPorts.put(s.name(), config.portOffset + s.defaultPort() + MANAGEMENT_PORT_DISTANCE);
             } else if (s.required()) {
                 throw new IllegalStateException(s.name() + " is not built: " + jar + " is missing (./mvnw -DskipTests package)");
             } else {
@@ -548,7 +568,8 @@ public final class LocalPlatform implements AutoCloseable {
         for (Service s : built) {
             int port = servicePorts.get(s.name());
             Path jar = config.repository.resolve(s.jar()).toAbsolutePath().normalize();
-            List<String> args = new ArrayList<>(List.of("--server.port=" + port));
+            List<String> args = new ArrayList<>(List.of("--server.port=" + port,
+                    "--management.server.port=" + managementPorts.get(s.name())));
             args.addAll(config.serviceArgs.getOrDefault(s.name(), List.of()));
             List<String> options = withTmpDir(config.serviceJvmOptions, s.name());
             components.put(s.name(), new JavaProcess(s.name(), () -> JavaProcess.command(prefix, options, launch(s.name(), jar), args),

@@ -43,7 +43,7 @@ public final class RunLocal {
                 .portOffset(offset)
                 .databaseUrl(env.get("JOBS_DB_URL"))
                 .databaseUser(env.getOrDefault("JOBS_DB_USER", "jobs"))
-                .databasePassword(env.getOrDefault("JOBS_DB_PASSWORD", "jobs"))
+                .databasePassword(env.get("JOBS_DB_PASSWORD")) // no default password: an external database says its own
                 .kafkaBootstrapServers(env.get("JOBS_KAFKA_BOOTSTRAP_SERVERS"))
                 .adminToken(env.get("JOBS_BOOTSTRAP_ADMIN_TOKEN"))
                 .joinToken(env.get("JOBS_AGENT_JOIN_TOKEN"))

@@ -44,8 +44,9 @@ class LocalPlatformLayoutTest {
             assertThat(platform.missing()).containsOnlyKeys("reconciler-service");
             assertThat(platform.url()).hasToString("http://localhost:10080");
             assertThat(platform.url("job-service")).hasToString("http://localhost:10081");
-            assertThat(platform.ports()).containsEntry("job-service", List.of(10081))
-                    .containsEntry("scheduler-service", List.of(10082)).containsKey("postgres").containsKey("kafka");
+            assertThat(platform.managementUrl("job-service")).hasToString("http://localhost:11081");
+            assertThat(platform.ports()).containsEntry("job-service", List.of(10081, 11081))
+                    .containsEntry("scheduler-service", List.of(10082, 11082)).containsKey("postgres").containsKey("kafka");
             assertThat(platform.log("agent-2")).isEqualTo(home.resolve("logs/agent-2.log"));
             assertThat(platform.isRunning("job-service")).isFalse();
             assertThatThrownBy(() -> platform.kill("reconciler-service")).hasMessageContaining("not built");

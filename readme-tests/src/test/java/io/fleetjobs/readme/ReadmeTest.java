@@ -274,11 +274,14 @@ class ReadmeTest {
         return found;
     }
 
-    /** An offset under which every port run-local uses is free (PostgreSQL's 55432 and Kafka's 59093 bound it). */
+    /**
+     * An offset under which every port run-local uses is free, the services' management ports (9080-9083) too
+     * (PostgreSQL's 55432 and Kafka's 59093 bound it).
+     */
     private static int freePortOffset() {
         for (int offset = 3000; offset <= 6000; offset += 100) {
             int o = offset;
-            if (Stream.of(8080, 8081, 8082, 8083, 55432, 59092, 59093).allMatch(p -> free(p + o))) {
+            if (Stream.of(8080, 8081, 8082, 8083, 9080, 9081, 9082, 9083, 55432, 59092, 59093).allMatch(p -> free(p + o))) {
                 return offset;
             }
         }

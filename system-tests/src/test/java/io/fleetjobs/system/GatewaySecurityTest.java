@@ -55,6 +55,28 @@ class GatewaySecurityTest {
     }
 
     @Test
+    void theActuatorBesidesHealthIsOnlyOnTheManagementPorts() {
+        // the gateway's public port: health (the contract, probes), nothing else of the actuator
+        for (String path : List.of("/actuator/prometheus", "/actuator/metrics", "/actuator/info")) {
+            assertThat(anonymous.get(path).status()).as("%s on the gateway's public port", path).isEqualTo(404);
+            assertThat(admin.get(path).status()).as("%s with the admin token", path).isEqualTo(404);
+        }
+        assertThat(anonymous.get("/actuator/health").status()).isEqualTo(200);
+        assertThat(anonymous.get("/actuator/health/readiness").status()).isEqualTo(200);
+        for (int port : new int[] {platform.jobServicePort(), platform.schedulerPort(), platform.reconcilerPort()}) {
+            Api direct = new Api(port, null);
+            assertThat(direct.get("/actuator/prometheus").status()).as("prometheus on main port %d", port).isEqualTo(404);
+            assertThat(direct.get("/actuator/health/liveness").status()).as("liveness on main port %d", port).isEqualTo(200);
+        }
+        for (int port : new int[] {platform.gatewayManagementPort(), platform.jobServiceManagementPort(),
+                platform.schedulerManagementPort(), platform.reconcilerManagementPort()}) {
+            var metrics = new Api(port, null).get("/actuator/prometheus");
+            assertThat(metrics.status()).as("prometheus on management port %d", port).isEqualTo(200);
+            assertThat(metrics.body()).contains("jvm_memory_used_bytes");
+        }
+    }
+
+    @Test
     void noTokenABadKeyAndARevokedKeyAre401() {
         assertThat(anonymous.get("/api/v1/jobs").status()).isEqualTo(401);
         assertThat(anonymous.post("/api/v1/jobs", spec("x")).status()).isEqualTo(401);

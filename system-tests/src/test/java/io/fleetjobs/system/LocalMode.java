@@ -24,7 +24,7 @@ final class LocalMode {
     static int freePortOffset() {
         for (int i = 0; i < 50; i++) {
             int offset = 1000 + ThreadLocalRandom.current().nextInt(5000);
-            if (List.of(8080, 8081, 8082, 8083, 55432, 59092, 59093).stream().allMatch(p -> portFree(p + offset))) {
+            if (List.of(8080, 8081, 8082, 8083, 9080, 9081, 9082, 9083, 55432, 59092, 59093).stream().allMatch(p -> portFree(p + offset))) {
                 return offset;
             }
         }

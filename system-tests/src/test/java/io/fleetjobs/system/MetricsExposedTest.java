@@ -69,10 +69,11 @@ class MetricsExposedTest {
     /** Each service's exposed metric names. */
     private static Map<String, Set<String>> scrape() {
         Map<String, Integer> ports = new LinkedHashMap<>();
-        ports.put("api-gateway", platform.gatewayPort());
-        ports.put("job-service", platform.jobServicePort());
-        ports.put("scheduler-service", platform.schedulerPort());
-        ports.put("reconciler-service", platform.reconcilerPort());
+        // the actuator's own ports: /actuator/prometheus is not on the services' main ports (GatewaySecurityTest)
+        ports.put("api-gateway", platform.gatewayManagementPort());
+        ports.put("job-service", platform.jobServiceManagementPort());
+        ports.put("scheduler-service", platform.schedulerManagementPort());
+        ports.put("reconciler-service", platform.reconcilerManagementPort());
         Map<String, Set<String>> exposed = new LinkedHashMap<>();
         ports.forEach((service, port) -> {
             var page = new Api(port, null).get("/actuator/prometheus");

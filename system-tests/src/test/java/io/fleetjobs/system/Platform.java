@@ -36,6 +36,7 @@ final class Platform implements AutoCloseable {
     private final ConfigurableApplicationContext reconciler;
     private final Process gateway;
     private final int gatewayPort;
+    private final int gatewayManagementPort;
     private final List<AgentProcess> agents = new ArrayList<>();
     final Api admin;
 
@@ -51,6 +52,8 @@ final class Platform implements AutoCloseable {
         common.put("spring.datasource.password", db.password());
         common.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
         common.put("server.port", "0");
+        // the actuator's own port (prometheus, metrics, info), free and different for each service and replica
+        common.put("management.server.port", "0");
         common.put("jobs.outbox.poll-interval", "100ms");
         common.put("jobs.internal-secret", INTERNAL_SECRET);
         common.putAll(overrides);
@@ -62,6 +65,7 @@ final class Platform implements AutoCloseable {
         scheduler = new SpringApplicationBuilder(SchedulerApplication.class).run(args(ss));
         reconciler = new SpringApplicationBuilder(ReconcilerApplication.class).run(args(common));
         gatewayPort = freePort();
+        gatewayManagementPort = freePort();
         gateway = startGateway(gatewayOverrides);
         admin = new Api(gatewayPort, ADMIN_TOKEN);
     }
@@ -74,6 +78,23 @@ final class Platform implements AutoCloseable {
         return port(jobService);
     }
 
+    /** The gateway's management port: its {@code /actuator/prometheus}; the public port has health only. */
+    int gatewayManagementPort() {
+        return gatewayManagementPort;
+    }
+
+    int jobServiceManagementPort() {
+        return managementPort(jobService);
+    }
+
+    int schedulerManagementPort() {
+        return managementPort(scheduler);
+    }
+
+    int reconcilerManagementPort() {
+        return managementPort(reconciler);
+    }
+
     /** The gateway as a process, as it runs in production; up once its health answers. */
     private Process startGateway(Map<String, String> overrides) {
         Path jar = Path.of("..", "api-gateway", "target", "api-gateway-exec.jar");
@@ -82,6 +103,7 @@ final class Platform implements AutoCloseable {
         }
         Map<String, String> settings = new java.util.LinkedHashMap<>();
         settings.put("server.port", Integer.toString(gatewayPort));
+        settings.put("management.server.port", Integer.toString(gatewayManagementPort));
         settings.put("jobs.gateway.job-service-url", "http://127.0.0.1:" + port(jobService));
         settings.put("jobs.gateway.scheduler-url", "http://127.0.0.1:" + port(scheduler));
         settings.putAll(overrides);
@@ -226,6 +248,10 @@ final class Platform implements AutoCloseable {
 
     private static int port(ConfigurableApplicationContext context) {
         return Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
+    }
+
+    private static int managementPort(ConfigurableApplicationContext context) {
+        return Integer.parseInt(context.getEnvironment().getProperty("local.management.port"));
     }
 
     @Override

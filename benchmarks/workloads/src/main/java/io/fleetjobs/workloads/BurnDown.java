@@ -116,9 +116,9 @@ public final class BurnDown {
                     pg.printStatements(DATABASE, jobs);
                     pg.printWalByRelation(DATABASE, spent.lsn(), jobs);
                 }
-                printMetrics(platform.url(LocalPlatform.SCHEDULER_SERVICE), "scheduler-service");
-                printMetrics(platform.url(LocalPlatform.JOB_SERVICE), "job-service");
-                printMetrics(platform.url(LocalPlatform.RECONCILER_SERVICE), "reconciler-service");
+                printMetrics(platform.managementUrl(LocalPlatform.SCHEDULER_SERVICE), "scheduler-service");
+                printMetrics(platform.managementUrl(LocalPlatform.JOB_SERVICE), "job-service");
+                printMetrics(platform.managementUrl(LocalPlatform.RECONCILER_SERVICE), "reconciler-service");
             } finally {
                 Runtime.getRuntime().removeShutdownHook(cleanUp);
             }

@@ -29,6 +29,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -43,6 +44,8 @@ class SchedulerServiceTest {
 
     @LocalServerPort
     int port;
+    @LocalManagementPort
+    int managementPort;
     @Autowired
     JobStore jobs;
     @Autowired
@@ -79,7 +82,7 @@ class SchedulerServiceTest {
         assertThat(jobs.get(queued.id()).orElseThrow().machineId()).isEqualTo("m-1");
 
         String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/actuator/prometheus")).build(),
+                URI.create("http://127.0.0.1:" + managementPort + "/actuator/prometheus")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         String health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + port + "/actuator/health")).build(),

@@ -128,6 +128,34 @@ final class Compose {
         return Optional.empty();
     }
 
+    /**
+     * The named volumes the service mounts (not bind mounts of the repository or the host): volume name → its
+     * container path, in the order written.
+     */
+    Map<String, String> namedVolumes(String service) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Object volume : list(service(service).get("volumes"))) {
+            String[] parts = String.valueOf(volume).split(":");
+            if (parts.length >= 2 && !parts[0].startsWith(".") && !parts[0].startsWith("/")) {
+                out.put(parts[0], parts[1]);
+            }
+        }
+        return out;
+    }
+
+    /** Whether the service mounts the named volume read-only. */
+    boolean mountsReadOnly(String service, String volume) {
+        return list(service(service).get("volumes")).stream().map(String::valueOf)
+                .anyMatch(v -> v.startsWith(volume + ":") && v.endsWith(":ro"));
+    }
+
+    /** The named volume mounted at exactly {@code containerPath} (a trailing slash aside), if any. */
+    Optional<String> volumeAt(String service, String containerPath) {
+        String wanted = containerPath.replaceAll("/+$", "");
+        return namedVolumes(service).entrySet().stream()
+                .filter(e -> e.getValue().replaceAll("/+$", "").equals(wanted)).map(Map.Entry::getKey).findFirst();
+    }
+
     String image(String service) {
         return String.valueOf(service(service).get("image"));
     }

@@ -34,14 +34,22 @@ class ComposeFileTest {
     private static final Map<String, List<String>> REQUIRED_BY_CODE =
             Map.of("worker-agent", List.of("JOBS_WORKER_SCHEDULER_URL", "JOBS_WORKER_JOIN_TOKEN"));
     private static final Pattern JDBC = Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)/(\\w+)");
+    /** The one-shot service that writes the secrets (deploy/compose/secrets.sh) into named volumes. */
+    private static final String SECRETS = "secrets";
+    /** The secrets: none may have a default value in docker-compose.yml or .env.example. */
+    private static final List<String> SECRET_VARIABLES =
+            List.of("JOBS_DB_PASSWORD", "JOBS_INTERNAL_SECRET", "JOBS_BOOTSTRAP_ADMIN_TOKEN", "JOBS_AGENT_JOIN_TOKEN");
+    private static final String CONFIGTREE = "configtree:";
 
     private static Compose compose;
+    private static SecretsScript secretsScript;
     private static List<String> runnable;
     private static final Map<String, ModuleConfig> modules = new LinkedHashMap<>();
 
     @BeforeAll
     static void read() {
         compose = Compose.read(Compose.file());
+        secretsScript = SecretsScript.read();
         runnable = ModuleConfig.runnableModules();
         runnable.forEach(m -> modules.put(m, ModuleConfig.of(m)));
     }
@@ -81,8 +89,12 @@ class ComposeFileTest {
                 assertThat(compose.containerPorts(service)).as("%s has no web server", service).isEmpty();
                 continue;
             }
-            assertThat(compose.containerPorts(service)).as("container ports of %s (server.port)", service)
-                    .containsOnly(port);
+            Integer management = module.managementPort();
+            assertThat(management).as("%s's management.server.port (the actuator but health)", service)
+                    .isNotNull().isNotEqualTo(port);
+            assertThat(compose.containerPorts(service))
+                    .as("container ports of %s (server.port, management.server.port)", service)
+                    .containsExactlyInAnyOrder(port, management);
             assertThat(compose.healthcheck(service)).as("healthcheck of %s", service)
                     .contains("http://localhost:" + port + "/actuator/health");
         }
@@ -106,7 +118,7 @@ class ComposeFileTest {
         List<String> missing = new ArrayList<>();
         for (String service : moduleServices()) {
             ModuleConfig module = moduleOf(service);
-            Set<String> given = compose.environment(service).keySet();
+            Set<String> given = givenNames(service);
             for (Set<String> anyOf : module.required()) {
                 if (anyOf.stream().noneMatch(given::contains)) {
                     missing.add(service + ": one of " + anyOf);
@@ -139,7 +151,14 @@ class ComposeFileTest {
             Map<String, String> postgres = compose.environment(host);
             assertThat(jdbc.group(3)).as("database of %s", service).isEqualTo(postgres.get("POSTGRES_DB"));
             assertThat(env.get("JOBS_DB_USER")).as("user of %s", service).isEqualTo(postgres.get("POSTGRES_USER"));
-            assertThat(env.get("JOBS_DB_PASSWORD")).as("password of %s", service).isEqualTo(postgres.get("POSTGRES_PASSWORD"));
+            assertThat(env).as("no password in the environment of %s: a file", service).doesNotContainKey("JOBS_DB_PASSWORD");
+            assertThat(postgres).as("no password in postgres' environment: a file").doesNotContainKey("POSTGRES_PASSWORD");
+            String passwordFile = env.containsKey("JOBS_DB_PASSWORD_FILE") ? env.get("JOBS_DB_PASSWORD_FILE")
+                    : configtree(service).map(dir -> dir + "/JOBS_DB_PASSWORD").orElse(null);
+            assertThat(passwordFile).as("where %s reads the database password", service).isNotNull();
+            assertThat(secretFile(service, passwordFile)).as("the password file %s of %s", passwordFile, service)
+                    .isPresent()
+                    .isEqualTo(secretFile(host, postgres.get("POSTGRES_PASSWORD_FILE")));
             checked++;
         }
         assertThat(checked).as("services given JOBS_DB_URL").isGreaterThanOrEqualTo(5);
@@ -190,21 +209,176 @@ class ComposeFileTest {
 
     @Test
     void theSecretsAreTheSameWhereverTheyMustAgree() {
-        Set<String> internal = new HashSet<>();
+        // every control-plane service reads the same files (one volume): the gateway signs with the secret the
+        // services check, and installs the admin key job-service does
+        Set<String> controlPlane = new HashSet<>();
         for (String service : moduleServices()) {
-            Optional.ofNullable(compose.environment(service).get("JOBS_INTERNAL_SECRET")).ifPresent(internal::add);
+            if (compose.module(service).orElseThrow().equals("worker-agent")) {
+                continue;
+            }
+            for (String variable : List.of("JOBS_INTERNAL_SECRET", "JOBS_BOOTSTRAP_ADMIN_TOKEN", "JOBS_AGENT_JOIN_TOKEN",
+                    "JOBS_DB_PASSWORD")) {
+                if (moduleOf(service).reads(variable, "")) {
+                    assertThat(compose.environment(service)).as("%s: %s comes from a file", service, variable)
+                            .doesNotContainKey(variable);
+                    Optional<String> dir = configtree(service);
+                    String file = dir.map(d -> d + "/" + variable).orElse(compose.environment(service).get(variable + "_FILE"));
+                    Optional<List<String>> found = secretFile(service, file);
+                    assertThat(found).as("%s reads %s from %s, a file the secrets service writes", service, variable, file)
+                            .isPresent();
+                    controlPlane.add(found.get().getFirst());
+                    assertThat(compose.mountsReadOnly(service, found.get().getFirst())).as("%s mounts %s read-only", service,
+                            found.get().getFirst()).isTrue();
+                }
+            }
         }
-        assertThat(internal).as("JOBS_INTERNAL_SECRET: the gateway signs with the secret the services check").hasSize(1);
-        String admin = compose.environment("job-service").get("JOBS_BOOTSTRAP_ADMIN_TOKEN");
-        assertThat(admin).isNotBlank();
-        assertThat(compose.environment("api-gateway").get("JOBS_BOOTSTRAP_ADMIN_TOKEN"))
-                .as("JOBS_BOOTSTRAP_ADMIN_TOKEN: the gateway installs the key job-service does").isEqualTo(admin);
-        String join = compose.environment("scheduler-service").get("JOBS_AGENT_JOIN_TOKEN");
-        assertThat(join).isNotBlank();
+        assertThat(controlPlane).as("the control plane's secrets are in one volume").hasSize(1);
+        assertThat(givenNames("job-service")).contains("JOBS_INTERNAL_SECRET", "JOBS_BOOTSTRAP_ADMIN_TOKEN");
+        assertThat(givenNames("api-gateway")).contains("JOBS_INTERNAL_SECRET", "JOBS_BOOTSTRAP_ADMIN_TOKEN");
+        assertThat(givenNames("scheduler-service")).contains("JOBS_INTERNAL_SECRET", "JOBS_AGENT_JOIN_TOKEN");
+        // the agents' copy is the scheduler's join token (SecretsScriptTest runs the script and compares the files)
+        assertThat(secretsScript.text).contains(
+                "secret \"$agent\" jobs.worker.join-token \"$(cat \"$control/JOBS_AGENT_JOIN_TOKEN\")\"");
         for (String agent : compose.servicesOf("worker-agent")) {
-            assertThat(compose.environment(agent).get("JOBS_WORKER_JOIN_TOKEN")).as("join token of %s", agent)
-                    .isEqualTo(join);
+            assertThat(givenNames(agent)).as("%s gets the join token", agent).contains("JOBS_WORKER_JOIN_TOKEN");
         }
+    }
+
+    @Test
+    void agentsGetTheJoinTokenAndNoneOfTheControlPlanesSecrets() {
+        String controlVolume = volumeOfFolder("FLEETJOBS_CONTROL_SECRETS");
+        String agentVolume = volumeOfFolder("FLEETJOBS_AGENT_SECRETS");
+        assertThat(controlVolume).isNotEqualTo(agentVolume);
+        assertThat(secretsScript.files.get("FLEETJOBS_AGENT_SECRETS")).as("what the agents' volume holds")
+                .containsExactly("jobs.worker.join-token");
+        List<String> agents = compose.servicesOf("worker-agent");
+        assertThat(agents).isNotEmpty();
+        for (String agent : agents) {
+            assertThat(compose.namedVolumes(agent)).as("%s's volumes", agent)
+                    .doesNotContainKey(controlVolume).containsKey(agentVolume);
+            assertThat(compose.mountsReadOnly(agent, agentVolume)).isTrue();
+            assertThat(compose.environment(agent).keySet()).as("%s's settings", agent)
+                    .noneMatch(k -> SECRET_VARIABLES.contains(k) || k.contains("SECRET") || k.contains("PASSWORD"))
+                    .doesNotContain("JOBS_WORKER_JOIN_TOKEN");
+            assertThat(compose.environment(agent).values()).as("%s's settings", agent)
+                    .noneMatch(v -> v.contains("JOBS_INTERNAL_SECRET") || v.contains("JOBS_DB_PASSWORD"));
+        }
+        for (String service : compose.serviceNames()) {
+            if (!agents.contains(service) && !service.equals(SECRETS)) {
+                assertThat(compose.namedVolumes(service)).as("only agents mount %s", agentVolume)
+                        .doesNotContainKey(agentVolume);
+            }
+        }
+    }
+
+    @Test
+    void noSecretHasADefaultInTheComposeFileOrTheExampleSettings() {
+        String file = ModuleConfig.read(Compose.file());
+        for (String variable : SECRET_VARIABLES) {
+            Matcher uses = Pattern.compile("\\$\\{" + variable + "(?::?-([^}]*))?}").matcher(file);
+            while (uses.find()) {
+                assertThat(uses.group(1)).as("the default of %s in docker-compose.yml", variable).isNullOrEmpty();
+            }
+        }
+        assertThat(file).doesNotContain("try-out-", "change-me");
+        for (String variable : SECRET_VARIABLES) {
+            assertThat(compose.environment(SECRETS)).as("the secrets service is given %s when .env sets it", variable)
+                    .containsEntry(variable, "${" + variable + ":-}");
+        }
+        List<String> settings = ModuleConfig.read(Repo.path(".env.example")).lines()
+                .map(String::strip).filter(l -> !l.startsWith("#") && l.contains("=")).toList();
+        assertThat(settings).as("secrets set in .env.example (they may be there, commented out, empty)")
+                .noneMatch(l -> SECRET_VARIABLES.contains(l.substring(0, l.indexOf('=')).strip()));
+        assertThat(settings).noneMatch(l -> l.matches("(?i)[A-Z_]*(SECRET|TOKEN)\\s*=.*"));
+    }
+
+    @Test
+    void theSecretsServiceRunsTheScriptAndEveryServiceWithSecretsWaitsForIt() {
+        Map<String, Object> secrets = compose.service(SECRETS);
+        assertThat(compose.image(SECRETS)).as("an image compose pulls anyway").isEqualTo(compose.image("postgres"));
+        assertThat(Compose.list(secrets.get("entrypoint")).stream().map(String::valueOf).toList())
+                .as("the secrets service's entrypoint").hasSize(2).first().isEqualTo("/bin/sh");
+        String script = String.valueOf(Compose.list(secrets.get("entrypoint")).get(1));
+        assertThat(compose.repositoryPathOf(SECRETS, script)).contains(SecretsScript.PATH);
+        assertThat(String.valueOf(secrets.get("restart"))).isEqualTo("no");
+        assertThat(secretsScript.defaults).containsOnlyKeys("FLEETJOBS_CONTROL_SECRETS", "FLEETJOBS_AGENT_SECRETS");
+        int waiting = 0;
+        for (String service : compose.serviceNames()) {
+            boolean holdsSecrets = compose.namedVolumes(service).keySet().stream()
+                    .anyMatch(v -> v.equals(volumeOfFolder("FLEETJOBS_CONTROL_SECRETS"))
+                            || v.equals(volumeOfFolder("FLEETJOBS_AGENT_SECRETS")));
+            if (holdsSecrets && !service.equals(SECRETS)) {
+                assertThat(compose.dependsOn(service)).as("%s waits for its secrets", service)
+                        .containsEntry(SECRETS, "service_completed_successfully");
+                waiting++;
+            }
+        }
+        assertThat(waiting).as("postgres, db-migrations, four services, two agents").isGreaterThanOrEqualTo(8);
+    }
+
+    /** The folder a service's {@code SPRING_CONFIG_IMPORT=configtree:<folder>} names, if any. */
+    private static Optional<String> configtree(String service) {
+        String imports = compose.environment(service).get("SPRING_CONFIG_IMPORT");
+        if (imports == null) {
+            return Optional.empty();
+        }
+        assertThat(imports).as("SPRING_CONFIG_IMPORT of %s", service).startsWith(CONFIGTREE);
+        return Optional.of(imports.substring(CONFIGTREE.length()).replaceAll("/+$", ""));
+    }
+
+    /** The named volume the secrets service mounts where the script's folder variable points. */
+    private static String volumeOfFolder(String variable) {
+        String path = compose.environment(SECRETS).get(variable);
+        assertThat(path).as("%s of the secrets service", variable).isNotBlank();
+        return compose.volumeAt(SECRETS, path)
+                .orElseThrow(() -> new AssertionError("the secrets service mounts no volume at " + path));
+    }
+
+    /**
+     * {@code [volume, name]} when the service sees at {@code file} a file the secrets script writes: a named volume
+     * mounted at the file's folder, into which the script writes that name.
+     */
+    private static Optional<List<String>> secretFile(String service, String file) {
+        if (file == null || !file.contains("/")) {
+            return Optional.empty();
+        }
+        String dir = file.substring(0, file.lastIndexOf('/'));
+        String name = file.substring(file.lastIndexOf('/') + 1);
+        Optional<String> volume = compose.volumeAt(service, dir);
+        if (volume.isEmpty()) {
+            return Optional.empty();
+        }
+        for (var folder : secretsScript.files.entrySet()) {
+            if (volumeOfFolder(folder.getKey()).equals(volume.get()) && folder.getValue().contains(name)) {
+                return Optional.of(List.of(volume.get(), name));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * What a service is given: its environment, and the files of its configtree as the names that bind to them (a
+     * file named in upper case is read by a placeholder of that exact name only; one named as a property binds
+     * under every relaxed form of it, as an environment variable would).
+     */
+    private static Set<String> givenNames(String service) {
+        Set<String> given = new HashSet<>(compose.environment(service).keySet());
+        configtree(service).ifPresent(dir -> {
+            String volume = compose.volumeAt(service, dir)
+                    .orElseThrow(() -> new AssertionError(service + " imports " + dir + ", where no volume is mounted"));
+            secretsScript.files.forEach((folder, names) -> {
+                if (volumeOfFolder(folder).equals(volume)) {
+                    for (String name : names) {
+                        if (Placeholder.isEnvironmentName(name)) {
+                            given.add(name);
+                        } else {
+                            given.addAll(Placeholder.environmentForms(name));
+                        }
+                    }
+                }
+            });
+        });
+        return given;
     }
 
     @Test
@@ -297,7 +471,9 @@ class ComposeFileTest {
 
             Integer port = config.serverPort();
             List<String> exposed = Dockerfile.all(runtime, "EXPOSE").stream().map(Dockerfile.Instruction::arguments).toList();
-            assertThat(exposed).as("EXPOSE of %s", module).isEqualTo(port == null ? List.of() : List.of(String.valueOf(port)));
+            Integer management = config.managementPort();
+            assertThat(exposed).as("EXPOSE of %s", module).isEqualTo(port == null ? List.of()
+                    : List.of(management == null ? String.valueOf(port) : port + " " + management));
             List<Dockerfile.Instruction> health = Dockerfile.all(runtime, "HEALTHCHECK");
             if (config.hasActuator()) {
                 assertThat(health).as("HEALTHCHECK of %s", module).singleElement()
@@ -400,7 +576,10 @@ class ComposeFileTest {
                     String host = hostPort[0];
                     assertThat(compose.serviceNames()).as("scrape target %s", target).contains(host);
                     ModuleConfig module = moduleOf(host);
-                    assertThat(Integer.parseInt(hostPort[1])).as("port of %s", target).isEqualTo(module.serverPort());
+                    assertThat(Integer.parseInt(hostPort[1])).as("port of %s: the management port", target)
+                            .isEqualTo(module.managementPort());
+                    assertThat(compose.containerPorts(host)).as("%s exposes %s", host, hostPort[1])
+                            .contains(module.managementPort());
                     assertThat(scrape.get("metrics_path")).as("path of %s", target).isEqualTo("/actuator/prometheus");
                     assertThat(module.applicationValue("management.endpoints.web.exposure.include"))
                             .as("%s exposes /actuator/prometheus", module.name).contains("prometheus");

@@ -60,6 +60,10 @@ class ConfigReadersTest {
         assertThat(reconciler.reads("JOBS_KAFKA_BOOTSTRAP_SERVERS", "")).isFalse();
         assertThat(reconciler.reads("JOBS_INTERNAL_SECRET", "")).isFalse();
         assertThat(ModuleConfig.of("db-migrations").required())
-                .containsExactlyInAnyOrder(Set.of("JOBS_DB_URL"), Set.of("JOBS_DB_USER"), Set.of("JOBS_DB_PASSWORD"));
+                .as("the password, or a file holding it, will do")
+                .containsExactlyInAnyOrder(Set.of("JOBS_DB_URL"), Set.of("JOBS_DB_USER"),
+                        Set.of("JOBS_DB_PASSWORD", "JOBS_DB_PASSWORD_FILE"));
+        assertThat(ModuleConfig.of("job-service").managementPort()).isEqualTo(9081);
+        assertThat(ModuleConfig.of("job-service").serverPort()).isEqualTo(8081);
     }
 }

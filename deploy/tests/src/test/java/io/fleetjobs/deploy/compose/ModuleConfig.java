@@ -34,7 +34,9 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 final class ModuleConfig {
     private static final String GROUP = "io.fleetjobs";
     /** Spring Boot's own properties that the deployment files set on every Spring Boot application. */
-    private static final Set<String> BOOT_PROPERTIES = Set.of("LOGGING_STRUCTURED_FORMAT_CONSOLE");
+    private static final Set<String> BOOT_PROPERTIES = Set.of("LOGGING_STRUCTURED_FORMAT_CONSOLE",
+            // compose gives the secrets as files: spring.config.import=configtree:<folder>
+            "SPRING_CONFIG_IMPORT");
     /** Read by every JVM. */
     private static final Set<String> JVM_VARIABLES = Set.of("JAVA_TOOL_OPTIONS");
     private static final Pattern GETENV = Pattern.compile("System\\.getenv\\(\"([A-Z][A-Z0-9_]*)\"\\)");
@@ -118,6 +120,20 @@ final class ModuleConfig {
         return port == null ? null : Integer.valueOf(String.valueOf(port).strip());
     }
 
+    /**
+     * {@code management.server.port} of application.yml: the actuator's own port (prometheus, metrics, info); the
+     * default of a placeholder ({@code ${JOBS_MANAGEMENT_PORT:9081}}); {@code null} where it has none.
+     */
+    Integer managementPort() {
+        Object port = applicationKeys.get("management.server.port");
+        if (port == null) {
+            return null;
+        }
+        String value = String.valueOf(port).strip();
+        List<Placeholder> placeholders = Placeholder.findAll(value);
+        return Integer.valueOf(placeholders.isEmpty() ? value : placeholders.getFirst().fallback().strip());
+    }
+
     boolean hasActuator() {
         return dependencyArtifacts().contains("spring-boot-starter-actuator");
     }
@@ -167,7 +183,11 @@ final class ModuleConfig {
                 .map(p -> Set.copyOf(p.environmentNames()))
                 .distinct()
                 .forEach(required::add);
-        getenvNames.stream().filter(n -> n.startsWith("JOBS_")).map(Set::of).forEach(required::add);
+        // NAME and NAME_FILE (a file holding it) read together: either will do
+        getenvNames.stream().filter(n -> n.startsWith("JOBS_"))
+                .filter(n -> !(n.endsWith("_FILE") && getenvNames.contains(n.substring(0, n.length() - "_FILE".length()))))
+                .map(n -> getenvNames.contains(n + "_FILE") ? Set.of(n, n + "_FILE") : Set.of(n))
+                .forEach(required::add);
         return required;
     }
 

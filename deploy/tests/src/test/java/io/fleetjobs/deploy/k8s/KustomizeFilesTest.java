@@ -103,6 +103,7 @@ class KustomizeFilesTest {
     @Test
     void theBaseListensOnTheServicesPorts() {
         Map<String, Integer> ports = Modules.servicePorts();
+        Map<String, Integer> management = Modules.managementPorts();
         Map<String, Object> seen = new LinkedHashMap<>();
         for (Map<String, Object> object : baseObjects()) {
             String name = Rendered.name(object);
@@ -111,10 +112,12 @@ class KustomizeFilesTest {
             }
             if ("Deployment".equals(object.get("kind"))) {
                 Map<String, Object> container = Yamls.maps(object, "spec", "template", "spec", "containers").getFirst();
-                assertThat(Yamls.maps(container, "ports")).as(name).extracting(p -> p.get("containerPort")).containsExactly(ports.get(name));
+                assertThat(Yamls.maps(container, "ports")).as(name).extracting(p -> p.get("containerPort"))
+                        .as("%s: server.port, then management.server.port", name).containsExactly(ports.get(name), management.get(name));
                 seen.put("Deployment/" + name, container);
             } else if ("Service".equals(object.get("kind"))) {
-                assertThat(Yamls.maps(object, "spec", "ports")).as(name).extracting(p -> p.get("port")).containsExactly(ports.get(name));
+                assertThat(Yamls.maps(object, "spec", "ports")).as(name).extracting(p -> p.get("port"))
+                        .containsExactly(ports.get(name), management.get(name));
                 seen.put("Service/" + name, object);
             }
         }

@@ -56,6 +56,18 @@ class KustomizeRenderTest {
         assertThat(rendered.find("Deployment", "scheduler-service").map(d -> Yamls.at(d, "spec", "replicas"))).contains(3);
     }
 
+    @Test
+    void theServiceMonitorScrapesTheManagementPorts() {
+        Rendered rendered = Rendered.render("production", Overlays.directory("production"));
+        ManifestChecks checks = new ManifestChecks(rendered, Overlays.expectations("production"), Modules.servicePorts());
+        assertThat(checks.problems()).isEmpty();
+
+        Yamls.maps(rendered.ofKind("ServiceMonitor").getFirst(), "spec", "endpoints").getFirst().put("port", "http");
+
+        assertThat(checks.problems()).as("scraping the main ports, where /actuator/prometheus is not")
+                .anyMatch(p -> p.contains("scrapes Service/api-gateway on 8080, not its management port 9080"));
+    }
+
     /** Each check catches the mismatch it is for: a broken copy of the dev render must be reported. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("breakages")
@@ -115,6 +127,12 @@ class KustomizeRenderTest {
                                 "name", "JOBS_WORKER_JOIN_TOKEN", "valueFrom", Map.of("secretKeyRef",
                                         Map.of("name", "fleetjobs-tokens", "key", "JOBS_AGENT_JOIN_TOKEN"))))),
                         "sets JOBS_WORKER_JOIN_TOKEN, which every job it runs inherits"),
+                Arguments.of("management port missing", (Consumer<Rendered>) r -> container(r, "Deployment", "scheduler-service")
+                        .put("ports", List.of(Map.of("name", "http", "containerPort", 8082))),
+                        "does not expose scheduler-service's management.server.port 9082"),
+                Arguments.of("a Service on a port of no service", (Consumer<Rendered>) r -> Yamls.maps(
+                        r.find("Service", "reconciler-service").orElseThrow(), "spec", "ports").getLast().put("port", 9999),
+                        "listens on 9999, not reconciler-service's server.port 8083 or management.server.port 9083"),
                 Arguments.of("gateway routes to a port the Service lacks", (Consumer<Rendered>) r -> Yamls.maps(
                         r.find("Service", "scheduler-service").orElseThrow(), "spec", "ports").getFirst().put("port", 80),
                         "JOBS_SCHEDULER_URL is http://scheduler-service:8082: Service scheduler-service has no port 8082"));

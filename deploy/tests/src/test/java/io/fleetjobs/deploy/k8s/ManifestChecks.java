@@ -64,6 +64,7 @@ final class ManifestChecks {
     private final Rendered rendered;
     private final Expectations expected;
     private final Map<String, Integer> ports;
+    private final Map<String, Integer> managementPorts = Modules.managementPorts();
     private final List<String> problems = new ArrayList<>();
 
     ManifestChecks(Rendered rendered, Expectations expected, Map<String, Integer> servicePorts) {
@@ -432,6 +433,11 @@ final class ManifestChecks {
         if (containerPorts.stream().noneMatch(p -> Objects.equals(p.get("containerPort"), port))) {
             problem(at + " does not expose " + module + "'s server.port " + port + " (ports " + containerPorts + ")");
         }
+        int management = managementPorts.get(module);
+        if (containerPorts.stream().noneMatch(p -> Objects.equals(p.get("containerPort"), management))) {
+            problem(at + " does not expose " + module + "'s management.server.port " + management + " (ports "
+                    + containerPorts + ")");
+        }
         probe(at, container, "startupProbe", LIVENESS, port);
         probe(at, container, "livenessProbe", LIVENESS, port);
         probe(at, container, "readinessProbe", READINESS, port);
@@ -450,6 +456,12 @@ final class ManifestChecks {
         if (resolved == null || resolved != port) {
             problem(at + " " + probe + " is on port " + get.get("port") + ", not " + port);
         }
+    }
+
+    /** The container port a Service's target names in the selected workloads' containers. */
+    private static Integer servedPort(List<Map<String, Object>> workloads, Object target) {
+        return workloads.stream().flatMap(w -> Yamls.maps(podSpec(w), "containers").stream())
+                .map(c -> containerPort(c, target)).filter(Objects::nonNull).findFirst().orElse(null);
     }
 
     /** A port as a number, a named port resolved against the container's ports. */
@@ -489,8 +501,15 @@ final class ManifestChecks {
                     problem(at + " port " + port.get("name") + " targets " + target + ", which no selected container exposes");
                 }
                 Integer serverPort = ports.get(name(service));
-                if (serverPort != null && !Objects.equals(port.get("port"), serverPort)) {
-                    problem(at + " listens on " + port.get("port") + ", not " + name(service) + "'s server.port " + serverPort);
+                Integer managementPort = managementPorts.get(name(service));
+                if (serverPort != null && !Objects.equals(port.get("port"), serverPort)
+                        && !Objects.equals(port.get("port"), managementPort)) {
+                    problem(at + " listens on " + port.get("port") + ", not " + name(service) + "'s server.port " + serverPort
+                            + " or management.server.port " + managementPort);
+                }
+                if (managementPort != null && Objects.equals(port.get("port"), managementPort)
+                        && !Objects.equals(servedPort(selected, target), managementPort)) {
+                    problem(at + " port " + port.get("name") + " does not target the management port " + managementPort);
                 }
             }
             if (ports.containsKey(name(service)) && selected.stream().noneMatch(w -> name(service).equals(name(w)))) {
@@ -589,10 +608,13 @@ final class ManifestChecks {
                         problem(at + " does not select Service/" + service);
                     }
                     for (Map<String, Object> endpoint : Yamls.maps(monitor, "spec", "endpoints")) {
-                        boolean port = Yamls.maps(s, "spec", "ports").stream()
-                                .anyMatch(p -> Objects.equals(p.get("name"), endpoint.get("port")));
-                        if (!port) {
+                        Optional<Map<String, Object>> port = Yamls.maps(s, "spec", "ports").stream()
+                                .filter(p -> Objects.equals(p.get("name"), endpoint.get("port"))).findFirst();
+                        if (port.isEmpty()) {
                             problem(at + " scrapes port " + endpoint.get("port") + ", which Service/" + service + " lacks");
+                        } else if (!Objects.equals(port.get().get("port"), managementPorts.get(service))) {
+                            problem(at + " scrapes Service/" + service + " on " + port.get().get("port") + ", not its management"
+                                    + " port " + managementPorts.get(service) + " (the only one serving " + PROMETHEUS + ")");
                         }
                     }
                 });

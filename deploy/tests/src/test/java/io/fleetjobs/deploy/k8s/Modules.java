@@ -133,6 +133,28 @@ final class Modules {
         return java.util.Arrays.compare(a, b);
     }
 
+    /** {@code management.server.port} of the module's application.yml: a number, or a placeholder's default. */
+    static int managementPort(String module) {
+        Path yml = Repo.path(module + "/src/main/resources/application.yml");
+        Object port = Yamls.at(Yamls.documents(read(yml)).getFirst(), "management", "server", "port");
+        if (port instanceof Integer p) {
+            return p;
+        }
+        java.util.regex.Matcher placeholder = java.util.regex.Pattern.compile("\\$\\{[^:}]+:(\\d+)}")
+                .matcher(String.valueOf(port));
+        if (!placeholder.matches()) {
+            throw new IllegalStateException(yml + " names no management.server.port");
+        }
+        return Integer.parseInt(placeholder.group(1));
+    }
+
+    /** Each service's management port: the actuator (prometheus, metrics, info), never its main port. */
+    static Map<String, Integer> managementPorts() {
+        Map<String, Integer> ports = new java.util.LinkedHashMap<>();
+        SERVICES.forEach(s -> ports.put(s, managementPort(s)));
+        return ports;
+    }
+
     static Map<String, Integer> servicePorts() {
         Map<String, Integer> ports = new java.util.LinkedHashMap<>();
         SERVICES.forEach(s -> ports.put(s, serverPort(s)));
