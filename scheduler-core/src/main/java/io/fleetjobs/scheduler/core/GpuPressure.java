@@ -34,6 +34,14 @@ final class GpuPressure {
         }
     }
 
+    /** The job gave its GPUs back (a gang undone). */
+    void gave(MachineState machine, PendingJob job) {
+        if (job.gpuCount() > 0 && machine.view.gpuType() != null) {
+            freeByModel.merge(machine.view.gpuType(), (long) job.gpuCount(), Long::sum);
+            free += job.gpuCount();
+        }
+    }
+
     double of(String model) {
         double share = demand.restrictedShare(model);
         if (share == 0) {

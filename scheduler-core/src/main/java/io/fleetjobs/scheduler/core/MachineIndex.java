@@ -93,6 +93,17 @@ final class MachineIndex {
         machine.pool.update(machine);
     }
 
+    /** Gives back what the job took on the machine (a gang undone), and re-buckets it. */
+    void give(MachineState machine, PendingJob job) {
+        machine.give(job);
+        machine.pool.update(machine);
+    }
+
+    /** The regions of the indexed machines, in order. */
+    List<String> regions() {
+        return pools.keySet().stream().map(PoolKey::region).distinct().sorted().toList();
+    }
+
     /** Machines of one region and one GPU type (or none). */
     record PoolKey(String region, String gpuType, boolean hasGpus) {
         static PoolKey of(MachineView machine) {

@@ -4,8 +4,8 @@ package io.fleetjobs.scheduler.core;
  * A machine during one plan: its snapshot view and the free capacity left after the placements the
  * plan has made on it so far. Belongs to one plan call; never shared between calls.
  *
- * <p>Free capacity only goes down within a plan; the memory of job shapes known not to fit relies on
- * that.
+ * <p>Free capacity only goes down within a plan, but for a gang that could not be placed whole, which gives back
+ * exactly what it took before anything else is decided; the memory of job shapes known not to fit relies on that.
  */
 final class MachineState {
     final MachineView view;
@@ -46,6 +46,13 @@ final class MachineState {
         freeCpuMillis -= job.cpuMillis();
         freeMemoryMb -= job.memoryMb();
         freeGpus -= job.gpuCount();
+    }
+
+    /** Gives back what the job took: a gang that could not be placed whole undoes its replicas. */
+    void give(PendingJob job) {
+        freeCpuMillis += job.cpuMillis();
+        freeMemoryMb += job.memoryMb();
+        freeGpus += job.gpuCount();
     }
 
     @Override

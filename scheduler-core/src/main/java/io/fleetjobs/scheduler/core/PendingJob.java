@@ -19,6 +19,9 @@ import java.util.UUID;
  * @param labels    labels every candidate machine must carry, with these values (kept sorted by key)
  * @param strategy  how to choose among machines that fit; null means BINPACK
  * @param order     creation order: smaller is older, and goes first among equals
+ * @param replicas  1 for a job; N &gt; 1 for a gang, whose N replicas (each of these amounts) are placed all or none
+ * @param gangScope where a gang's replicas must be together: null anywhere, {@link #SAME_REGION}, or
+ *                  {@code label:KEY} (every replica on machines with the same value of label KEY)
  */
 public record PendingJob(
         UUID jobId,
@@ -32,7 +35,22 @@ public record PendingJob(
         Map<String, String> labels,
         PlacementStrategy strategy,
         long order,
-        boolean requireIsolation) {
+        boolean requireIsolation,
+        int replicas,
+        String gangScope) {
+
+    /** A gang's replicas all in one region. */
+    public static final String SAME_REGION = "region";
+    /** The prefix of a gang scope naming a label whose value all replicas' machines share. */
+    public static final String SAME_LABEL = "label:";
+
+    /** A job of one replica. */
+    public PendingJob(UUID jobId, UUID tenantId, int priority, long cpuMillis, long memoryMb, int gpuCount,
+            List<String> gpuTypes, String region, Map<String, String> labels, PlacementStrategy strategy, long order,
+            boolean requireIsolation) {
+        this(jobId, tenantId, priority, cpuMillis, memoryMb, gpuCount, gpuTypes, region, labels, strategy, order,
+                requireIsolation, 1, null);
+    }
 
     /** A job that does not ask for a sandbox. */
     public PendingJob(UUID jobId, UUID tenantId, int priority, long cpuMillis, long memoryMb, int gpuCount,
@@ -50,6 +68,13 @@ public record PendingJob(
         gpuTypes = gpuTypes == null ? List.of() : List.copyOf(gpuTypes);
         labels = labels == null || labels.isEmpty() ? Map.of() : Collections.unmodifiableSortedMap(new TreeMap<>(labels));
         strategy = strategy == null ? PlacementStrategy.BINPACK : strategy;
+        if (replicas < 1) {
+            throw new IllegalArgumentException("job " + jobId + ": replicas must be at least 1");
+        }
+        if (gangScope != null && !gangScope.equals(SAME_REGION)
+                && !(gangScope.startsWith(SAME_LABEL) && gangScope.length() > SAME_LABEL.length())) {
+            throw new IllegalArgumentException("job " + jobId + ": gangScope must be null, 'region' or 'label:KEY'");
+        }
     }
 
     /** The pending form of a stored spec; {@code order} is its place in creation order. */
@@ -64,7 +89,23 @@ public record PendingJob(
     /** The same job, chosen for by another strategy. */
     public PendingJob withStrategy(PlacementStrategy other) {
         return new PendingJob(jobId, tenantId, priority, cpuMillis, memoryMb, gpuCount, gpuTypes, region, labels, other, order,
-                requireIsolation);
+                requireIsolation, replicas, gangScope);
+    }
+
+    /** One replica of the job, held to a region and labels (a gang's scope made concrete). */
+    PendingJob replicaIn(String inRegion, Map<String, String> withLabels) {
+        return new PendingJob(jobId, tenantId, priority, cpuMillis, memoryMb, gpuCount, gpuTypes, inRegion, withLabels,
+                strategy, order, requireIsolation, 1, null);
+    }
+
+    /** The whole gang as one amount, for quotas and fair shares. */
+    PendingJob wholeGang() {
+        return new PendingJob(jobId, tenantId, priority, cpuMillis * replicas, memoryMb * replicas, gpuCount * replicas,
+                gpuTypes, region, labels, strategy, order, requireIsolation, 1, null);
+    }
+
+    public boolean isGang() {
+        return replicas > 1;
     }
 
     public boolean needsGpus() {

@@ -20,6 +20,7 @@ final class PlanRun {
     private final Explainer explainer;
     private final TenantLedger ledger;
     private final GpuPressure pressure;
+    private final List<MachineState> all;
 
     // What the plan learnt about jobs that fit nowhere, so that a flood of identical jobs costs one search
     // and one explanation rather than one each (Nomad likewise caches feasibility per class of node).
@@ -33,7 +34,7 @@ final class PlanRun {
 
     PlanRun(Snapshot snapshot, int candidatesPerPool) {
         HeartbeatFilter heartbeat = new HeartbeatFilter(snapshot.heartbeatFreshness());
-        List<MachineState> all = new ArrayList<>(snapshot.machines().size());
+        this.all = new ArrayList<>(snapshot.machines().size());
         this.index = new MachineIndex();
         this.pressure = new GpuPressure(snapshot.gpuDemand());
         for (MachineView view : snapshot.machines()) {
@@ -60,7 +61,18 @@ final class PlanRun {
         Map<UUID, Unplaced> unplaced = new LinkedHashMap<>();
         FairShareQueue queue = new FairShareQueue(jobs, ledger);
         for (PendingJob job = queue.next(); job != null; job = queue.next()) {
-            Unplaced heldBack = QuotaCheck.check(job, ledger.account(job.tenantId()));
+            Unplaced heldBack = QuotaCheck.check(job.wholeGang(), ledger.account(job.tenantId()));
+            if (heldBack != null && job.isGang()) {
+                heldBack = new Unplaced(heldBack.kind(), "a gang of " + job.replicas() + " replicas, counted together: "
+                        + heldBack.reason(), heldBack.rejectedBy());
+            }
+            if (heldBack == null && job.isGang()) {
+                Unplaced notWhole = placeGang(job, assignments);
+                if (notWhole != null) {
+                    unplaced.put(job.jobId(), notWhole);
+                }
+                continue;
+            }
             if (heldBack != null) {
                 unplaced.put(job.jobId(), heldBack);
                 continue;
@@ -83,6 +95,47 @@ final class PlanRun {
                     new Amounts(job.cpuMillis(), job.memoryMb(), job.gpuCount())));
         }
         return new Plan(assignments, unplaced);
+    }
+
+    /**
+     * Places a gang's replicas all at once, in one scope after another (each region, or each value of the label,
+     * in order), or none: replicas placed in a scope where the gang does not fit whole are given back before
+     * anything else is decided. @return why it is not placed, or null when it is (its assignments added)
+     */
+    private Unplaced placeGang(PendingJob gang, List<Assignment> assignments) {
+        int most = 0;
+        boolean everFits = false;
+        Unplaced lastReplica = null;
+        for (PendingJob replica : GangScopes.of(gang, index.regions(), all)) {
+            List<MachineState> taken = new ArrayList<>();
+            MachineState machine;
+            while (taken.size() < gang.replicas() && (machine = search.best(replica)) != null) {
+                index.take(machine, replica);
+                pressure.took(machine, replica);
+                taken.add(machine);
+            }
+            if (taken.size() == gang.replicas()) {
+                for (int rank = 0; rank < taken.size(); rank++) {
+                    assignments.add(new Assignment(gang.jobId(), gang.tenantId(), taken.get(rank).id(),
+                            new Amounts(gang.cpuMillis(), gang.memoryMb(), gang.gpuCount()), rank));
+                }
+                ledger.charge(gang.wholeGang());
+                explained.clear();
+                return null;
+            }
+            most = Math.max(most, taken.size());
+            lastReplica = explainer.explain(replica).unplaced();
+            everFits |= !taken.isEmpty() || lastReplica.kind() != Unplaced.Kind.CAN_NEVER_FIT;
+            for (MachineState m : taken) {
+                index.give(m, replica);
+                pressure.gave(m, replica);
+            }
+        }
+        Unplaced.Kind kind = everFits || lastReplica == null ? Unplaced.Kind.DOES_NOT_FIT_NOW : Unplaced.Kind.CAN_NEVER_FIT;
+        String reason = "a gang of " + gang.replicas() + " replicas is placed whole or not at all; at most " + most
+                + " fit at once" + (gang.gangScope() == null ? "" : " in one " + GangScopes.describe(gang.gangScope()))
+                + (lastReplica == null ? "" : "; the next replica: " + lastReplica.reason());
+        return new Unplaced(kind, reason, lastReplica == null ? null : lastReplica.rejectedBy());
     }
 
     /** Why the job cannot fit, if the plan already knows it fits nowhere; null if it may fit. */

@@ -1,0 +1,118 @@
+package io.fleetjobs.scheduler.core;
+
+import static io.fleetjobs.scheduler.core.Jobs.aJob;
+import static io.fleetjobs.scheduler.core.Machines.aMachine;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** Gangs: all replicas or none, ranks unique and complete, together where the scope says, never over-filling. */
+class GangPropertyTest {
+    private static final String[] SCOPES = {null, PendingJob.SAME_REGION, "label:zone"};
+
+    private static PendingJob asGang(PendingJob j, int replicas, String scope) {
+        return new PendingJob(j.jobId(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), j.gpuCount(), j.gpuTypes(),
+                j.region(), j.labels(), j.strategy(), j.order(), j.requireIsolation(), replicas, scope);
+    }
+
+    @Test
+    void neverAPartialGangAndRanksAreUniqueAndComplete() {
+        int placedGangs = 0;
+        int unplacedGangs = 0;
+        for (long seed = 1; seed <= 400; seed++) {
+            RandomCases.Case input = RandomCases.generate(seed);
+            Random random = new Random(seed);
+            List<PendingJob> jobs = new ArrayList<>();
+            Map<UUID, PendingJob> gangs = new HashMap<>();
+            for (PendingJob j : input.jobs()) {
+                if (random.nextInt(3) == 0) {
+                    PendingJob gang = asGang(j, 2 + random.nextInt(4), SCOPES[random.nextInt(SCOPES.length)]);
+                    gangs.put(gang.jobId(), gang);
+                    jobs.add(gang);
+                } else {
+                    jobs.add(j);
+                }
+            }
+            Plan plan = new PlacementEngine(input.candidatesPerPool()).plan(input.snapshot(), jobs);
+            Map<String, MachineView> machines = input.snapshot().machines().stream()
+                    .collect(Collectors.toMap(MachineView::id, m -> m));
+            Map<UUID, List<Assignment>> byJob = plan.assignments().stream().collect(Collectors.groupingBy(Assignment::jobId));
+            for (PendingJob job : jobs) {
+                List<Assignment> placed = byJob.getOrDefault(job.jobId(), List.of());
+                assertThat(placed.isEmpty()).as("seed %d: %s placed or explained, never both", seed, job.jobId())
+                        .isEqualTo(plan.unplaced().containsKey(job.jobId()));
+                if (!gangs.containsKey(job.jobId())) {
+                    assertThat(placed.size()).isLessThanOrEqualTo(1);
+                    continue;
+                }
+                if (placed.isEmpty()) {
+                    unplacedGangs++;
+                    assertThat(plan.unplaced().get(job.jobId()).reason()).contains("a gang of " + job.replicas() + " replicas");
+                    continue;
+                }
+                placedGangs++;
+                assertThat(placed).as("seed %d: the whole gang", seed).hasSize(job.replicas());
+                assertThat(placed.stream().map(Assignment::replica).collect(Collectors.toSet()))
+                        .as("seed %d: ranks", seed).isEqualTo(Set.copyOf(rangeTo(job.replicas())));
+                List<MachineView> on = placed.stream().map(a -> machines.get(a.machineId())).toList();
+                if (PendingJob.SAME_REGION.equals(job.gangScope())) {
+                    assertThat(on.stream().map(MachineView::region).distinct()).as("seed %d: one region", seed).hasSize(1);
+                } else if ("label:zone".equals(job.gangScope())) {
+                    assertThat(on.stream().map(m -> m.labels().get("zone")).distinct()).as("seed %d: one zone", seed)
+                            .hasSize(1).doesNotContainNull();
+                }
+            }
+            // no machine gives more than it had free, gangs' replicas counted one by one
+            Map<String, long[]> taken = new HashMap<>();
+            for (Assignment a : plan.assignments()) {
+                long[] t = taken.computeIfAbsent(a.machineId(), id -> new long[3]);
+                t[0] += a.amounts().cpuMillis();
+                t[1] += a.amounts().memoryMb();
+                t[2] += a.amounts().gpus();
+            }
+            for (var e : taken.entrySet()) {
+                MachineView m = machines.get(e.getKey());
+                assertThat(e.getValue()[0]).as("seed %d: cpu of %s", seed, m.id()).isLessThanOrEqualTo(m.freeCpuMillis());
+                assertThat(e.getValue()[1]).isLessThanOrEqualTo(m.freeMemoryMb());
+                assertThat(e.getValue()[2]).isLessThanOrEqualTo(m.freeGpuCount());
+            }
+        }
+        assertThat(placedGangs).as("gangs placed").isGreaterThan(50);
+        assertThat(unplacedGangs).as("gangs not placed").isGreaterThan(20);
+    }
+
+    private static List<Integer> rangeTo(int n) {
+        List<Integer> r = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            r.add(i);
+        }
+        return r;
+    }
+
+    @Test
+    void aGangThatDoesNotFitWholeLeavesItsRoomToTheJobsAfterIt() {
+        Snapshot snapshot = Snapshots.of(
+                aMachine("a").region("eu").cores(8).build(),
+                aMachine("b").region("eu").cores(8).build(),
+                aMachine("c").region("us").cores(8).build());
+        PendingJob gang = asGang(aJob().priority(900).cores(8).memoryMb(1024).build(), 3, PendingJob.SAME_REGION);
+        PendingJob small = aJob().priority(100).cores(8).memoryMb(1024).build();
+
+        Plan plan = Snapshots.plan(snapshot, gang, small);
+        assertThat(plan.unplaced()).containsOnlyKeys(gang.jobId());
+        assertThat(plan.unplaced().get(gang.jobId()).reason()).contains("at most 2 fit at once in one region");
+        assertThat(plan.assignments()).extracting(Assignment::jobId).containsExactly(small.jobId());
+
+        PendingJob anywhere = asGang(gang, 3, null);
+        assertThat(Snapshots.plan(snapshot, anywhere).assignments()).extracting(Assignment::machineId)
+                .containsExactlyInAnyOrder("a", "b", "c");
+    }
+}
