@@ -34,10 +34,12 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * The fault-injection suite. Every service, the Kafka broker and several agents run as processes of
  * their own; a workload of jobs (short and long, succeeding and failing, retried, canceled) is
- * submitted while, at random moments, services and agents are killed with SIGKILL (most restart,
- * one machine dies for good), the broker restarts, old messages are replayed on both topics, and
- * the services' database connections are cut. Then, from the database and from a witness file each
- * job process appends to, it checks the invariants and prints what it did and found.
+ * submitted through the gateway while, at random moments, every service, the gateway, agents, the broker and
+ * PostgreSQL are killed with SIGKILL and started again (one machine dies for good), old messages are replayed on
+ * both topics, and the services' database connections are cut. Every kind of fault is applied at least once, and
+ * each application is checked and counted. Then, from the database and from what the job processes themselves
+ * told the {@link Witness} (a connection each holds for its life), it checks the invariants, the outcome of each
+ * job against what its workload class meant, and that no job process is left, and prints and writes the report.
  *
  * <p>Size: {@code chaos.jobs}, {@code chaos.faultSeconds}, {@code chaos.agents} (system properties;
  * a short run in every build, {@code ./mvnw -Pchaos verify} for the long one). Seed: {@code chaos.seed}.
@@ -49,6 +51,8 @@ class ChaosTest {
     private final long seed = Long.getLong("chaos.seed", System.nanoTime());
     private final Random random = new Random(seed);
     private final List<String> faults = new CopyOnWriteArrayList<>();
+    private final Map<FaultKind, AtomicInteger> applied = new ConcurrentHashMap<>();
+    private final List<String> failedFaults = new CopyOnWriteArrayList<>();
     private final Map<String, Instant> machineDeaths = new ConcurrentHashMap<>();
     private final AtomicInteger overCommitSamples = new AtomicInteger();
     private final AtomicInteger samples = new AtomicInteger();
@@ -64,14 +68,13 @@ class ChaosTest {
     void theInvariantsHoldUnderFire() throws Exception {
         Path home = Path.of("target", "chaos").toAbsolutePath();
         Files.createDirectories(home);
-        Path witness = witnessFile(home);
         System.out.printf("chaos: seed %d, %d jobs, %d agents, faults for %ds%n", seed, jobs, agents, faultWindow.toSeconds());
 
         try (LocalPlatform platform = LocalPlatform.builder().home(home).repository(Path.of("..").toAbsolutePath().normalize())
                 .workers(agents).agentResources("2", 2048).portOffset(1_000 + random.nextInt(4_000))
                 .serviceArgs("reconciler-service", "--jobs.reconciler.interval=500ms")
                 .agentArgs("--jobs.worker.heartbeat-interval=1s", "--jobs.worker.kill-grace=2s")
-                .startTimeout(Duration.ofMinutes(3)).build().start()) {
+                .startTimeout(Duration.ofMinutes(3)).build().start(); Witness witness = new Witness()) {
             JdbcClient db = JdbcClient.create(dataSource(platform));
             Api admin = new Api(platform.url().getPort(), platform.adminToken());
             // 201, or 409 when an earlier try created it but its answer was lost
@@ -90,12 +93,18 @@ class ChaosTest {
 
             // every component back, then wait for the work to settle
             for (String c : platform.components()) {
-                if (!c.equals(LocalPlatform.POSTGRES) && !machineDeaths.containsKey(c) && !platform.isRunning(c)) {
+                if (!machineDeaths.containsKey(c) && !platform.isRunning(c)) {
                     platform.start(c);
                 }
             }
-            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).until(() -> settled(db));
+            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1)).ignoreExceptions().until(() -> settled(db));
             timer.shutdownNow();
+            // every job is over: its processes end within the agents' kill grace, or are left over
+            try {
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> witness.open() == 0);
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                // counted as leftovers in the report
+            }
             report(db, submitted, witness);
         }
     }
@@ -111,7 +120,7 @@ class ChaosTest {
     // ------------------------------------------------------------------ the workload
 
     /** Submits the workload spread over most of the fault window, each job at its planned moment. */
-    private List<Submitted> submitWorkload(Api user, Path witness) {
+    private List<Submitted> submitWorkload(Api user, Witness witness) {
         Map<Integer, Submitted> submitted = new ConcurrentHashMap<>();
         long gapMillis = Math.max(1, faultWindow.toMillis() * 8 / 10 / jobs);
         for (int i = 0; i < jobs; i++) {
@@ -172,21 +181,8 @@ class ChaosTest {
         return r < 55 ? Kind.SHORT : r < 67 ? Kind.LONG : r < 77 ? Kind.FAILS : r < 89 ? Kind.RETRIED : Kind.CANCELED;
     }
 
-    /**
-     * The file every job appends to, writable by the uids the sandbox runs jobs under, and where a sandboxed job sees
-     * it: not under /tmp (a checkout there), which is private to each job.
-     */
-    private static Path witnessFile(Path home) throws IOException {
-        Path dir = home.startsWith("/tmp") ? Files.createDirectories(Path.of("/var/tmp", "fleetjobs-chaos")) : home;
-        Path witness = dir.resolve("witness.log");
-        Files.deleteIfExists(witness);
-        Files.createFile(witness);
-        Files.setPosixFilePermissions(witness, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
-        return witness;
-    }
-
-    /** A job that appends its start and end (with attempt and time) to the witness file. */
-    private String spec(Kind kind, int i, Path witness) {
+    /** A job that holds a connection to the witness for its life, sleeps, and exits as its class says. */
+    private String spec(Kind kind, int i, Witness witness) {
         double seconds = switch (kind) {
             case SHORT -> 0.1 + random.nextInt(20) / 10.0;
             case LONG -> 5 + random.nextInt(10);
@@ -195,35 +191,46 @@ class ChaosTest {
         };
         String exit = switch (kind) {
             case FAILS -> "exit 3";
-            case RETRIED -> "if [ \\\"$JOBS_ATTEMPT\\\" -ge 2 ]; then exit 0; else exit 75; fi";
+            case RETRIED -> "if [ \"$JOBS_ATTEMPT\" -ge 2 ]; then exit 0; else exit 75; fi";
             default -> "exit 0";
         };
-        String w = witness.toString();
-        String script = "echo \\\"start $JOBS_JOB_ID $JOBS_ATTEMPT $(date +%s%N)\\\" >> " + w + "; sleep " + seconds
-                + "; echo \\\"end $JOBS_JOB_ID $JOBS_ATTEMPT $(date +%s%N)\\\" >> " + w + "; " + exit;
+        String script = witness.preamble() + "sleep " + seconds + "; " + exit;
         return """
                 {"name": "chaos-%d", "resources": {"cpu": 0.25, "memoryMb": 64},
-                 "execution": {"command": ["sh", "-c", "%s"]},
+                 "execution": {"command": ["bash", "-c", "%s"]},
                  "retry": {"maxAttempts": 3, "retryOnExitCodes": [75], "backoffSeconds": 1, "maxBackoffSeconds": 5},
-                 "labels": {"kind": "%s"}}""".formatted(i, script, kind);
+                 "labels": {"kind": "%s"}}""".formatted(i, script.replace("\\", "\\\\").replace("\"", "\\\""), kind);
     }
 
     // ------------------------------------------------------------------ the faults
 
-    /** One planned fault: when (from the start), which, and for crashes how long the component stays down. */
-    record Fault(long atMillis, int kind, long downMillis, int target) {
+    /** What a fault does; every kind is applied at least once in a run (the first ones are one of each). */
+    enum FaultKind {
+        KILL_SCHEDULER, KILL_JOB_SERVICE, KILL_RECONCILER, KILL_GATEWAY, KILL_AGENT, KILL_KAFKA, KILL_POSTGRES,
+        CUT_DATABASE_CONNECTIONS, MACHINE_DIES
     }
 
-    /** The whole fault schedule, drawn from the seed up front. */
+    /** One planned fault: when (from the start), which, and for crashes how long the component stays down. */
+    record Fault(long atMillis, FaultKind kind, long downMillis, int target) {
+    }
+
+    /** The whole fault schedule, drawn from the seed up front: one of each kind in a random order, then any but a death. */
     private List<Fault> plan() {
+        List<FaultKind> first = new ArrayList<>(List.of(FaultKind.values()));
+        if (agents < 2) {
+            first.remove(FaultKind.MACHINE_DIES);
+        }
+        Collections.shuffle(first, random);
+        List<FaultKind> again = List.of(FaultKind.values()).stream().filter(k -> k != FaultKind.MACHINE_DIES).toList();
         List<Fault> plan = new ArrayList<>();
         long t = 0;
         while (true) {
             t += 2_000 + random.nextInt(4_000);
-            if (t >= faultWindow.toMillis()) {
+            if (t >= faultWindow.toMillis() && plan.size() >= first.size()) {
                 return plan;
             }
-            plan.add(new Fault(t, random.nextInt(8), 500 + random.nextInt(3_000), random.nextInt(1_000)));
+            FaultKind kind = plan.size() < first.size() ? first.get(plan.size()) : again.get(random.nextInt(again.size()));
+            plan.add(new Fault(t, kind, 500 + random.nextInt(3_000), random.nextInt(1_000)));
         }
     }
 
@@ -239,35 +246,29 @@ class ChaosTest {
         long wait = fault.atMillis() - (System.nanoTime() - faultsStart) / 1_000_000;
         return later(wait, () -> { })
                 .thenCompose(ignored -> apply(platform, fault))
+                .thenRun(() -> applied.computeIfAbsent(fault.kind(), k -> new AtomicInteger()).incrementAndGet())
                 .exceptionally(e -> {
-                    record("fault " + fault.kind() + " failed to apply: " + e.getMessage());
+                    failedFaults.add(fault.kind() + ": " + e.getMessage());
+                    record("fault " + fault.kind() + " FAILED to apply: " + e.getMessage());
                     return null;
                 })
                 .thenCompose(ignored -> injectFaults(platform, plan, next + 1));
     }
 
     private long faultsStart;
-    private boolean machineDied;
 
     private CompletableFuture<Void> apply(LocalPlatform platform, Fault fault) {
         return switch (fault.kind()) {
-            case 0 -> crashAndRestart(platform, LocalPlatform.SCHEDULER_SERVICE, fault.downMillis());
-            case 1 -> crashAndRestart(platform, LocalPlatform.JOB_SERVICE, fault.downMillis());
-            case 2 -> crashAndRestart(platform, LocalPlatform.RECONCILER_SERVICE, fault.downMillis());
-            case 3, 4 -> crashAndRestart(platform, agent(platform, fault.target()), fault.downMillis());
-            case 5 -> CompletableFuture.runAsync(() -> {
-                record("restart kafka");
-                platform.restart(LocalPlatform.KAFKA);
-            });
-            case 6 -> CompletableFuture.runAsync(() -> cutDatabaseConnections(platform));
-            default -> CompletableFuture.runAsync(() -> {
-                if (!machineDied && agents > 1) {
-                    machineDied = true;
-                    killMachine(platform, agent(platform, fault.target()));
-                } else {
-                    cutDatabaseConnections(platform);
-                }
-            });
+            case KILL_SCHEDULER -> crashAndRestart(platform, LocalPlatform.SCHEDULER_SERVICE, fault.downMillis());
+            case KILL_JOB_SERVICE -> crashAndRestart(platform, LocalPlatform.JOB_SERVICE, fault.downMillis());
+            case KILL_RECONCILER -> crashAndRestart(platform, LocalPlatform.RECONCILER_SERVICE, fault.downMillis());
+            case KILL_GATEWAY -> crashAndRestart(platform, LocalPlatform.API_GATEWAY, fault.downMillis());
+            case KILL_AGENT -> crashAndRestart(platform, agent(platform, fault.target()), fault.downMillis());
+            case KILL_KAFKA -> crashAndRestart(platform, LocalPlatform.KAFKA, fault.downMillis());
+            // restarted on its data directory: what was committed must all be there (the invariants below)
+            case KILL_POSTGRES -> crashAndRestart(platform, LocalPlatform.POSTGRES, fault.downMillis());
+            case CUT_DATABASE_CONNECTIONS -> CompletableFuture.runAsync(() -> cutDatabaseConnections(platform));
+            case MACHINE_DIES -> CompletableFuture.runAsync(() -> killMachine(platform, agent(platform, fault.target())));
         };
     }
 
@@ -277,28 +278,38 @@ class ChaosTest {
         return alive.get(target % alive.size());
     }
 
+    /** SIGKILL, checked (the process is gone), and a start after the pause, checked too (it serves again). */
     private CompletableFuture<Void> crashAndRestart(LocalPlatform platform, String name, long downMillis) {
         record("kill -9 " + name + ", back after " + downMillis + " ms");
+        if (!platform.isRunning(name)) {
+            throw new IllegalStateException(name + " was not running");
+        }
         platform.kill(name);
-        return later(downMillis, () -> platform.start(name));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !platform.isRunning(name));
+        return later(downMillis, () -> platform.start(name)).thenRun(() -> {
+            if (!platform.isRunning(name)) {
+                throw new IllegalStateException(name + " did not come back");
+            }
+        });
     }
 
     /** A machine dies for good: its agent and every process of its jobs, at once. */
     private void killMachine(LocalPlatform platform, String agent) {
         record("machine of " + agent + " dies for good");
-        ProcessHandle process = platform.process(agent).orElseThrow();
+        ProcessHandle process = platform.process(agent).orElseThrow(() -> new IllegalStateException(agent + " is not running"));
         List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
         platform.kill(agent);
         tree.forEach(ProcessHandle::destroyForcibly);
         machineDeaths.put(agent, Instant.now());
     }
 
+    /** Cuts the services' connections; while PostgreSQL itself is down (another fault), once it is back. */
     private void cutDatabaseConnections(LocalPlatform platform) {
         JdbcClient db = JdbcClient.create(dataSource(platform));
-        int cut = db.sql("""
+        int cut = await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> db.sql("""
                 select count(pg_terminate_backend(pid)) from pg_stat_activity
                 where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'""")
-                .query(Integer.class).single();
+                .query(Integer.class).single(), n -> true);
         record("cut " + cut + " database connections");
     }
 
@@ -329,47 +340,73 @@ class ChaosTest {
     private static boolean settled(JdbcClient db) {
         return db.sql("""
                 select count(*) from jobs where state in ('SUBMITTED', 'SCHEDULED', 'RUNNING')
-                   or (state = 'QUEUED' and (state_reason is null or state_reason not like '0 of %'))""")
+                   or (state = 'QUEUED' and unplaced_kind is distinct from 'CAN_NEVER_FIT')""")
                 .query(Long.class).single() == 0;
     }
 
     // ------------------------------------------------------------------ the verdict
 
-    private void report(JdbcClient db, List<Submitted> submitted, Path witness) throws IOException {
+    private void report(JdbcClient db, List<Submitted> submitted, Witness witness) throws IOException {
         Map<String, Long> violations = new LinkedHashMap<>();
 
-        // 1. every job terminal, or QUEUED with a reason
-        violations.put("jobs neither terminal nor queued with a reason", db.sql("""
+        // 0. every fault applied as planned, and every kind at least once
+        violations.put("faults that failed to apply " + failedFaults, (long) failedFaults.size());
+        violations.put("kinds of fault never applied", java.util.Arrays.stream(FaultKind.values())
+                .filter(k -> k != FaultKind.MACHINE_DIES || agents > 1).filter(k -> !applied.containsKey(k)).count());
+
+        // 1. every job terminal, or QUEUED only where no machine could ever fit it
+        violations.put("jobs neither terminal nor queued as never fitting", db.sql("""
                 select count(*) from jobs where not (state in ('SUCCEEDED', 'FAILED', 'CANCELED')
-                   or (state = 'QUEUED' and state_reason like '0 of %'))""").query(Long.class).single());
+                   or (state = 'QUEUED' and unplaced_kind = 'CAN_NEVER_FIT'))""").query(Long.class).single());
         violations.put("submitted jobs missing", (long) submitted.stream()
                 .filter(s -> db.sql("select count(*) from jobs where id = cast(:id as uuid)").param("id", s.id())
                         .query(Long.class).single() != 1).count());
 
-        // 2. no two attempts of a job overlapping in time (witness starts and ends; killed attempts end when their report says)
-        Map<String, Map<Integer, long[]>> intervals = witnessIntervals(witness);
-        db.sql("select job_id, attempt, finished_at from attempts where finished_at is not null").query(rs -> {
-            var perJob = intervals.get(rs.getString(1));
-            if (perJob != null && perJob.containsKey(rs.getInt(2)) && perJob.get(rs.getInt(2))[1] == Long.MAX_VALUE) {
-                Timestamp t = rs.getTimestamp(3);
-                perJob.get(rs.getInt(2))[1] = t.toInstant().getEpochSecond() * 1_000_000_000L + t.toInstant().getNano();
-            }
-        });
+        // 2. no two processes of one job alive at once, as the processes themselves told the witness: one record
+        //    per process (two processes of one attempt are two), each alive until the kernel closed its connection
+        Map<String, List<Witness.Process>> byJob = new HashMap<>();
+        for (Witness.Process p : witness.processes()) {
+            byJob.computeIfAbsent(String.valueOf(p.jobId), k -> new ArrayList<>()).add(p);
+        }
         long overlaps = 0;
-        for (var perJob : intervals.values()) {
-            List<long[]> list = new ArrayList<>(perJob.values());
-            list.sort((a, b) -> Long.compare(a[0], b[0]));
-            for (int i = 1; i < list.size(); i++) {
-                if (list.get(i)[0] < list.get(i - 1)[1]) {
-                    overlaps++;
+        for (List<Witness.Process> list : byJob.values()) {
+            for (int i = 0; i < list.size(); i++) {
+                for (int j = i + 1; j < list.size(); j++) {
+                    overlaps += list.get(i).overlaps(list.get(j)) ? 1 : 0;
                 }
             }
         }
-        violations.put("attempts of one job overlapping in time", overlaps);
-        // the witness saw the jobs it is to judge: a job that succeeded ran its script, and both its lines with it
+        violations.put("pairs of processes of one job alive at once", overlaps);
+        violations.put("job processes left running after every job ended", witness.open());
+        violations.put("processes that never said which job they run", (long) byJob.getOrDefault("null", List.of()).size());
+        // the witness saw the jobs it is to judge: a job that succeeded ran its script
         long unseen = db.sql("select id from jobs where state = 'SUCCEEDED'").query(String.class).list().stream()
-                .filter(id -> !intervals.containsKey(id)).count();
+                .filter(id -> !byJob.containsKey(id)).count();
         violations.put("succeeded jobs the witness never saw", unseen);
+
+        // outcomes as the workload meant them: SHORT and LONG succeed, FAILS fails with its exit code, RETRIED
+        // succeeds on a later attempt, CANCELED ends canceled
+        List<String> mismatches = new ArrayList<>();
+        for (Submitted job : submitted) {
+            var row = db.sql("select state, exit_code, attempt, failure_reason from jobs where id = cast(:id as uuid)")
+                    .param("id", job.id()).query((rs, n) -> new Object[] {rs.getString(1), rs.getObject(2), rs.getInt(3),
+                            rs.getString(4)}).optional().orElse(null);
+            if (row == null) {
+                continue; // counted as missing
+            }
+            String state = (String) row[0];
+            boolean ok = switch (job.kind()) {
+                case SHORT, LONG -> state.equals("SUCCEEDED");
+                case FAILS -> state.equals("FAILED") && Integer.valueOf(3).equals(row[1]);
+                case RETRIED -> state.equals("SUCCEEDED") && (int) row[2] >= 2;
+                case CANCELED -> state.equals("CANCELED");
+            };
+            if (!ok) {
+                mismatches.add(job.kind() + " " + job.id() + " ended " + state + " (exit " + row[1] + ", attempt " + row[2]
+                        + ", " + row[3] + ")");
+            }
+        }
+        violations.put("jobs whose outcome is not what their class meant " + mismatches, (long) mismatches.size());
 
         // 3. no machine over-committed, sampled during the run
         violations.put("over-committed samples (of " + samples.get() + ")", (long) overCommitSamples.get());
@@ -405,10 +442,11 @@ class ChaosTest {
             canceledAt.put(rs.getString(1), t.toInstant().getEpochSecond() * 1_000_000_000L + t.toInstant().getNano());
         });
         long restarted = 0;
-        for (var entry : intervals.entrySet()) {
-            Long at = canceledAt.get(entry.getKey());
+        for (Witness.Process p : witness.processes()) {
+            Long at = canceledAt.get(String.valueOf(p.jobId));
             if (at != null) {
-                restarted += entry.getValue().values().stream().filter(iv -> iv[0] > at + 50_000_000L).count();
+                long started = p.startedAt.getEpochSecond() * 1_000_000_000L + p.startedAt.getNano();
+                restarted += started > at + 50_000_000L ? 1 : 0;
             }
         }
         violations.put("canceled jobs started again", restarted);
@@ -446,6 +484,7 @@ class ChaosTest {
         out.append("workload: ").append(submitted.size()).append(" jobs ").append(kinds).append(", ").append(attempts)
                 .append(" attempts, ").append(agents).append(" agents\n");
         out.append("outcomes: ").append(outcomes).append("\n");
+        out.append("faults applied by kind: ").append(new java.util.TreeMap<>(applied)).append("\n");
         out.append("faults injected (").append(faults.size()).append("):\n");
         faults.forEach(f -> out.append("  ").append(f).append("\n"));
         out.append("invariants (violations, all must be 0):\n");
@@ -454,31 +493,12 @@ class ChaosTest {
             out.append("machine loss -> its jobs running elsewhere: ").append(recoveries.size()).append(" jobs, p50 ")
                     .append(recoveries.get(recoveries.size() / 2)).append(" ms, p99 ")
                     .append(recoveries.get(Math.min(recoveries.size() - 1, recoveries.size() * 99 / 100))).append(" ms\n");
+        } else {
+            out.append("machine loss -> its jobs running elsewhere: no job of a dead machine ran again (")
+                    .append(machineDeaths.isEmpty() ? "no machine died" : "it held none then").append(")\n");
         }
         System.out.print(out);
         Files.writeString(Path.of("target", "chaos-report.txt"), out);
         assertThat(violations).as(out.toString()).allSatisfy((k, v) -> assertThat(v).as(k).isZero());
-    }
-
-    /** job id → attempt → {start ns, end ns (MAX_VALUE when the process wrote no end)}. */
-    private static Map<String, Map<Integer, long[]>> witnessIntervals(Path witness) throws IOException {
-        Map<String, Map<Integer, long[]>> intervals = new HashMap<>();
-        if (!Files.exists(witness)) {
-            return intervals;
-        }
-        for (String line : Files.readAllLines(witness)) {
-            String[] p = line.trim().split(" ");
-            if (p.length != 4) {
-                continue;
-            }
-            long[] iv = intervals.computeIfAbsent(p[1], k -> new HashMap<>())
-                    .computeIfAbsent(Integer.parseInt(p[2]), k -> new long[] {Long.MAX_VALUE, Long.MAX_VALUE});
-            if (p[0].equals("start")) {
-                iv[0] = Math.min(iv[0], Long.parseLong(p[3]));
-            } else if (p[0].equals("end")) {
-                iv[1] = Long.parseLong(p[3]);
-            }
-        }
-        return intervals;
     }
 }
