@@ -12,13 +12,26 @@ import java.util.TreeMap;
  * can run only there will need. Immutable; {@link Tracker} keeps it from the jobs as they come.
  *
  * @param restrictedShare by GPU model, from 0 to 1; a model not named has none
+ * @param sizeShare       the share of GPU jobs asking for 1, 2, … {@link #MAX_SIZE} GPUs (index 0 for 1 GPU; larger
+ *                        asks count as the largest); empty when nothing is known
+ * @param cpuMillisPerGpu what GPU jobs ask for beside each GPU, on average
+ * @param memoryMbPerGpu  likewise, memory
  */
-public record GpuDemand(Map<String, Double> restrictedShare) {
+public record GpuDemand(Map<String, Double> restrictedShare, List<Double> sizeShare, long cpuMillisPerGpu,
+                        long memoryMbPerGpu) {
+    /** The GPU counts the size distribution tells apart. */
+    public static final int MAX_SIZE = 8;
     /** Nothing known: every model is as good as another (the engine then bin-packs as before). */
     public static final GpuDemand NONE = new GpuDemand(Map.of());
 
+    /** A demand that says nothing of sizes. */
+    public GpuDemand(Map<String, Double> restrictedShare) {
+        this(restrictedShare, List.of(), 0, 0);
+    }
+
     public GpuDemand {
         restrictedShare = Map.copyOf(restrictedShare);
+        sizeShare = List.copyOf(sizeShare);
     }
 
     double restrictedShare(String model) {
@@ -40,7 +53,11 @@ public record GpuDemand(Map<String, Double> restrictedShare) {
     public static final class Tracker {
         private final double keep;
         private final Map<String, Double> restricted = new HashMap<>();
+        private final double[] sizes = new double[MAX_SIZE];
         private double total;
+        private double jobs;
+        private double cpu;
+        private double memory;
 
         /** @param window about how many GPUs of demand count (older demand fades by e per window) */
         public Tracker(long window) {
@@ -58,6 +75,13 @@ public record GpuDemand(Map<String, Double> restrictedShare) {
             double fade = Math.pow(keep, gpus);
             total = total * fade + gpus;
             restricted.replaceAll((model, sum) -> sum * fade);
+            for (int i = 0; i < sizes.length; i++) {
+                sizes[i] *= fade;
+            }
+            sizes[Math.min(gpus, MAX_SIZE) - 1] += 1;
+            jobs = jobs * fade + 1;
+            cpu = cpu * fade + job.cpuMillis();
+            memory = memory * fade + job.memoryMb();
             List<String> models = job.gpuTypes();
             for (String model : models) {
                 restricted.merge(model, (double) gpus / models.size(), Double::sum);
@@ -70,7 +94,11 @@ public record GpuDemand(Map<String, Double> restrictedShare) {
             }
             Map<String, Double> shares = new TreeMap<>();
             restricted.forEach((model, sum) -> shares.put(model, Math.min(1, sum / total)));
-            return new GpuDemand(shares);
+            List<Double> sizeShare = new java.util.ArrayList<>(MAX_SIZE);
+            for (double size : sizes) {
+                sizeShare.add(size / jobs);
+            }
+            return new GpuDemand(shares, sizeShare, Math.round(cpu / total), Math.round(memory / total));
         }
     }
 }

@@ -18,6 +18,10 @@ final class GpuPressure {
         this.demand = demand;
     }
 
+    GpuDemand demand() {
+        return demand;
+    }
+
     /** Counts an indexed machine's free GPUs. */
     void add(MachineState machine) {
         if (machine.freeGpus() > 0 && machine.view.gpuType() != null) {

@@ -91,4 +91,33 @@ class GpuScarcityTest {
         PendingJob h100Only = aJob().cores(4).memoryMb(8192).gpus(2, "H100").build();
         assertThat(Snapshots.machinesOf(Snapshots.plan(told, h100Only))).containsEntry(h100Only.jobId(), "h100-half-used");
     }
+
+    @Test
+    void theTrackerKeepsTheSizesOfGpuJobsAndWhatTheyAskBesideEachGpu() {
+        GpuDemand demand = GpuDemand.of(List.of(aJob().cpuMillis(8000).memoryMb(16_384).gpus(1).build(),
+                aJob().cpuMillis(8000).memoryMb(16_384).gpus(1).build(), aJob().cpuMillis(24_000).memoryMb(49_152).gpus(8).build()));
+        assertThat(demand.sizeShare().get(0)).isCloseTo(2.0 / 3, within(1e-9));
+        assertThat(demand.sizeShare().get(7)).isCloseTo(1.0 / 3, within(1e-9));
+        assertThat(demand.cpuMillisPerGpu()).isEqualTo(4000); // 40 cores over 10 GPUs
+        assertThat(demand.memoryMbPerGpu()).isEqualTo(8192);
+    }
+
+    /** Half the likely jobs take 1 GPU, half take 8, each with 4 cores per GPU. */
+    @ParameterizedTest(name = "{0} GPUs and {1} cores free, the job takes {2} GPUs and {3} cores: {4}")
+    @CsvSource({
+            // an idle 8-GPU machine broken by a 1-GPU job: the 8-GPU half can no longer use its 7 free GPUs
+            "8, 32, 1, 4, 28.125",
+            // the same job on a machine with 1 GPU free that only 1-GPU jobs could use: it removes that fragment
+            "1, 32, 1, 4, 53.125",
+            // the job leaves 4 GPUs without the CPU any likely job needs beside them: all 4 become fragments
+            "5, 8, 1, 6, 40.625"})
+    void aPlacementScoresByTheFragmentationItAddsForTheLikelyJobs(int freeGpus, int freeCores, int gpus, int cores,
+            double expected) {
+        GpuDemand demand = new GpuDemand(Map.of(), List.of(0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5), 4000, 1);
+        MachineState machine = aMachine("m").cores(64).memoryMb(524_288).withGpus(8, "H100")
+                .allocated(64_000 - freeCores * 1000L, 0, 8 - freeGpus).state();
+        PendingJob job = aJob().cpuMillis(cores * 1000L).memoryMb(1).gpus(gpus).build();
+        assertThat(new GpuFragmentationScorer(demand).score(job, machine)).isCloseTo(expected, within(1e-9));
+        assertThat(new GpuFragmentationScorer(GpuDemand.NONE).score(job, machine)).as("nothing known").isEqualTo(50);
+    }
 }
