@@ -40,9 +40,13 @@ import org.springframework.web.client.ResourceAccessException;
  * kill), and again. The scheduler holds a heartbeat while it has nothing to say, so a new lease
  * arrives within moments of its commit.
  *
- * <p>Self-fencing: when no heartbeat has been answered for the lease TTL, the agent kills its
- * attempts itself (LEASE_EXPIRED). The control plane declares the machine lost only after a longer
- * TTL, so two live attempts of one job never overlap, even across a partition.
+ * <p>Self-fencing ({@link LeaseFence}, {@link Fence}): the lease is a deadline on a monotonic clock, renewed only
+ * by a heartbeat answered and counted from when that heartbeat was sent; a timer of its own, independent of any
+ * call, sends SIGTERM to every attempt at the deadline (LEASE_EXPIRED) and SIGKILL by the end of the kill grace
+ * the scheduler said. The control plane declares the machine lost only after a longer TTL ({@code FencingBudget}),
+ * so two live attempts of one job never overlap, even across a silent partition. Every heartbeat gives up before
+ * the lease it would renew ends ({@link HeartbeatTiming}), and a lease is started only while the fence is live
+ * and before the deadline the scheduler gave it.
  */
 final class Agent implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(Agent.class);
@@ -56,6 +60,8 @@ final class Agent implements SmartLifecycle {
     private final SchedulerClient scheduler;
     private final AttemptRunner runner;
     private final InstantSource clock;
+    private final MonotonicClock monotonic;
+    private final LeaseFence fence;
     private final Thread.Builder loopThread;
     private final Duration firstBeatDelay;
     private final CredentialFile credentials;
@@ -65,7 +71,7 @@ final class Agent implements SmartLifecycle {
     private volatile boolean active;
     private Thread loop;
     private JoinResponse identity;
-    private Instant lastRenewal;
+    private HeartbeatTiming timing;
     private Instant lastHousekeeping;
 
     /** @param credentials where the machine's credential is kept across restarts */
@@ -83,6 +89,25 @@ final class Agent implements SmartLifecycle {
      */
     Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
             InstantSource clock, Thread.Builder loopThread, Duration firstBeatDelay, CredentialFile credentials) {
+        this(properties, resources, scheduler, runner, clock, MonotonicClock.SYSTEM, loopThread, firstBeatDelay, credentials);
+    }
+
+    /** @param monotonic what the lease is counted on (tests step one) */
+    Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
+            InstantSource clock, MonotonicClock monotonic, Thread.Builder loopThread, Duration firstBeatDelay,
+            CredentialFile credentials) {
+        this.monotonic = monotonic;
+        this.fence = new LeaseFence(monotonic, new LeaseFence.Attempts() {
+            @Override
+            public int terminateAll() {
+                return stopAll(FENCED);
+            }
+
+            @Override
+            public int killAll() {
+                return killAllNow();
+            }
+        });
         this.properties = properties;
         this.resources = resources;
         this.scheduler = scheduler;
@@ -115,6 +140,7 @@ final class Agent implements SmartLifecycle {
         }
         join();
         active = true;
+        fence.start(resources.machineId());
         loop = loopThread.start(() -> {
             if (firstBeatDelay.isPositive()) {
                 waitFor(firstBeatDelay);
@@ -135,6 +161,7 @@ final class Agent implements SmartLifecycle {
                 runner.isolation().wire(), resources.gpus(), kept);
         int refusedAsLive = 0;
         while (true) {
+            long sentAt = monotonic.nanos();
             try {
                 try {
                     identity = scheduler.join(properties.joinToken(), request);
@@ -148,7 +175,7 @@ final class Agent implements SmartLifecycle {
                     request = request.withoutCredential();
                     identity = scheduler.join(properties.joinToken(), request);
                 }
-                lastRenewal = clock.instant();
+                leaseFrom(sentAt);
                 keep(identity.credential(), kept);
                 log.info("joined as machine {} (incarnation {}): {} cpu millis, {} MiB, {} GPUs {}", identity.machineId(),
                         identity.incarnation(), resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(),
@@ -183,6 +210,20 @@ final class Agent implements SmartLifecycle {
         }
     }
 
+    /**
+     * The lease the join answered, with the scheduler's TTL and kill grace (the agent's own grace where an older
+     * scheduler says none), and heartbeats timed to give up before it ends.
+     */
+    private void leaseFrom(long sentAt) {
+        Duration ttl = Duration.ofMillis(identity.leaseTtlMs());
+        Duration grace = identity.killGraceMs() == null ? properties.killGrace() : Duration.ofMillis(identity.killGraceMs());
+        timing = HeartbeatTiming.of(properties.heartbeatInterval(), ttl, SchedulerClient.CONNECT_TIMEOUT);
+        scheduler.heartbeatReadTimeout(timing.readTimeout());
+        fence.joined(sentAt, ttl, grace);
+        log.info("lease TTL {}, kill grace {}: heartbeats held at most {}, given up after {}", ttl, grace, timing.hold(),
+                timing.readTimeout());
+    }
+
     private String keptCredential() {
         if (credentials == null) {
             return null;
@@ -208,13 +249,14 @@ final class Agent implements SmartLifecycle {
 
     private void run() {
         while (active) {
-            Instant sentAt = clock.instant();
+            Instant startedAt = clock.instant();
+            long sentAt = monotonic.nanos();
             boolean progress = false;
             try {
                 HeartbeatResponse reply = scheduler.heartbeat(identity.credential(), new Heartbeat(identity.machineId(),
-                        identity.incarnation(), reports(), properties.heartbeatInterval().toMillis()));
-                lastRenewal = clock.instant();
-                progress = apply(reply);
+                        identity.incarnation(), reports(), timing.hold().toMillis()));
+                fence.renewed(sentAt, Duration.ofMillis(reply.leaseTtlMs()));
+                progress = apply(reply, sentAt);
             } catch (HttpClientErrorException.Unauthorized | HttpClientErrorException.Conflict e) {
                 // the credential is unknown or another incarnation took this machine over: its attempts were ended
                 log.warn("the scheduler no longer knows this agent ({}): {}; stopping attempts and joining again",
@@ -225,20 +267,26 @@ final class Agent implements SmartLifecycle {
                 if (!active) {
                     break; // stopping: the heartbeat in flight was interrupted
                 }
-                log.warn("heartbeat failed: {}", e.getMessage());
-                fenceIfExpired();
+                log.warn("heartbeat failed: {}", e.getMessage()); // the lease's timer fences, not this
             }
             enforceTimeouts();
             housekeeping();
             if (!progress) {
-                Duration left = properties.heartbeatInterval().minus(Duration.between(sentAt, clock.instant()));
+                Duration left = properties.heartbeatInterval().minus(Duration.between(startedAt, clock.instant()));
                 waitFor(left.isNegative() ? Duration.ZERO : left);
             }
         }
     }
 
-    /** Does what the reply says. @return whether it said anything new */
-    private boolean apply(HeartbeatResponse reply) {
+    /**
+     * Does what the reply to the heartbeat sent at {@code sentAt} says. A lease is started only while the fence is
+     * live and before its own deadline; one past either is not started and nothing is reported for it: the
+     * reconciler ends it LEASE_EXPIRED when its lease runs out, the one owner of that decision (a refusal reported
+     * as START_FAILED would count against a machine that did nothing wrong, and race with that sweep).
+     *
+     * @return whether it said anything new
+     */
+    private boolean apply(HeartbeatResponse reply, long sentAt) {
         boolean progress = false;
         for (AttemptRef acked : reply.ack()) {
             progress |= finals.remove(new AttemptKey(acked.jobId(), acked.attempt())) != null;
@@ -254,6 +302,11 @@ final class Agent implements SmartLifecycle {
         for (Lease lease : reply.start()) {
             AttemptKey key = new AttemptKey(lease.jobId(), lease.attempt());
             if (!running.containsKey(key) && !finals.containsKey(key)) {
+                if (!fence.live() || !Fence.startable(lease.startWithinMs(), sentAt, monotonic.nanos())) {
+                    log.warn("not starting attempt {}: {}", key, fence.live() ? "its lease to start ran out ("
+                            + lease.startWithinMs() + " ms)" : "this agent's lease ran out");
+                    continue;
+                }
                 start(key, lease);
                 progress = true;
             }
@@ -388,22 +441,30 @@ final class Agent implements SmartLifecycle {
         }
     }
 
-    /** No answer for the lease TTL: this agent may have been cut off, so it stops its attempts itself. */
-    private void fenceIfExpired() {
-        Duration ttl = Duration.ofMillis(identity.leaseTtlMs());
-        if (!running.isEmpty() && Duration.between(lastRenewal, clock.instant()).compareTo(ttl) > 0) {
-            log.warn("no heartbeat answered for {}: killing {} attempts (self-fencing)", ttl, running.size());
-            stopAll(FENCED);
-        }
-    }
-
-    private void stopAll(String reason) {
+    /** SIGTERM (then SIGKILL after the grace) to every attempt not yet told to stop. @return how many were told */
+    private int stopAll(String reason) {
+        int told = 0;
         for (Tracked t : running.values()) {
             if (t.killReason == null) {
                 t.killReason = reason;
                 t.process.terminate();
+                told++;
             }
         }
+        return told;
+    }
+
+    /** SIGKILL to every attempt still running, now (the fence's grace is over). @return how many */
+    private int killAllNow() {
+        int killed = 0;
+        for (Tracked t : running.values()) {
+            if (t.killReason == null) {
+                t.killReason = FENCED;
+            }
+            t.process.kill();
+            killed++;
+        }
+        return killed;
     }
 
     private void rejoin() {
@@ -436,6 +497,7 @@ final class Agent implements SmartLifecycle {
     @Override
     public void stop() {
         active = false;
+        fence.close();
         if (loop != null) {
             loop.interrupt();
         }
