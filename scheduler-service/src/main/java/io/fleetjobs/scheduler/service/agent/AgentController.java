@@ -67,6 +67,8 @@ class AgentController {
             return ResponseEntity.ok(response);
         } catch (AgentService.Superseded e) {
             return problem(HttpStatus.CONFLICT, e.getMessage());
+        } catch (AgentService.NotRecorded e) {
+            return problem(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
         }
     }
 

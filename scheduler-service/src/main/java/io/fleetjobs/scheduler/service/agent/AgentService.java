@@ -122,6 +122,7 @@ public final class AgentService {
      * anything: a join meanwhile supersedes it ({@link Superseded}).
      */
     public HeartbeatResponse heartbeat(String machineId, Heartbeat heartbeat) {
+        requireRecording();
         Instant now = jobs.clock().instant();
         heartbeats.record(machineId, now);
         AgentDiff.Reported reported = AgentDiff.Reported.of(machineId, heartbeat.attempts());
@@ -156,8 +157,23 @@ public final class AgentService {
         }
         if (held) {
             requireIncarnation(machineId, heartbeat.incarnation());
+            requireRecording();
         }
         return new HeartbeatResponse(properties.leaseTtl().toMillis(), diff.start(), diff.kill(), ack);
+    }
+
+    /** Heartbeats are not being written: answering would renew a lease the reconciler does not know of. */
+    public static final class NotRecorded extends RuntimeException {
+        NotRecorded() {
+            super("heartbeats cannot be recorded right now (the heartbeat writer is failing); not answered, so that no"
+                    + " lease is renewed that the control plane does not see");
+        }
+    }
+
+    private void requireRecording() {
+        if (!heartbeats.healthy()) {
+            throw new NotRecorded();
+        }
     }
 
     private void requireIncarnation(String machineId, long incarnation) {
