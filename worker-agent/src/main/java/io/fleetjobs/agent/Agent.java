@@ -13,7 +13,6 @@ import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
-import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
 import io.fleetjobs.model.agent.AgentProtocol.Kill;
 import io.fleetjobs.model.GpuAssignment;
@@ -32,8 +31,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.web.client.HttpClientErrorException;
-import org.springframework.web.client.HttpServerErrorException;
-import org.springframework.web.client.ResourceAccessException;
 
 /**
  * The agent's loop: heartbeat (what runs, how attempts ended), then do what the reply says (start,
@@ -64,7 +61,7 @@ final class Agent implements SmartLifecycle {
     private final LeaseFence fence;
     private final Thread.Builder loopThread;
     private final Duration firstBeatDelay;
-    private final CredentialFile credentials;
+    private final Joining joining;
     private final Map<AttemptKey, Tracked> running = new ConcurrentHashMap<>();
     private final Map<AttemptKey, AttemptReport> finals = new ConcurrentHashMap<>();
     private final Semaphore wake = new Semaphore(0);
@@ -115,7 +112,8 @@ final class Agent implements SmartLifecycle {
         this.clock = clock;
         this.loopThread = loopThread;
         this.firstBeatDelay = firstBeatDelay;
-        this.credentials = credentials;
+        this.joining = new Joining(properties, resources, scheduler, runner.isolation().wire(), clock, monotonic,
+                credentials);
     }
 
     /** An attempt this agent runs. */
@@ -149,65 +147,11 @@ final class Agent implements SmartLifecycle {
         });
     }
 
-    /**
-     * Joins, retrying while the scheduler cannot be reached, up to the join timeout. The join presents the
-     * machine's credential kept from an earlier incarnation, if any, and keeps the one it is given.
-     */
+    /** Joins ({@link Joining}), and takes the lease the join answered. */
     private void join() {
-        Instant deadline = clock.instant().plus(properties.joinTimeout());
-        String kept = keptCredential();
-        JoinRequest request = new JoinRequest(resources.machineId(), properties.region(), properties.labels(),
-                resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType(),
-                runner.isolation().wire(), resources.gpus(), kept);
-        int refusedAsLive = 0;
-        while (true) {
-            long sentAt = monotonic.nanos();
-            try {
-                try {
-                    identity = scheduler.join(properties.joinToken(), request);
-                } catch (HttpClientErrorException.BadRequest e) {
-                    if (request.credential() == null) {
-                        throw e;
-                    }
-                    // a scheduler older than the field refuses what it does not know: join as before
-                    log.warn("the scheduler refused the join with the kept credential ({}); joining without it",
-                            e.getStatusCode());
-                    request = request.withoutCredential();
-                    identity = scheduler.join(properties.joinToken(), request);
-                }
-                leaseFrom(sentAt);
-                keep(identity.credential(), kept);
-                log.info("joined as machine {} (incarnation {}): {} cpu millis, {} MiB, {} GPUs {}", identity.machineId(),
-                        identity.incarnation(), resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(),
-                        resources.gpuType() == null ? "" : resources.gpuType());
-                return;
-            } catch (HttpClientErrorException.Conflict e) {
-                // the machine is live to the scheduler and this agent holds no credential it accepts (killed before
-                // it kept the last one): the join is admitted once the machine is lost and its attempts ended
-                if (clock.instant().isAfter(deadline)) {
-                    throw new IllegalStateException("the scheduler at " + properties.schedulerUrl() + " kept refusing "
-                            + "the join within " + properties.joinTimeout() + ": " + e.getResponseBodyAsString()
-                            + "; an operator resets a machine whose credential was lost (POST /api/v1/machines/{id}/reset)");
-                }
-                if (refusedAsLive++ == 0) {
-                    log.warn("the scheduler refused the join for now ({}); asking again until the machine is lost",
-                            e.getResponseBodyAsString());
-                }
-                pause(Duration.ofSeconds(1));
-            } catch (HttpClientErrorException e) {
-                throw new IllegalStateException("the scheduler at " + properties.schedulerUrl() + " refused the join ("
-                        + e.getStatusCode() + "): " + e.getResponseBodyAsString()
-                        + "; check jobs.worker.join-token (JOBS_WORKER_JOIN_TOKEN) against the control plane's JOBS_AGENT_JOIN_TOKEN");
-            } catch (ResourceAccessException | HttpServerErrorException e) {
-                // unreachable, or answering 5xx (a scheduler short of database connections): both pass
-                if (clock.instant().isAfter(deadline)) {
-                    throw new IllegalStateException("the scheduler at " + properties.schedulerUrl() + " took no join within "
-                            + properties.joinTimeout() + " (last: " + e.getMessage() + "); check jobs.worker.scheduler-url"
-                            + " (JOBS_WORKER_SCHEDULER_URL) and the scheduler's health, or raise jobs.worker.join-timeout");
-                }
-                pause(Duration.ofMillis(500));
-            }
-        }
+        Joining.Joined joined = joining.join();
+        identity = joined.identity();
+        leaseFrom(joined.sentAt());
     }
 
     /**
@@ -222,29 +166,6 @@ final class Agent implements SmartLifecycle {
         fence.joined(sentAt, ttl, grace);
         log.info("lease TTL {}, kill grace {}: heartbeats held at most {}, given up after {}", ttl, grace, timing.hold(),
                 timing.readTimeout());
-    }
-
-    private String keptCredential() {
-        if (credentials == null) {
-            return null;
-        }
-        try {
-            return credentials.read().orElse(null);
-        } catch (java.io.UncheckedIOException e) {
-            log.warn("{}; joining without it", e.getMessage());
-            return null;
-        }
-    }
-
-    private void keep(String credential, String kept) {
-        if (credentials == null || credential == null || credential.equals(kept)) {
-            return;
-        }
-        try {
-            credentials.write(credential);
-        } catch (java.io.UncheckedIOException e) {
-            log.warn("{}: the next start joins without it", e.getMessage());
-        }
     }
 
     private void run() {
@@ -483,14 +404,6 @@ final class Agent implements SmartLifecycle {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             active = false;
-        }
-    }
-
-    private static void pause(Duration d) {
-        try {
-            Thread.sleep(d);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
