@@ -170,6 +170,12 @@ public final class MachineStore {
     public record Identity(String machineId, long incarnation) {
     }
 
+    /** The machine's current incarnation (bumped by each join); empty for an unknown machine. */
+    public Optional<Long> incarnation(String machineId) {
+        return jdbc.sql("select incarnation from machines where id = :id").param("id", machineId)
+                .query(Long.class).optional();
+    }
+
     /**
      * Records the heartbeats of those machines whose row no other transaction holds, in one statement, and
      * answers which were written. Placements and attempt ends lock machine rows for the length of their
@@ -205,14 +211,21 @@ public final class MachineStore {
     /**
      * An attempt the database says runs (or is to start) on a machine; {@code execution} (the spec's
      * command, environment and timeout) only while it is to start (SCHEDULED), with what it holds: {@code gpus}
-     * the indices of its devices.
+     * the indices of its devices, and {@code startWithinMs} how long it may still be started: its lease's expiry
+     * less the database's clock now (null when it has none, or is running).
      */
     public record AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
             boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
-            List<Integer> gpus) {
+            List<Integer> gpus, Long startWithinMs) {
+        public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
+                boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
+                List<Integer> gpus) {
+            this(jobId, attempt, epoch, state, cancelRequested, execution, cpuMillis, memoryMb, gpus, null);
+        }
+
         public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
                 boolean cancelRequested, io.fleetjobs.model.Execution execution) {
-            this(jobId, attempt, epoch, state, cancelRequested, execution, 0, 0, List.of());
+            this(jobId, attempt, epoch, state, cancelRequested, execution, 0, 0, List.of(), null);
         }
     }
 
@@ -223,7 +236,9 @@ public final class MachineStore {
         return jdbc.sql("""
                         select a.job_id, a.attempt, a.lease_epoch, a.state, j.cancel_requested,
                                case when a.state = 'SCHEDULED' then j.spec->'execution' end as execution,
-                               a.cpu_millis, a.memory_mb, a.gpu_indices
+                               a.cpu_millis, a.memory_mb, a.gpu_indices,
+                               case when a.state = 'SCHEDULED' then greatest(0, floor(
+                                   extract(epoch from a.lease_expires_at - clock_timestamp()) * 1000))::bigint end
                         from attempts a join jobs j on j.id = a.job_id
                         where a.machine_id = :m and a.released_at is null and a.state in ('SCHEDULED', 'RUNNING')""")
                 .param("m", machineId)
@@ -232,7 +247,7 @@ public final class MachineStore {
                     return new AssignedAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
                             io.fleetjobs.model.AttemptState.valueOf(rs.getString(4)), rs.getBoolean(5),
                             execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class),
-                            rs.getLong(7), rs.getLong(8), gpuIndices(rs.getArray(9)));
+                            rs.getLong(7), rs.getLong(8), gpuIndices(rs.getArray(9)), (Long) rs.getObject(10));
                 })
                 .list();
     }

@@ -21,10 +21,16 @@ import org.springframework.transaction.PlatformTransactionManager;
         "org.springframework.boot.jdbc.autoconfigure.JdbcClientAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration"})
 public class StoreAutoConfiguration {
+    /**
+     * The database's clock where the service has a database ({@link DatabaseClock}): liveness is judged on it, and
+     * every time a service writes is on it, so that no two machines' clocks are ever compared; this machine's
+     * elsewhere.
+     */
     @Bean
     @ConditionalOnMissingBean
-    InstantSource clock() {
-        return InstantSource.system();
+    InstantSource clock(ObjectProvider<JdbcClient> jdbc) {
+        JdbcClient database = jdbc.getIfAvailable();
+        return database == null ? InstantSource.system() : new DatabaseClock(database).start();
     }
 
     /** The stores, where the service has a database. */

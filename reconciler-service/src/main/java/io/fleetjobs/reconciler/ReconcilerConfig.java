@@ -23,9 +23,12 @@ import org.springframework.context.annotation.Configuration;
 class ReconcilerConfig {
     @Bean
     ReconcilerLoop reconcilerLoop(JobStore jobs, RepairStore repair, AttemptReports reports, MachineStore machines,
-            InstantSource clock, ReconcilerProperties p, MeterRegistry meters,
+            InstantSource clock, ReconcilerProperties p, AgentFenceProperties fence, MeterRegistry meters,
             io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
             io.github.resilience4j.retry.RetryRegistry retries) {
+        // refuses to start with settings under which a silent machine's jobs could run twice at once
+        org.slf4j.LoggerFactory.getLogger(ReconcilerConfig.class).info("fencing budget: {}",
+                fence.budget(p.lostAfter()).requireHolds());
         Liveness liveness = new Liveness(p.suspectAfter(), p.lostAfter(), p.massSilenceShare(), p.massSilenceMinMachines());
         return new ReconcilerLoop(List.of(
                 new MachineLivenessSweep(repair, reports, liveness, meters),

@@ -6,8 +6,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * @param interval how often every sweep runs
  * @param suspectAfter a machine silent this long takes no new work
- * @param lostAfter a machine silent this long is lost: its attempts are retried elsewhere. Longer than
- *     the agents' lease TTL, so that a cut-off agent has killed its attempts before they run elsewhere
+ * @param lostAfter a machine silent this long is lost: its attempts are retried elsewhere (default 15 s). Longer
+ *     than the agents' lease TTL + kill grace + the longest hold + a clock-skew margin ({@code FencingBudget},
+ *     checked at start), so that a cut-off agent has killed its attempts before they run elsewhere
  * @param massSilenceShare more than this share of a region silent at once is an outage: nobody is declared lost
  * @param massSilenceMinMachines regions smaller than this are never judged by share
  * @param timeoutSlack how long past a job's time limit before the reconciler fails an attempt its agent did not stop
@@ -21,7 +22,7 @@ public record ReconcilerProperties(Duration interval, Duration suspectAfter, Dur
     public ReconcilerProperties {
         interval = interval == null ? Duration.ofSeconds(1) : interval;
         suspectAfter = suspectAfter == null ? Duration.ofSeconds(6) : suspectAfter;
-        lostAfter = lostAfter == null ? Duration.ofSeconds(15) : lostAfter;
+        lostAfter = lostAfter == null ? io.fleetjobs.model.FencingBudget.DEFAULT_LOST_AFTER : lostAfter;
         massSilenceShare = massSilenceShare == null ? 0.5 : massSilenceShare;
         massSilenceMinMachines = massSilenceMinMachines == null ? 3 : massSilenceMinMachines;
         timeoutSlack = timeoutSlack == null ? Duration.ofSeconds(30) : timeoutSlack;

@@ -13,13 +13,19 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A TCP relay on loopback that a test can cut: {@link #cut()} drops every connection through it and
- * every new one until {@link #restore()}, as a network partition looks to both ends.
+ * every new one until {@link #restore()}, as a network partition looks to both ends when something resets the
+ * connections. {@link #silence()} is the other partition, the silent one: packets dropped, nothing reset, every
+ * socket left open; what is sent is swallowed, nothing comes back, and new connections are taken and answered
+ * with nothing.
  */
 public final class TcpProxy implements AutoCloseable {
     private final ServerSocket server;
     private final int targetPort;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile boolean cut;
+    private volatile boolean silent;
+    private volatile boolean silenceAfterReply;
+    private volatile boolean replied;
     private volatile boolean closed;
 
     public TcpProxy(int targetPort) {
@@ -44,6 +50,29 @@ public final class TcpProxy implements AutoCloseable {
 
     public void restore() {
         cut = false;
+        silent = false;
+        silenceAfterReply = false;
+        replied = false;
+    }
+
+    /** From now on forwards nothing either way, and closes nothing: a silent partition. */
+    public void silence() {
+        silent = true;
+    }
+
+    /**
+     * Goes silent once a reply has gone through whole: from the first bytes a client sends after some of the target's
+     * reached it (a client sends its next request only once it read its last reply), on any connection. The worst
+     * moment for a lease: just after it was renewed.
+     */
+    public void silenceAfterNextReply() {
+        replied = false;
+        silenceAfterReply = true;
+    }
+
+    /** Whether the relay has gone silent. */
+    public boolean isSilent() {
+        return silent;
     }
 
     private void accept() {
@@ -54,12 +83,20 @@ public final class TcpProxy implements AutoCloseable {
                     quietClose(client);
                     continue;
                 }
+                if (silenceAfterReply && replied) {
+                    silent = true;
+                }
+                if (silent) {
+                    open.add(client);
+                    Thread.ofVirtual().start(() -> swallow(client));
+                    continue;
+                }
                 Socket upstream = new Socket();
                 upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2_000);
                 open.add(client);
                 open.add(upstream);
-                Thread.ofVirtual().start(() -> pipe(client, upstream));
-                Thread.ofVirtual().start(() -> pipe(upstream, client));
+                Thread.ofVirtual().start(() -> pipe(client, upstream, false));
+                Thread.ofVirtual().start(() -> pipe(upstream, client, true));
             } catch (IOException e) {
                 if (closed) {
                     return;
@@ -68,24 +105,52 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private void pipe(Socket from, Socket to) {
+    private void pipe(Socket from, Socket to, boolean replies) {
         byte[] buffer = new byte[16 * 1024];
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try { // closing a socket's stream closes the socket: the finally closes what must be closed
+            InputStream in = from.getInputStream();
+            OutputStream out = to.getOutputStream();
             int n;
             while ((n = in.read(buffer)) >= 0) {
                 if (cut) {
                     break;
                 }
+                if (!replies && silenceAfterReply && replied) {
+                    silent = true;
+                }
+                if (silent) {
+                    continue; // dropped on the floor; the connection stays open
+                }
                 out.write(buffer, 0, n);
                 out.flush();
+                if (replies && silenceAfterReply) {
+                    replied = true;
+                }
             }
         } catch (IOException ignored) {
             // one side went away: close both
         } finally {
             quietClose(from);
-            quietClose(to);
             open.remove(from);
-            open.remove(to);
+            if (!(silent && replies)) { // silent: the target closing its end reaches no client either
+                quietClose(to);
+                open.remove(to);
+            }
+        }
+    }
+
+    /** A connection taken while silent: whatever the client sends is read and dropped, nothing is answered. */
+    private void swallow(Socket client) {
+        byte[] buffer = new byte[16 * 1024];
+        try (InputStream in = client.getInputStream()) {
+            while (in.read(buffer) >= 0 && !cut) {
+                // dropped
+            }
+        } catch (IOException ignored) {
+            // closed
+        } finally {
+            quietClose(client);
+            open.remove(client);
         }
     }
 

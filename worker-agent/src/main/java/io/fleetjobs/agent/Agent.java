@@ -13,7 +13,6 @@ import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
-import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
 import io.fleetjobs.model.agent.AgentProtocol.Kill;
 import io.fleetjobs.model.GpuAssignment;
@@ -32,17 +31,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.web.client.HttpClientErrorException;
-import org.springframework.web.client.HttpServerErrorException;
-import org.springframework.web.client.ResourceAccessException;
 
 /**
  * The agent's loop: heartbeat (what runs, how attempts ended), then do what the reply says (start,
  * kill), and again. The scheduler holds a heartbeat while it has nothing to say, so a new lease
  * arrives within moments of its commit.
  *
- * <p>Self-fencing: when no heartbeat has been answered for the lease TTL, the agent kills its
- * attempts itself (LEASE_EXPIRED). The control plane declares the machine lost only after a longer
- * TTL, so two live attempts of one job never overlap, even across a partition.
+ * <p>Self-fencing ({@link LeaseFence}, {@link Fence}): the lease is a deadline on a monotonic clock, renewed only
+ * by a heartbeat answered and counted from when that heartbeat was sent; a timer of its own, independent of any
+ * call, sends SIGTERM to every attempt at the deadline (LEASE_EXPIRED) and SIGKILL by the end of the kill grace
+ * the scheduler said. The control plane declares the machine lost only after a longer TTL ({@code FencingBudget}),
+ * so two live attempts of one job never overlap, even across a silent partition. Every heartbeat gives up before
+ * the lease it would renew ends ({@link HeartbeatTiming}), and a lease is started only while the fence is live
+ * and before the deadline the scheduler gave it.
  */
 final class Agent implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(Agent.class);
@@ -56,16 +57,18 @@ final class Agent implements SmartLifecycle {
     private final SchedulerClient scheduler;
     private final AttemptRunner runner;
     private final InstantSource clock;
+    private final MonotonicClock monotonic;
+    private final LeaseFence fence;
     private final Thread.Builder loopThread;
     private final Duration firstBeatDelay;
-    private final CredentialFile credentials;
+    private final Joining joining;
     private final Map<AttemptKey, Tracked> running = new ConcurrentHashMap<>();
     private final Map<AttemptKey, AttemptReport> finals = new ConcurrentHashMap<>();
     private final Semaphore wake = new Semaphore(0);
     private volatile boolean active;
     private Thread loop;
     private JoinResponse identity;
-    private Instant lastRenewal;
+    private HeartbeatTiming timing;
     private Instant lastHousekeeping;
 
     /** @param credentials where the machine's credential is kept across restarts */
@@ -83,6 +86,25 @@ final class Agent implements SmartLifecycle {
      */
     Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
             InstantSource clock, Thread.Builder loopThread, Duration firstBeatDelay, CredentialFile credentials) {
+        this(properties, resources, scheduler, runner, clock, MonotonicClock.SYSTEM, loopThread, firstBeatDelay, credentials);
+    }
+
+    /** @param monotonic what the lease is counted on (tests step one) */
+    Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
+            InstantSource clock, MonotonicClock monotonic, Thread.Builder loopThread, Duration firstBeatDelay,
+            CredentialFile credentials) {
+        this.monotonic = monotonic;
+        this.fence = new LeaseFence(monotonic, new LeaseFence.Attempts() {
+            @Override
+            public int terminateAll() {
+                return stopAll(FENCED);
+            }
+
+            @Override
+            public int killAll() {
+                return killAllNow();
+            }
+        });
         this.properties = properties;
         this.resources = resources;
         this.scheduler = scheduler;
@@ -90,7 +112,8 @@ final class Agent implements SmartLifecycle {
         this.clock = clock;
         this.loopThread = loopThread;
         this.firstBeatDelay = firstBeatDelay;
-        this.credentials = credentials;
+        this.joining = new Joining(properties, resources, scheduler, runner.isolation().wire(), clock, monotonic,
+                credentials);
     }
 
     /** An attempt this agent runs. */
@@ -115,6 +138,7 @@ final class Agent implements SmartLifecycle {
         }
         join();
         active = true;
+        fence.start(resources.machineId());
         loop = loopThread.start(() -> {
             if (firstBeatDelay.isPositive()) {
                 waitFor(firstBeatDelay);
@@ -123,98 +147,37 @@ final class Agent implements SmartLifecycle {
         });
     }
 
-    /**
-     * Joins, retrying while the scheduler cannot be reached, up to the join timeout. The join presents the
-     * machine's credential kept from an earlier incarnation, if any, and keeps the one it is given.
-     */
+    /** Joins ({@link Joining}), and takes the lease the join answered. */
     private void join() {
-        Instant deadline = clock.instant().plus(properties.joinTimeout());
-        String kept = keptCredential();
-        JoinRequest request = new JoinRequest(resources.machineId(), properties.region(), properties.labels(),
-                resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType(),
-                runner.isolation().wire(), resources.gpus(), kept);
-        int refusedAsLive = 0;
-        while (true) {
-            try {
-                try {
-                    identity = scheduler.join(properties.joinToken(), request);
-                } catch (HttpClientErrorException.BadRequest e) {
-                    if (request.credential() == null) {
-                        throw e;
-                    }
-                    // a scheduler older than the field refuses what it does not know: join as before
-                    log.warn("the scheduler refused the join with the kept credential ({}); joining without it",
-                            e.getStatusCode());
-                    request = request.withoutCredential();
-                    identity = scheduler.join(properties.joinToken(), request);
-                }
-                lastRenewal = clock.instant();
-                keep(identity.credential(), kept);
-                log.info("joined as machine {} (incarnation {}): {} cpu millis, {} MiB, {} GPUs {}", identity.machineId(),
-                        identity.incarnation(), resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(),
-                        resources.gpuType() == null ? "" : resources.gpuType());
-                return;
-            } catch (HttpClientErrorException.Conflict e) {
-                // the machine is live to the scheduler and this agent holds no credential it accepts (killed before
-                // it kept the last one): the join is admitted once the machine is lost and its attempts ended
-                if (clock.instant().isAfter(deadline)) {
-                    throw new IllegalStateException("the scheduler at " + properties.schedulerUrl() + " kept refusing "
-                            + "the join within " + properties.joinTimeout() + ": " + e.getResponseBodyAsString()
-                            + "; an operator resets a machine whose credential was lost (POST /api/v1/machines/{id}/reset)");
-                }
-                if (refusedAsLive++ == 0) {
-                    log.warn("the scheduler refused the join for now ({}); asking again until the machine is lost",
-                            e.getResponseBodyAsString());
-                }
-                pause(Duration.ofSeconds(1));
-            } catch (HttpClientErrorException e) {
-                throw new IllegalStateException("the scheduler at " + properties.schedulerUrl() + " refused the join ("
-                        + e.getStatusCode() + "): " + e.getResponseBodyAsString()
-                        + "; check jobs.worker.join-token (JOBS_WORKER_JOIN_TOKEN) against the control plane's JOBS_AGENT_JOIN_TOKEN");
-            } catch (ResourceAccessException | HttpServerErrorException e) {
-                // unreachable, or answering 5xx (a scheduler short of database connections): both pass
-                if (clock.instant().isAfter(deadline)) {
-                    throw new IllegalStateException("the scheduler at " + properties.schedulerUrl() + " took no join within "
-                            + properties.joinTimeout() + " (last: " + e.getMessage() + "); check jobs.worker.scheduler-url"
-                            + " (JOBS_WORKER_SCHEDULER_URL) and the scheduler's health, or raise jobs.worker.join-timeout");
-                }
-                pause(Duration.ofMillis(500));
-            }
-        }
+        Joining.Joined joined = joining.join();
+        identity = joined.identity();
+        leaseFrom(joined.sentAt());
     }
 
-    private String keptCredential() {
-        if (credentials == null) {
-            return null;
-        }
-        try {
-            return credentials.read().orElse(null);
-        } catch (java.io.UncheckedIOException e) {
-            log.warn("{}; joining without it", e.getMessage());
-            return null;
-        }
-    }
-
-    private void keep(String credential, String kept) {
-        if (credentials == null || credential == null || credential.equals(kept)) {
-            return;
-        }
-        try {
-            credentials.write(credential);
-        } catch (java.io.UncheckedIOException e) {
-            log.warn("{}: the next start joins without it", e.getMessage());
-        }
+    /**
+     * The lease the join answered, with the scheduler's TTL and kill grace (the agent's own grace where an older
+     * scheduler says none), and heartbeats timed to give up before it ends.
+     */
+    private void leaseFrom(long sentAt) {
+        Duration ttl = Duration.ofMillis(identity.leaseTtlMs());
+        Duration grace = identity.killGraceMs() == null ? properties.killGrace() : Duration.ofMillis(identity.killGraceMs());
+        timing = HeartbeatTiming.of(properties.heartbeatInterval(), ttl, SchedulerClient.CONNECT_TIMEOUT);
+        scheduler.heartbeatReadTimeout(timing.readTimeout());
+        fence.joined(sentAt, ttl, grace);
+        log.info("lease TTL {}, kill grace {}: heartbeats held at most {}, given up after {}", ttl, grace, timing.hold(),
+                timing.readTimeout());
     }
 
     private void run() {
         while (active) {
-            Instant sentAt = clock.instant();
+            Instant startedAt = clock.instant();
+            long sentAt = monotonic.nanos();
             boolean progress = false;
             try {
                 HeartbeatResponse reply = scheduler.heartbeat(identity.credential(), new Heartbeat(identity.machineId(),
-                        identity.incarnation(), reports(), properties.heartbeatInterval().toMillis()));
-                lastRenewal = clock.instant();
-                progress = apply(reply);
+                        identity.incarnation(), reports(), timing.hold().toMillis()));
+                fence.renewed(sentAt, Duration.ofMillis(reply.leaseTtlMs()));
+                progress = apply(reply, sentAt);
             } catch (HttpClientErrorException.Unauthorized | HttpClientErrorException.Conflict e) {
                 // the credential is unknown or another incarnation took this machine over: its attempts were ended
                 log.warn("the scheduler no longer knows this agent ({}): {}; stopping attempts and joining again",
@@ -225,20 +188,26 @@ final class Agent implements SmartLifecycle {
                 if (!active) {
                     break; // stopping: the heartbeat in flight was interrupted
                 }
-                log.warn("heartbeat failed: {}", e.getMessage());
-                fenceIfExpired();
+                log.warn("heartbeat failed: {}", e.getMessage()); // the lease's timer fences, not this
             }
             enforceTimeouts();
             housekeeping();
             if (!progress) {
-                Duration left = properties.heartbeatInterval().minus(Duration.between(sentAt, clock.instant()));
+                Duration left = properties.heartbeatInterval().minus(Duration.between(startedAt, clock.instant()));
                 waitFor(left.isNegative() ? Duration.ZERO : left);
             }
         }
     }
 
-    /** Does what the reply says. @return whether it said anything new */
-    private boolean apply(HeartbeatResponse reply) {
+    /**
+     * Does what the reply to the heartbeat sent at {@code sentAt} says. A lease is started only while the fence is
+     * live and before its own deadline; one past either is not started and nothing is reported for it: the
+     * reconciler ends it LEASE_EXPIRED when its lease runs out, the one owner of that decision (a refusal reported
+     * as START_FAILED would count against a machine that did nothing wrong, and race with that sweep).
+     *
+     * @return whether it said anything new
+     */
+    private boolean apply(HeartbeatResponse reply, long sentAt) {
         boolean progress = false;
         for (AttemptRef acked : reply.ack()) {
             progress |= finals.remove(new AttemptKey(acked.jobId(), acked.attempt())) != null;
@@ -254,6 +223,11 @@ final class Agent implements SmartLifecycle {
         for (Lease lease : reply.start()) {
             AttemptKey key = new AttemptKey(lease.jobId(), lease.attempt());
             if (!running.containsKey(key) && !finals.containsKey(key)) {
+                if (!fence.live() || !Fence.startable(lease.startWithinMs(), sentAt, monotonic.nanos())) {
+                    log.warn("not starting attempt {}: {}", key, fence.live() ? "its lease to start ran out ("
+                            + lease.startWithinMs() + " ms)" : "this agent's lease ran out");
+                    continue;
+                }
                 start(key, lease);
                 progress = true;
             }
@@ -388,22 +362,30 @@ final class Agent implements SmartLifecycle {
         }
     }
 
-    /** No answer for the lease TTL: this agent may have been cut off, so it stops its attempts itself. */
-    private void fenceIfExpired() {
-        Duration ttl = Duration.ofMillis(identity.leaseTtlMs());
-        if (!running.isEmpty() && Duration.between(lastRenewal, clock.instant()).compareTo(ttl) > 0) {
-            log.warn("no heartbeat answered for {}: killing {} attempts (self-fencing)", ttl, running.size());
-            stopAll(FENCED);
-        }
-    }
-
-    private void stopAll(String reason) {
+    /** SIGTERM (then SIGKILL after the grace) to every attempt not yet told to stop. @return how many were told */
+    private int stopAll(String reason) {
+        int told = 0;
         for (Tracked t : running.values()) {
             if (t.killReason == null) {
                 t.killReason = reason;
                 t.process.terminate();
+                told++;
             }
         }
+        return told;
+    }
+
+    /** SIGKILL to every attempt still running, now (the fence's grace is over). @return how many */
+    private int killAllNow() {
+        int killed = 0;
+        for (Tracked t : running.values()) {
+            if (t.killReason == null) {
+                t.killReason = FENCED;
+            }
+            t.process.kill();
+            killed++;
+        }
+        return killed;
     }
 
     private void rejoin() {
@@ -425,17 +407,10 @@ final class Agent implements SmartLifecycle {
         }
     }
 
-    private static void pause(Duration d) {
-        try {
-            Thread.sleep(d);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     @Override
     public void stop() {
         active = false;
+        fence.close();
         if (loop != null) {
             loop.interrupt();
         }

@@ -32,7 +32,7 @@ class AgentConfig {
         }
         MachineResources resources = MachineResources.resolve(properties);
         SchedulerClient scheduler = new SchedulerClient(http, properties.schedulerUrl(),
-                properties.heartbeatInterval().plus(Duration.ofSeconds(10)));
+                properties.heartbeatInterval().plus(HeartbeatTiming.SLACK)); // until a join says the lease
         ProcessRunner runner = ProcessRunner.forMachine(properties.workDir().resolve(resources.machineId()),
                 properties.logCapBytes(), 64 * 1024, properties.killGrace(), clock, properties.passEnv(),
                 properties.isolation().settings().forMachine(resources.machineId()));

@@ -10,22 +10,38 @@ import java.time.Duration;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
 
-/** The scheduler's agent API, over HTTP. */
+/**
+ * The scheduler's agent API, over HTTP. A heartbeat gives up (connect and read together) before the lease it would
+ * renew ends: {@link #heartbeatReadTimeout} is set from {@link HeartbeatTiming} once a join said the lease TTL.
+ */
 final class SchedulerClient {
     private static final Duration JOIN_READ_TIMEOUT = Duration.ofSeconds(60);
-    private final RestClient http;
+    /** The connect timeout of every call: a scheduler in the same network accepts within milliseconds. */
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
+    private final RestClient.Builder builder;
+    private final String schedulerUrl;
+    private final HttpClient client;
+    private volatile RestClient http;
     private final RestClient joinHttp;
 
     SchedulerClient(RestClient.Builder builder, String schedulerUrl, Duration readTimeout) {
-        this(builder, schedulerUrl, readTimeout, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build());
+        this(builder, schedulerUrl, readTimeout, HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build());
     }
 
     /** Over a given HTTP client: the fleet simulator shares one (one selector thread, one pool) among its machines. */
     SchedulerClient(RestClient.Builder builder, String schedulerUrl, Duration readTimeout, HttpClient client) {
+        this.builder = builder;
+        this.schedulerUrl = schedulerUrl;
+        this.client = client;
         this.http = builder.clone().baseUrl(schedulerUrl).requestFactory(factory(client, readTimeout)).build();
         this.joinHttp = builder.clone().baseUrl(schedulerUrl)
                 .requestFactory(factory(client, readTimeout.compareTo(JOIN_READ_TIMEOUT) > 0 ? readTimeout : JOIN_READ_TIMEOUT))
                 .build();
+    }
+
+    /** How long a heartbeat waits for its answer from now on. */
+    void heartbeatReadTimeout(Duration readTimeout) {
+        this.http = builder.clone().baseUrl(schedulerUrl).requestFactory(factory(client, readTimeout)).build();
     }
 
     private static JdkClientHttpRequestFactory factory(HttpClient client, Duration readTimeout) {

@@ -52,7 +52,7 @@ final class SimulatedFleet implements SmartLifecycle {
         timer.setRemoveOnCancelPolicy(true); // canceled attempts leave the queue at once
         this.timer = timer;
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(3)).build();
+                .connectTimeout(SchedulerClient.CONNECT_TIMEOUT).build();
         Duration readTimeout = properties.heartbeatInterval().plus(Duration.ofSeconds(10));
         SimulatedRunner runner = new SimulatedRunner(timer, clock);
         long intervalMs = properties.heartbeatInterval().toMillis();

@@ -10,7 +10,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * The agent's configuration, {@code jobs.worker.*} (also {@code JOBS_WORKER_*}). Resources left
  * unset are detected: CPU count, memory, and GPUs with {@code nvidia-smi}.
  *
- * @param killGrace how long a process group has after SIGTERM before SIGKILL
+ * @param killGrace how long a process group has after SIGTERM before SIGKILL (default 5 s) when canceled or timed out;
+ *                  the lease's fence uses the grace the scheduler says at join ({@code jobs.agent.kill-grace}), this
+ *                  one only where an older scheduler says none
  * @param logCapBytes the most of each of stdout and stderr kept on disk per attempt
  * @param joinTimeout how long to keep trying to reach the scheduler before giving up at start
  * @param passEnv the agent's environment variables a job sees (names; {@code NAME*} for a prefix); nothing else
@@ -92,7 +94,7 @@ public record WorkerProperties(
         labels = labels == null ? Map.of() : Map.copyOf(labels);
         heartbeatInterval = heartbeatInterval == null ? Duration.ofSeconds(2) : heartbeatInterval;
         workDir = workDir == null ? Path.of(".fleetjobs-worker") : workDir;
-        killGrace = killGrace == null ? Duration.ofSeconds(10) : killGrace;
+        killGrace = killGrace == null ? Duration.ofSeconds(5) : killGrace;
         logCapBytes = logCapBytes == null ? 64L << 20 : logCapBytes;
         joinTimeout = joinTimeout == null ? Duration.ofSeconds(30) : joinTimeout;
         simulate = simulate == null ? new Simulate(null) : simulate;

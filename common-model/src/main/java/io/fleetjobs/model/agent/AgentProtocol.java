@@ -62,9 +62,18 @@ public final class AgentProtocol {
     /**
      * @param credential the machine's own bearer token for heartbeats; bound to {@code machineId}
      * @param incarnation bumped on each join: attempts of earlier incarnations have been ended
+     * @param leaseTtlMs how long the agent's lease lasts after it sent the request a reply renewed it with: at
+     *                   its end the agent sends SIGTERM to every attempt (see {@code FencingBudget})
+     * @param killGraceMs how long after that the agent sends SIGKILL: the grace the control plane counts on when it
+     *                    declares a silent machine lost; optional (null from schedulers older than the field: the
+     *                    agent keeps its own)
      */
     public record JoinResponse(String machineId, String credential, long incarnation, long leaseTtlMs,
-            long heartbeatIntervalMs) {
+            long heartbeatIntervalMs, Long killGraceMs) {
+        public JoinResponse(String machineId, String credential, long incarnation, long leaseTtlMs,
+                long heartbeatIntervalMs) {
+            this(machineId, credential, incarnation, leaseTtlMs, heartbeatIntervalMs, null);
+        }
     }
 
     /**
@@ -84,11 +93,20 @@ public final class AgentProtocol {
      * @param cpuMillis the CPU the job asked for, in millicores; optional (null: no CPU quota)
      * @param memoryMb  the memory the job asked for; optional (null: no memory limit)
      * @param gpus      the indices of the GPUs it holds (empty when none); the agent shows it exactly these
+     * @param startWithinMs how long the attempt may still be started, counted from when the scheduler answered (the
+     *                  attempt's {@code lease_expires_at} less the database's clock then, so that no two machines'
+     *                  clocks are compared): past it the reconciler ends the attempt and retries the job, and the
+     *                  agent does not start it; optional (null from older schedulers: no deadline known)
      */
     public record Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
-            Integer timeoutSeconds, Long cpuMillis, Long memoryMb, List<Integer> gpus) {
+            Integer timeoutSeconds, Long cpuMillis, Long memoryMb, List<Integer> gpus, Long startWithinMs) {
         public Lease {
             gpus = gpus == null ? List.of() : List.copyOf(gpus);
+        }
+
+        public Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
+                Integer timeoutSeconds, Long cpuMillis, Long memoryMb, List<Integer> gpus) {
+            this(jobId, attempt, epoch, command, env, timeoutSeconds, cpuMillis, memoryMb, gpus, null);
         }
 
         public Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,

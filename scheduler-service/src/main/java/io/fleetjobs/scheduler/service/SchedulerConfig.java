@@ -38,6 +38,9 @@ class SchedulerConfig {
     @Bean
     AgentService agentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
             HeartbeatWriter heartbeats, AgentProperties properties, SchedulerLoop loop) {
+        // refuses to start with settings under which a silent machine's jobs could run twice at once
+        org.slf4j.LoggerFactory.getLogger(SchedulerConfig.class).info("fencing budget: {}",
+                properties.fencingBudget().requireHolds());
         return new AgentService(jobs, machines, reports, broker, heartbeats, properties, loop::fleetChanged);
     }
 

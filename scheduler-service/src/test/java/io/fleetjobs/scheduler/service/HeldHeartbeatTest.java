@@ -131,6 +131,34 @@ class HeldHeartbeatTest {
         assertThat(answer.kill()).isEmpty();
     }
 
+    /**
+     * A heartbeat held while a newer join takes its machine over hands out nothing when woken, not even the lease
+     * renewal an empty answer would be: it is refused (409 at the controller), and the old agent joins again.
+     */
+    @Test
+    void aHeldHeartbeatOfASupersededIncarnationHandsOutNothing() {
+        Machine m = machine("superseded", "sa", 4);
+        AtomicReference<Thread> holder = new AtomicReference<>();
+        CompletableFuture<HeartbeatResponse> reply = CompletableFuture.supplyAsync(() -> {
+            holder.set(Thread.currentThread());
+            return m.agents().heartbeat(m.id(), new Heartbeat(m.id(), m.incarnation(), List.of(), 30_000));
+        });
+        await().until(() -> held(m.broker(), holder, m.id()));
+
+        long newer = fleet.machines.join(m.id(), "sa", Map.of(), null, 8_000, 16_384, 0, new byte[] {5});
+        assertThat(newer).isGreaterThan(m.incarnation());
+        fleet.queue(m.tenant(), List.of(Fleet.spec("for-the-new-one", 1, 512, 0, null, "sa")));
+        assertThat(m.cycle().runOnce().placed()).isEqualTo(1); // wakes the held heartbeat
+
+        assertThat(reply).failsWithin(Duration.ofSeconds(10)).withThrowableThat()
+                .havingRootCause().isInstanceOf(AgentService.Superseded.class);
+        Machine current = new Machine(m.tenant(), m.id(), newer, m.broker(), m.agents(), m.cycle());
+        HeartbeatResponse answer = current.beat(List.of());
+        assertThat(answer.start()).as("the lease is the new incarnation's").hasSize(1);
+        assertThat(answer.start().getFirst().startWithinMs()).as("with the time left to start it")
+                .isPositive().isLessThanOrEqualTo(SchedulerProperties.defaults().leaseTtl().toMillis());
+    }
+
     /** A tenant, a machine {@code name}-1 joined with a fresh heartbeat, and this replica's agent service and cycle. */
     private record Machine(UUID tenant, String id, long incarnation, LeaseBroker broker, AgentService agents,
             SchedulerCycle cycle) {

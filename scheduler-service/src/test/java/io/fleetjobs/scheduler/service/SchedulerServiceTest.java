@@ -65,6 +65,18 @@ class SchedulerServiceTest {
         registry.add("jobs.internal-secret", () -> SECRET);
     }
 
+    /** Settings under which a silent machine's jobs could run twice at once: the service does not start. */
+    @Test
+    void itRefusesToStartWhenTheLostTtlDoesNotOutlastTheFence() {
+        var app = new org.springframework.boot.builder.SpringApplicationBuilder(SchedulerApplication.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.run("--server.port=0",
+                        "--spring.datasource.url=" + DB.url(), "--spring.datasource.username=" + DB.user(),
+                        "--spring.datasource.password=" + DB.password(), "--spring.kafka.bootstrap-servers=" + KAFKA.bootstrapServers(),
+                        "--jobs.internal-secret=" + SECRET, "--jobs.agent.lease-ttl=10s", "--jobs.agent.kill-grace=10s"))
+                .hasStackTraceContaining("jobs.reconciler.lost-after (PT15S) must be longer than jobs.agent.lease-ttl (PT10S)"
+                        + " + jobs.agent.kill-grace (PT10S) + jobs.agent.max-wait (PT2S) + jobs.agent.clock-skew-margin (PT1S)");
+    }
+
     @Test
     void aQueuedEventWakesTheLoopAndTheJobIsPlaced() throws Exception {
         machines.register("m-1", "eu", Map.of(), null, 4_000, 8_192, 0);

@@ -16,6 +16,14 @@ public interface Attempt {
     /** Stops the attempt as SIGTERM (then SIGKILL) would; idempotent, returns at once. */
     void terminate();
 
+    /**
+     * Stops the attempt as SIGKILL would, now, whatever grace a {@link #terminate()} before gave it: the lease's
+     * fence, whose kill is due by a deadline of its own. Idempotent, returns at once.
+     */
+    default void kill() {
+        terminate();
+    }
+
     /** The last bytes of standard output so far. */
     String stdoutTail();
 

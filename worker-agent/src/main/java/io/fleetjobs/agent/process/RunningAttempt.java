@@ -53,6 +53,7 @@ public final class RunningAttempt implements Attempt {
     private final CompletableFuture<Outcome> exit = new CompletableFuture<>();
     private final Limited limited;
     private final AtomicReference<Outcome.Breach> breach = new AtomicReference<>();
+    private final java.util.concurrent.atomic.AtomicBoolean killed = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * What holds the attempt besides its process group.
@@ -170,6 +171,23 @@ public final class RunningAttempt implements Attempt {
     @Override
     public void terminate() {
         stop();
+    }
+
+    /**
+     * SIGKILL to the whole group now (after the SIGTERM of a {@link #terminate()}, if none was sent yet), whatever is
+     * left of the kill grace. Idempotent, returns at once.
+     */
+    @Override
+    public void kill() {
+        if (exit.isDone() || !killed.compareAndSet(false, true)) {
+            return;
+        }
+        stop();
+        if (process.isAlive() || ProcessGroups.alive(pgid())) {
+            log.info("attempt {}: SIGKILL to process group {} (the lease's fence)", key, pgid());
+            ProcessGroups.signal(pgid(), "KILL");
+            process.destroyForcibly();
+        }
     }
 
     /** Whether the attempt is still running: true until {@link #exit()} completes. */

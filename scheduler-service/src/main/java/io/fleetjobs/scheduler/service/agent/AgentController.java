@@ -62,8 +62,14 @@ class AgentController {
             return problem(HttpStatus.CONFLICT, "incarnation " + heartbeat.incarnation() + " was superseded by "
                     + machine.incarnation() + "; join again");
         }
-        HeartbeatResponse response = agents.heartbeat(machine.machineId(), heartbeat);
-        return ResponseEntity.ok(response);
+        try {
+            HeartbeatResponse response = agents.heartbeat(machine.machineId(), heartbeat);
+            return ResponseEntity.ok(response);
+        } catch (AgentService.Superseded e) {
+            return problem(HttpStatus.CONFLICT, e.getMessage());
+        } catch (AgentService.NotRecorded e) {
+            return problem(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+        }
     }
 
     private static String bearer(String authorization) {

@@ -103,7 +103,7 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
             } else if (a.state() == AttemptState.SCHEDULED) {
                 var execution = a.execution();
                 start.add(new Lease(a.jobId(), a.attempt(), a.epoch(), execution.command(), execution.env(),
-                        execution.timeoutSeconds(), a.cpuMillis(), a.memoryMb(), a.gpus()));
+                        execution.timeoutSeconds(), a.cpuMillis(), a.memoryMb(), a.gpus(), a.startWithinMs()));
             }
         }
         return new AgentDiff(List.copyOf(start), List.copyOf(kill), List.copyOf(settle));

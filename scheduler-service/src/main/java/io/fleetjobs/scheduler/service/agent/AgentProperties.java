@@ -1,25 +1,42 @@
 package io.fleetjobs.scheduler.service.agent;
 
+import io.fleetjobs.model.FencingBudget;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * @param joinToken the cluster join token agents present ({@code JOBS_AGENT_JOIN_TOKEN}); joins are refused without one
  * @param heartbeatInterval how often agents heartbeat
- * @param leaseTtl an agent that cannot renew for this long kills its attempts itself
- * @param maxWait the longest a heartbeat is held while there is nothing to do
+ * @param leaseTtl an agent whose heartbeats go unanswered this long (counted from the send) sends SIGTERM to its
+ *     attempts itself; told to agents at join and in every heartbeat reply (default 6 s)
+ * @param maxWait the longest a heartbeat is held while there is nothing to do (default 2 s)
  * @param heartbeatFlush how often recorded heartbeats are written, in one statement
  * @param lostAfter how long a machine may be silent before the reconciler declares it lost ({@code
  *     jobs.reconciler.lost-after}, the same value): within it, a join for the machine must present its credential
+ * @param killGrace how long after its lease's end an agent sends SIGKILL; told to agents at join (default 5 s)
+ * @param clockSkewMargin what the fencing budget keeps for what no clock measures (default 1 s; see {@link FencingBudget})
  */
 @ConfigurationProperties("jobs.agent")
 public record AgentProperties(String joinToken, Duration heartbeatInterval, Duration leaseTtl, Duration maxWait,
-        Duration heartbeatFlush, Duration lostAfter) {
+        Duration heartbeatFlush, Duration lostAfter, Duration killGrace, Duration clockSkewMargin) {
+    @org.springframework.boot.context.properties.bind.ConstructorBinding
     public AgentProperties {
         heartbeatInterval = heartbeatInterval == null ? Duration.ofSeconds(2) : heartbeatInterval;
-        leaseTtl = leaseTtl == null ? Duration.ofSeconds(10) : leaseTtl;
-        maxWait = maxWait == null ? Duration.ofSeconds(5) : maxWait;
+        leaseTtl = leaseTtl == null ? FencingBudget.DEFAULT_LEASE_TTL : leaseTtl;
+        maxWait = maxWait == null ? FencingBudget.DEFAULT_LONGEST_HOLD : maxWait;
         heartbeatFlush = heartbeatFlush == null ? Duration.ofMillis(200) : heartbeatFlush;
-        lostAfter = lostAfter == null ? Duration.ofSeconds(15) : lostAfter;
+        lostAfter = lostAfter == null ? FencingBudget.DEFAULT_LOST_AFTER : lostAfter;
+        killGrace = killGrace == null ? FencingBudget.DEFAULT_KILL_GRACE : killGrace;
+        clockSkewMargin = clockSkewMargin == null ? FencingBudget.DEFAULT_CLOCK_SKEW_MARGIN : clockSkewMargin;
+    }
+
+    public AgentProperties(String joinToken, Duration heartbeatInterval, Duration leaseTtl, Duration maxWait,
+            Duration heartbeatFlush, Duration lostAfter) {
+        this(joinToken, heartbeatInterval, leaseTtl, maxWait, heartbeatFlush, lostAfter, null, null);
+    }
+
+    /** What these settings promise about the fence; {@link FencingBudget#requireHolds()} says whether it holds. */
+    public FencingBudget fencingBudget() {
+        return new FencingBudget(leaseTtl, killGrace, maxWait, clockSkewMargin, lostAfter);
     }
 }

@@ -84,14 +84,26 @@ public final class AgentService {
             return joined;
         });
         fleetChanged.run();
+        broker.signal(request.machineId()); // a heartbeat of the superseded incarnation, held, answers 409 now
         return new JoinResponse(request.machineId(), credential, incarnation, properties.leaseTtl().toMillis(),
-                properties.heartbeatInterval().toMillis());
+                properties.heartbeatInterval().toMillis(), properties.killGrace().toMillis());
     }
 
     /** A join that may not take the machine id it names (see {@link JoinRule}); nothing was changed. */
     public static final class JoinRefused extends RuntimeException {
         JoinRefused(String reason) {
             super(reason);
+        }
+    }
+
+    /**
+     * A heartbeat whose incarnation a newer join superseded while it was held: it is answered nothing but 409, so
+     * that the old agent neither starts what the new one was given nor takes the answer for a renewed lease.
+     */
+    public static final class Superseded extends RuntimeException {
+        Superseded(String machineId, long incarnation) {
+            super("incarnation " + incarnation + " of machine " + machineId + " was superseded while its heartbeat"
+                    + " was held; join again");
         }
     }
 
@@ -106,9 +118,11 @@ public final class AgentService {
      * wake-up that finds nothing new (the same placement signalled again by its event from Kafka, a cancel
      * already settled) holds on: answered empty, the agent would sleep out the rest of its interval and miss
      * the next placement's wake-up. What a wake-up finds to settle is left to the next heartbeat, whose answer
-     * it does not change.
+     * it does not change. A held heartbeat checks that its incarnation is still the machine's before it answers
+     * anything: a join meanwhile supersedes it ({@link Superseded}).
      */
     public HeartbeatResponse heartbeat(String machineId, Heartbeat heartbeat) {
+        requireRecording();
         Instant now = jobs.clock().instant();
         heartbeats.record(machineId, now);
         AgentDiff.Reported reported = AgentDiff.Reported.of(machineId, heartbeat.attempts());
@@ -130,15 +144,42 @@ public final class AgentService {
                 ack.add(new AttemptRef(ended.get(i).jobId(), ended.get(i).attempt()));
             }
         }
+        boolean held = false;
         while (diff.tellsNothing() && ack.isEmpty()) {
             long left = deadline - System.nanoTime();
+            held = true;
             if (left <= 0 || !broker.await(ticket, Duration.ofNanos(left))) {
                 break;
             }
             ticket = broker.register(machineId); // before reading, so a signal during the read is not lost
+            requireIncarnation(machineId, heartbeat.incarnation());
             diff = AgentDiff.of(reported, machines.liveAttempts(machineId), jobs.clock().instant());
         }
+        if (held) {
+            requireIncarnation(machineId, heartbeat.incarnation());
+            requireRecording();
+        }
         return new HeartbeatResponse(properties.leaseTtl().toMillis(), diff.start(), diff.kill(), ack);
+    }
+
+    /** Heartbeats are not being written: answering would renew a lease the reconciler does not know of. */
+    public static final class NotRecorded extends RuntimeException {
+        NotRecorded() {
+            super("heartbeats cannot be recorded right now (the heartbeat writer is failing); not answered, so that no"
+                    + " lease is renewed that the control plane does not see");
+        }
+    }
+
+    private void requireRecording() {
+        if (!heartbeats.healthy()) {
+            throw new NotRecorded();
+        }
+    }
+
+    private void requireIncarnation(String machineId, long incarnation) {
+        if (machines.incarnation(machineId).orElse(-1L) != incarnation) {
+            throw new Superseded(machineId, incarnation);
+        }
     }
 
     static byte[] hash(String credential) {

@@ -16,17 +16,33 @@ import org.springframework.context.SmartLifecycle;
  * statement, so that thousands of agents cost a few writes a second, not a transaction each. A machine
  * whose row a placement or an attempt's end holds is skipped and written at a later flush, so that the
  * writer never queues behind them, unless its heartbeat has waited for longer than {@code maxDelay}.
+ *
+ * <p>An answered heartbeat renews the agent's lease, so a heartbeat must not be answered unless it will be
+ * recorded: a writer that cannot write (its thread ended by an {@code Error}, its flushes failing) would leave
+ * agents renewed while the reconciler sees their machines silent and runs their jobs elsewhere. The writer survives
+ * whatever a flush throws, says so loudly, and is {@link #healthy()} only while its flushes succeed; the heartbeat
+ * path refuses to answer (503) while it is not.
  */
 public final class HeartbeatWriter implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(HeartbeatWriter.class);
 
-    private final MachineStore machines;
+    /** The two writes of a flush: {@link MachineStore#heartbeatsAvailable} and {@link MachineStore#heartbeats}. */
+    interface Writes {
+        Set<String> available(Map<String, Instant> lastSeen);
+
+        void waiting(Map<String, Instant> lastSeen);
+    }
+
+    private final Writes machines;
     private final Duration interval;
+    private final Duration stallAfter;
+    private volatile long lastFlushed = System.nanoTime();
+    private volatile boolean started;
     private final Duration maxDelay;
     private final InstantSource clock;
     private Map<String, Instant> pending = new HashMap<>();
     private volatile boolean running;
-    private Thread worker;
+    private volatile Thread worker;
 
     /**
      * @param interval how often recorded heartbeats are written
@@ -34,6 +50,21 @@ public final class HeartbeatWriter implements SmartLifecycle {
      *     waits for the row; rows another transaction holds are otherwise left for the next flush
      */
     public HeartbeatWriter(MachineStore machines, Duration interval, Duration maxDelay, InstantSource clock) {
+        this(new Writes() {
+            @Override
+            public Set<String> available(Map<String, Instant> lastSeen) {
+                return machines.heartbeatsAvailable(lastSeen);
+            }
+
+            @Override
+            public void waiting(Map<String, Instant> lastSeen) {
+                machines.heartbeats(lastSeen);
+            }
+        }, interval, maxDelay, clock);
+    }
+
+    HeartbeatWriter(Writes machines, Duration interval, Duration maxDelay, InstantSource clock) {
+        this.stallAfter = max(Duration.ofSeconds(1), interval.multipliedBy(5));
         this.machines = machines;
         this.interval = interval;
         this.maxDelay = maxDelay;
@@ -44,18 +75,31 @@ public final class HeartbeatWriter implements SmartLifecycle {
         pending.merge(machineId, at, (a, b) -> a.isAfter(b) ? a : b);
     }
 
+    /**
+     * Whether heartbeats are being written: a writer started whose last flush succeeded within a few intervals (one
+     * never started, in a test that flushes by hand, is). Heartbeats are not answered while it is not.
+     */
+    public boolean healthy() {
+        if (!started) {
+            return true;
+        }
+        Thread t = worker;
+        return t != null && t.isAlive() && System.nanoTime() - lastFlushed < stallAfter.toNanos();
+    }
+
     /** Writes what has been recorded. */
     public void flush() {
         Map<String, Instant> batch;
         synchronized (this) {
             if (pending.isEmpty()) {
+                lastFlushed = System.nanoTime();
                 return;
             }
             batch = pending;
             pending = new HashMap<>();
         }
         try {
-            Set<String> written = machines.heartbeatsAvailable(batch);
+            Set<String> written = machines.available(batch);
             Map<String, Instant> late = new HashMap<>();
             Instant due = clock.instant().minus(maxDelay);
             batch.forEach((id, at) -> {
@@ -68,18 +112,30 @@ public final class HeartbeatWriter implements SmartLifecycle {
                 }
             });
             // a row held again at every flush is waited for once its heartbeat is overdue
-            machines.heartbeats(late);
-        } catch (RuntimeException e) {
-            log.warn("writing {} heartbeats failed; they are kept for the next flush: {}", batch.size(), e.getMessage());
+            machines.waiting(late);
+            lastFlushed = System.nanoTime();
+        } catch (RuntimeException | Error e) {
+            if (e instanceof Error) {
+                log.error("writing {} heartbeats failed with an error; they are kept for the next flush, and heartbeats"
+                        + " are refused until a flush succeeds", batch.size(), e);
+            } else {
+                log.warn("writing {} heartbeats failed; they are kept for the next flush: {}", batch.size(), e.getMessage());
+            }
             synchronized (this) {
                 batch.forEach((id, at) -> pending.merge(id, at, (a, b) -> a.isAfter(b) ? a : b));
             }
         }
     }
 
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
     @Override
     public void start() {
         running = true;
+        started = true;
+        lastFlushed = System.nanoTime();
         worker = Thread.ofPlatform().name("heartbeat-writer").daemon().start(() -> {
             while (running) {
                 try {
@@ -87,7 +143,11 @@ public final class HeartbeatWriter implements SmartLifecycle {
                 } catch (InterruptedException e) {
                     break;
                 }
-                flush();
+                try {
+                    flush();
+                } catch (Throwable e) { // flush keeps what it could not write; nothing may end this thread
+                    log.error("the heartbeat writer's flush failed; going on", e);
+                }
             }
             flush();
         });

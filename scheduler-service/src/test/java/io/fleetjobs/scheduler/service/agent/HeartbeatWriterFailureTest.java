@@ -1,0 +1,100 @@
+package io.fleetjobs.scheduler.service.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
+import io.fleetjobs.store.AttemptReports;
+import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.MachineStore;
+import io.fleetjobs.testsupport.TestDatabases;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/**
+ * A heartbeat writer whose flush throws an {@code Error} goes on writing, and while its flushes fail the heartbeats
+ * are not answered: an answer renews the agent's lease, and the reconciler would see its machine silent.
+ */
+class HeartbeatWriterFailureTest {
+    HikariDataSource dataSource;
+    MachineStore machines;
+    JobStore jobs;
+    HeartbeatWriter writer;
+    final AtomicInteger errorsLeft = new AtomicInteger();
+    final AtomicInteger errors = new AtomicInteger();
+
+    @BeforeEach
+    void aDatabase() {
+        dataSource = TestDatabases.create().dataSource(2);
+        JdbcClient jdbc = JdbcClient.create(dataSource);
+        machines = new MachineStore(jdbc, InstantSource.system());
+        jobs = new JobStore(jdbc, new DataSourceTransactionManager(dataSource), InstantSource.system(), null);
+        machines.register("m-1", "eu", Map.of(), null, 4_000, 8_192, 0);
+        // the real store, with errors injected into its first writes
+        HeartbeatWriter.Writes failing = new HeartbeatWriter.Writes() {
+            @Override
+            public Set<String> available(Map<String, Instant> lastSeen) {
+                if (errorsLeft.getAndDecrement() > 0) {
+                    errors.incrementAndGet();
+                    throw new StackOverflowError("injected");
+                }
+                return machines.heartbeatsAvailable(lastSeen);
+            }
+
+            @Override
+            public void waiting(Map<String, Instant> lastSeen) {
+                machines.heartbeats(lastSeen);
+            }
+        };
+        writer = new HeartbeatWriter(failing, Duration.ofMillis(50), Duration.ofSeconds(1), InstantSource.system());
+    }
+
+    @AfterEach
+    void stop() {
+        writer.stop();
+        dataSource.close();
+    }
+
+    @Test
+    void anErrorInAFlushDoesNotEndTheWriterAndTheHeartbeatIsWrittenLater() {
+        errorsLeft.set(1);
+        writer.start();
+        Instant seen = Instant.now().plusSeconds(60).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        writer.record("m-1", seen);
+        await().atMost(Duration.ofSeconds(10)).until(() -> errors.get() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> seen.equals(machines.get("m-1").orElseThrow().lastHeartbeatAt()));
+        assertThat(writer.healthy()).isTrue();
+    }
+
+    @Test
+    void whileFlushesFailHeartbeatsAreNotAnsweredAndOnceTheyWorkAgainTheyAre() {
+        errorsLeft.set(Integer.MAX_VALUE);
+        writer.start();
+        writer.record("m-1", Instant.now());
+        await().atMost(Duration.ofSeconds(10)).until(() -> !writer.healthy());
+        AgentService agents = new AgentService(jobs, machines,
+                new AttemptReports(JdbcClient.create(dataSource), jobs, new SecureRandom()), new LeaseBroker(), writer,
+                new AgentProperties("token", Duration.ofSeconds(2), null, null, null, null));
+        long incarnation = machines.incarnation("m-1").orElseThrow();
+        Heartbeat beat = new Heartbeat("m-1", incarnation, List.of(), 0);
+        assertThatThrownBy(() -> agents.heartbeat("m-1", beat)).isInstanceOf(AgentService.NotRecorded.class);
+
+        errorsLeft.set(0);
+        await().atMost(Duration.ofSeconds(10)).until(writer::healthy);
+        assertThat(agents.heartbeat("m-1", beat).leaseTtlMs()).isEqualTo(6_000);
+    }
+}
