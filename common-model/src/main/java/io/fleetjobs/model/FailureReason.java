@@ -33,7 +33,12 @@ public enum FailureReason {
      * The attempt's working directory grew past the agent's per-attempt disk cap, and the agent killed it.
      * The job's fault; reported with exit code 137 and retried only when the job lists 137.
      */
-    DISK_LIMIT_EXCEEDED(FailureClass.USER);
+    DISK_LIMIT_EXCEEDED(FailureClass.USER),
+    /**
+     * Ended to make room for a job of a strictly higher priority (SIGTERM, then its kill grace): retried on the
+     * platform's budget, not the user's, and not counted against the machine by auto-drain.
+     */
+    PREEMPTED(FailureClass.INFRASTRUCTURE);
 
     private final FailureClass failureClass;
 

@@ -11,7 +11,8 @@ import java.util.Map;
 /**
  * What a user asks for. Absent optional parts take their defaults here, so that a stored spec is
  * always complete and two bodies that mean the same thing are the same spec (idempotency compares
- * specs, not bytes).
+ * specs, not bytes). {@code preemptible} (default true): whether a job of a strictly higher priority that fits
+ * nowhere may end this one's attempt to make room (it is then retried on the platform's budget).
  */
 public record JobSpec(
         @NotNull @Pattern(regexp = Names.NAME, message = "must be 1-128 of [A-Za-z0-9._-]") String name,
@@ -21,12 +22,20 @@ public record JobSpec(
         @Valid Placement placement,
         @NotNull @Valid Execution execution,
         @Valid RetryPolicy retry,
-        @Size(max = 64) Map<@NotNull @Size(min = 1, max = 128) String, @NotNull @Size(max = 1024) String> labels) {
+        @Size(max = 64) Map<@NotNull @Size(min = 1, max = 128) String, @NotNull @Size(max = 1024) String> labels,
+        Boolean preemptible) {
 
     public static final String DEFAULT_QUEUE = "default";
     public static final int DEFAULT_PRIORITY = 500;
 
+    /** A job that may be preempted (the default). */
+    public JobSpec(String name, String queue, Integer priority, Resources resources, Placement placement,
+            Execution execution, RetryPolicy retry, Map<String, String> labels) {
+        this(name, queue, priority, resources, placement, execution, retry, labels, null);
+    }
+
     public JobSpec {
+        preemptible = preemptible == null ? Boolean.TRUE : preemptible;
         queue = queue == null ? DEFAULT_QUEUE : queue;
         priority = priority == null ? DEFAULT_PRIORITY : priority;
         placement = placement == null ? Placement.ANYWHERE : placement;

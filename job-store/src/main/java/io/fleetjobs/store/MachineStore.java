@@ -216,7 +216,13 @@ public final class MachineStore {
      */
     public record AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
             boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
-            List<Integer> gpus, Long startWithinMs) {
+            List<Integer> gpus, Long startWithinMs, boolean preempted) {
+        public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
+                boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
+                List<Integer> gpus, Long startWithinMs) {
+            this(jobId, attempt, epoch, state, cancelRequested, execution, cpuMillis, memoryMb, gpus, startWithinMs, false);
+        }
+
         public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
                 boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
                 List<Integer> gpus) {
@@ -238,7 +244,8 @@ public final class MachineStore {
                                case when a.state = 'SCHEDULED' then j.spec->'execution' end as execution,
                                a.cpu_millis, a.memory_mb, a.gpu_indices,
                                case when a.state = 'SCHEDULED' then greatest(0, floor(
-                                   extract(epoch from a.lease_expires_at - clock_timestamp()) * 1000))::bigint end
+                                   extract(epoch from a.lease_expires_at - clock_timestamp()) * 1000))::bigint end,
+                               a.preempted_by is not null
                         from attempts a join jobs j on j.id = a.job_id
                         where a.machine_id = :m and a.released_at is null and a.state in ('SCHEDULED', 'RUNNING')""")
                 .param("m", machineId)
@@ -247,7 +254,8 @@ public final class MachineStore {
                     return new AssignedAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
                             io.fleetjobs.model.AttemptState.valueOf(rs.getString(4)), rs.getBoolean(5),
                             execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class),
-                            rs.getLong(7), rs.getLong(8), gpuIndices(rs.getArray(9)), (Long) rs.getObject(10));
+                            rs.getLong(7), rs.getLong(8), gpuIndices(rs.getArray(9)), (Long) rs.getObject(10),
+                            rs.getBoolean(11));
                 })
                 .list();
     }

@@ -10,6 +10,7 @@ import io.fleetjobs.agent.process.Requested;
 import io.fleetjobs.agent.process.StartFailedException;
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
@@ -299,6 +300,9 @@ final class Agent implements SmartLifecycle {
             report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.TIMEOUT, outcome);
         } else if (FENCED.equals(why)) {
             report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.LEASE_EXPIRED, outcome);
+        } else if (AgentProtocol.PREEMPTED.equals(why)) {
+            report = withNote(report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.PREEMPTED, outcome),
+                    "preempted: ended to make room for a job of a higher priority");
         } else if (outcome.breach() != null) {
             // the machine's limit ended it (OOM kill, disk cap): the job's failure, said so a person can act on it
             report = report(tracked, AttemptState.FAILED, outcome.exitCode(), outcome.breach().reason(), outcome);

@@ -120,7 +120,10 @@ public final class AgentProtocol {
         }
     }
 
-    /** An attempt to stop, and why (canceled, not current, timed out). */
+    /** The reason of a {@link Kill} that ends an attempt for a job of a higher priority: reported PREEMPTED. */
+    public static final String PREEMPTED = "preempted";
+
+    /** An attempt to stop, and why (canceled, preempted, not current, timed out). */
     public record Kill(UUID jobId, int attempt, String reason) {
     }
 

@@ -28,6 +28,7 @@ record JobView(
         Execution execution,
         RetryPolicy retry,
         Map<String, String> labels,
+        boolean preemptible,
         JobState state,
         String stateReason,
         int attempt,
@@ -42,7 +43,7 @@ record JobView(
     static JobView of(JobRecord job, String tenantName) {
         var s = job.spec();
         return new JobView(job.id(), tenantName, s.name(), s.queue(), s.priority(), s.resources(), s.placement(),
-                s.execution(), s.retry(), s.labels(), job.state(), job.stateReason(), job.attempt(), job.machineId(),
+                s.execution(), s.retry(), s.labels(), s.preemptible(), job.state(), job.stateReason(), job.attempt(), job.machineId(),
                 job.exitCode(), job.failureReason(), job.cancelRequested(), job.createdAt(), job.updatedAt(),
                 job.finishedAt());
     }

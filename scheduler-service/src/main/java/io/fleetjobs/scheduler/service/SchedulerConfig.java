@@ -25,8 +25,9 @@ class SchedulerConfig {
 
     @Bean
     SchedulerCycle schedulerCycle(JobStore jobs, PlacementStore placement, SchedulerProperties properties,
-            MeterRegistry meters, LeaseBroker broker) {
-        return new SchedulerCycle(jobs, placement, new PlacementEngine(), properties, meters, broker::signalAll);
+            MeterRegistry meters, LeaseBroker broker, org.springframework.jdbc.core.simple.JdbcClient jdbc) {
+        return new SchedulerCycle(jobs, placement, new PlacementEngine(), properties, meters, broker::signalAll,
+                new io.fleetjobs.store.PreemptionStore(jdbc));
     }
 
     @Bean

@@ -3,6 +3,8 @@ package io.fleetjobs.scheduler.service;
 import io.fleetjobs.scheduler.core.Assignment;
 import io.fleetjobs.scheduler.core.ClaimPolicy;
 import io.fleetjobs.scheduler.core.PendingJob;
+import io.fleetjobs.scheduler.core.Snapshot;
+import io.fleetjobs.store.PreemptionStore;
 import io.fleetjobs.scheduler.core.PlacementEngine;
 import io.fleetjobs.scheduler.core.Plan;
 import io.fleetjobs.scheduler.core.QueuePosition;
@@ -55,6 +57,7 @@ public final class SchedulerCycle {
     private final ClaimPolicy claims;
     private final FleetCache fleet;
     private final Consumer<Collection<String>> placedOn;
+    private final PreemptionPass preemption;
 
     public SchedulerCycle(JobStore jobs, PlacementStore placement, PlacementEngine engine, SchedulerProperties properties,
             MeterRegistry meters) {
@@ -64,6 +67,14 @@ public final class SchedulerCycle {
     /** @param placedOn told, after each commit, the machines that got new attempts (to wake their agents) */
     public SchedulerCycle(JobStore jobs, PlacementStore placement, PlacementEngine engine, SchedulerProperties properties,
             MeterRegistry meters, Consumer<Collection<String>> placedOn) {
+        this(jobs, placement, engine, properties, meters, placedOn, null);
+    }
+
+    /** @param preemptions where jobs that fit nowhere may preempt lower-priority attempts; null: they never do */
+    public SchedulerCycle(JobStore jobs, PlacementStore placement, PlacementEngine engine, SchedulerProperties properties,
+            MeterRegistry meters, Consumer<Collection<String>> placedOn, PreemptionStore preemptions) {
+        this.preemption = preemptions == null ? null
+                : new PreemptionPass(preemptions, io.fleetjobs.scheduler.core.Preemptions.Scope.ANY_TENANT, meters);
         this.jobs = jobs;
         this.placement = placement;
         this.engine = engine;
@@ -153,7 +164,14 @@ public final class SchedulerCycle {
         claimed.forEach(j -> byId.put(j.id(), j));
         Instant now = jobs.clock().instant();
         List<PendingJob> pending = pending(claimed);
-        Plan plan = fleet.plan(token, now, pending, snapshot -> meters.plan.record(() -> engine.plan(snapshot, pending)));
+        Snapshot[] seen = new Snapshot[1];
+        Plan plan = fleet.plan(token, now, pending, snapshot -> {
+            seen[0] = snapshot;
+            return meters.plan.record(() -> engine.plan(snapshot, pending));
+        });
+        Map<UUID, String> preempting = preemption == null ? Map.of() : preemption.decide(seen[0], plan.assignments(),
+                pending.stream().filter(j -> plan.unplaced().containsKey(j.jobId())
+                        && plan.unplaced().get(j.jobId()).kind() == Unplaced.Kind.DOES_NOT_FIT_NOW).toList());
         List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
         for (Assignment a : plan.assignments()) {
             attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.amounts()));
@@ -166,8 +184,9 @@ public final class SchedulerCycle {
             noRoom += kind == Unplaced.Kind.DOES_NOT_FIT_NOW ? 1 : 0;
             passedOver += kind == Unplaced.Kind.CAN_NEVER_FIT ? 0 : 1;
             Instant notBefore = kind == Unplaced.Kind.CAN_NEVER_FIT ? now.plus(properties.retryNeverFits()) : null;
-            deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()),
-                    e.getValue().reason(), notBefore));
+            String why = preempting.getOrDefault(e.getKey(), e.getValue().reason());
+            deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()), why,
+                    notBefore));
             meters.unschedulable(kind);
         }
         PlacementStore.CommitResult committed = meters.commit.record(

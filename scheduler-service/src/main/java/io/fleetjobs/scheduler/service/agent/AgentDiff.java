@@ -1,6 +1,8 @@
 package io.fleetjobs.scheduler.service.agent;
 
 import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AgentProtocol.Kill;
 import io.fleetjobs.model.agent.AgentProtocol.Lease;
@@ -25,9 +27,11 @@ import java.util.Set;
  *  agent reports        database says (live on the machine)       bucket
  *  runs, epoch e        no such live attempt, or another epoch      kill "not current"
  *  runs, epoch e        epoch e, cancel asked                       kill "canceled"
+ *  runs, epoch e        epoch e, preempted                          kill "preempted"
  *  runs, epoch e        epoch e, SCHEDULED                          settle RUNNING (its start report is late or lost)
  *  ended                SCHEDULED or RUNNING                        nothing: its end report is being applied
  *  nothing              cancel asked                                settle CANCELED (nothing to kill)
+ *  nothing              SCHEDULED, preempted                        settle FAILED PREEMPTED (nothing to kill)
  *  nothing              SCHEDULED                                   start
  *  nothing              RUNNING                                     nothing: the agent's next report (or the reconciler) settles it
  * </pre>
@@ -92,6 +96,8 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
             if (running != null && running.epoch() == a.epoch()) {
                 if (a.cancelRequested()) {
                     kill.add(new Kill(ref.jobId(), ref.attempt(), "canceled"));
+                } else if (a.preempted()) {
+                    kill.add(new Kill(ref.jobId(), ref.attempt(), AgentProtocol.PREEMPTED));
                 } else if (a.state() == AttemptState.SCHEDULED) {
                     settle.add(running);
                 }
@@ -100,6 +106,9 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
             } else if (a.cancelRequested()) {
                 settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), reported.machineId(), AttemptState.CANCELED,
                         null, null, null, now, null, null));
+            } else if (a.preempted() && a.state() == AttemptState.SCHEDULED) {
+                settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), reported.machineId(), AttemptState.FAILED,
+                        null, FailureReason.PREEMPTED, null, now, null, null));
             } else if (a.state() == AttemptState.SCHEDULED) {
                 var execution = a.execution();
                 start.add(new Lease(a.jobId(), a.attempt(), a.epoch(), execution.command(), execution.env(),

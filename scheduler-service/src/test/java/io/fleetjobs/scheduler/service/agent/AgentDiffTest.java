@@ -57,6 +57,25 @@ class AgentDiffTest {
         assertThat(settled.finishedAt()).isEqualTo(NOW);
     }
 
+    /** Preempted (issue 20): a running attempt is killed "preempted"; one not started yet is settled, never leased. */
+    @Test
+    void aPreemptedAttemptIsKilledOrSettledAndNeverLeased() {
+        AssignedAttempt running = new AssignedAttempt(JOB, 1, 1, AttemptState.RUNNING, false, null, 1000, 64, List.of(), null,
+                true);
+        AgentDiff kill = AgentDiff.of(AgentDiff.Reported.of("m1", List.of(report(JOB, AttemptState.RUNNING, 1))),
+                List.of(running), NOW);
+        assertThat(describe(kill)).containsExactly("kill: preempted");
+
+        AssignedAttempt scheduled = new AssignedAttempt(JOB, 1, 1, AttemptState.SCHEDULED, false, Execution.of("echo", "hi"),
+                1000, 64, List.of(), 30_000L, true);
+        AgentDiff settle = AgentDiff.of(AgentDiff.Reported.of("m1", List.of()), List.of(scheduled), NOW);
+        assertThat(settle.start()).isEmpty();
+        assertThat(settle.settle()).singleElement().satisfies(r -> {
+            assertThat(r.state()).isEqualTo(AttemptState.FAILED);
+            assertThat(r.failureReason()).isEqualTo(io.fleetjobs.model.FailureReason.PREEMPTED);
+        });
+    }
+
     @Test
     void reportsAreBoundToTheMachineOfTheCredential() {
         var reported = AgentDiff.Reported.of("m1", List.of(new AttemptReport(JOB, 1, 1, "someone-else", AttemptState.SUCCEEDED,
