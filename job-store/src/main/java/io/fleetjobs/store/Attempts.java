@@ -5,6 +5,7 @@ import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.model.ReportFence;
 import io.fleetjobs.model.agent.AttemptReport;
+import io.fleetjobs.model.agent.LogTail;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -135,8 +136,8 @@ final class Attempts {
             exits[i] = r.exitCode();
             reasons[i] = r.failureReason() == null ? null : r.failureReason().name();
             startedAt[i] = r.startedAt() == null ? null : r.startedAt().toString();
-            stdout[i] = r.stdoutTail();
-            stderr[i] = r.stderrTail();
+            stdout[i] = LogTail.cap(r.stdoutTail()); // whatever the agent sent: the server keeps 64 KiB of each
+            stderr[i] = LogTail.cap(r.stderrTail());
         }
         jdbc.sql("""
                         update attempts a set state = d.state, finished_at = d.finished, exit_code = d.exit,

@@ -69,7 +69,9 @@ public final class JobStore {
     /**
      * Writes a new job SUBMITTED with its first history row and event, for admission to move on. With an
      * idempotency key, a second submit with the same key returns the first job (same spec) or a conflict
-     * (another spec), also when both race: the unique key makes the loser wait for the winner's commit.
+     * (another spec), also when both race: the unique key makes the loser wait for the winner's commit. A tenant
+     * at its quota of live jobs ({@link Tenant#maxLiveJobs()}) gets {@link Submission.OverQuota} and nothing is
+     * written; a key already used answers as before, at the quota too.
      */
     public Submission submit(UUID tenantId, JobSpec spec, String idempotencyKey) {
         return submit(tenantId, spec, idempotencyKey, false);

@@ -32,8 +32,16 @@ final class JobSubmissions {
         this.meters = meters;
     }
 
+    /** The states a job is live in, which the quota on live jobs counts: all but the terminal ones. */
+    private static final String[] LIVE = Arrays.stream(JobState.values()).filter(s -> !s.isTerminal())
+            .map(JobState::name).toArray(String[]::new);
+
     /** See {@link JobStore#submit(UUID, JobSpec, String, boolean)}. */
     Submission submit(UUID tenantId, JobSpec spec, String idempotencyKey, boolean admit) {
+        Submission refused = overQuota(tenantId, idempotencyKey);
+        if (refused != null) {
+            return refused;
+        }
         Transition admission = Transition.admit();
         JobState state = admit ? admission.to : JobState.SUBMITTED;
         String reason = admit ? admission.reason : SUBMITTED_REASON;
@@ -69,12 +77,7 @@ final class JobSubmissions {
                 .param("hash", hash)
                 .query(UUID.class).list();
         if (inserted.isEmpty()) {
-            var existing = jdbc.sql("select " + JobRows.COLUMNS + ", request_hash from jobs where tenant_id = :t and idempotency_key = :k")
-                    .param("t", tenantId).param("k", idempotencyKey)
-                    .query((rs, n) -> Map.entry(JobRows.JOB.mapRow(rs, n), rs.getBytes("request_hash"))).single();
-            return Arrays.equals(existing.getValue(), hash)
-                    ? new Submission.Accepted(existing.getKey(), false)
-                    : new Submission.KeyConflict(existing.getKey());
+            return existing(tenantId, idempotencyKey, hash).orElseThrow();
         }
         // the row as inserted, without reading it back
         JobRecord job = new JobRecord(id, tenantId, spec, state, reason, version, 0, 0, 0, null,
@@ -90,6 +93,53 @@ final class JobSubmissions {
         writes.afterCommit(written);
         JobWrites.afterCommit(() -> meters.counter("jobs.submitted").increment());
         return new Submission.Accepted(job, true);
+    }
+
+    /**
+     * A refusal when the tenant has a quota on live jobs and is at it; null when the submit may go on. Idempotency
+     * comes first: a key already used answers as it always does (the same job, or a conflict), at the quota too.
+     *
+     * <p>Race-safe by the tenant row's lock: every submit of a tenant with a quota takes it ({@code for no key
+     * update}, which the jobs' foreign-key checks do not wait for) and holds it to its commit, so concurrent
+     * submits count one after the other, each seeing the jobs the one before inserted. Counting rather than a
+     * counter column kept by the write door: a counter would add a write of one hot tenant row to every job's
+     * end (placements and reports by the thousand a second), while the count costs only the submits of tenants
+     * with a quota, an index range of at most the quota's size (jobs_by_tenant_state); tenants without a quota
+     * pay one primary-key read and take no lock.
+     */
+    private Submission overQuota(UUID tenantId, String idempotencyKey) {
+        if (maxLiveJobs(tenantId, false) == null) {
+            return null;
+        }
+        Integer max = maxLiveJobs(tenantId, true);
+        if (max == null) {
+            return null; // lifted meanwhile
+        }
+        if (idempotencyKey != null) {
+            var same = jdbc.sql("select id from jobs where tenant_id = :t and idempotency_key = :k")
+                    .param("t", tenantId).param("k", idempotencyKey).query(UUID.class).optional();
+            if (same.isPresent()) {
+                return null; // the insert finds it and answers as for any repeated key
+            }
+        }
+        long live = jdbc.sql("select count(*) from jobs where tenant_id = :t and state = any(cast(:live as text[]))")
+                .param("t", tenantId).param("live", LIVE).query(Long.class).single();
+        return live >= max ? new Submission.OverQuota(live, max) : null;
+    }
+
+    private Integer maxLiveJobs(UUID tenantId, boolean lock) {
+        List<Integer> max = jdbc.sql("select quota_max_live_jobs from tenants where id = :t" + (lock ? " for no key update" : ""))
+                .param("t", tenantId).query((rs, n) -> (Integer) rs.getObject(1)).list();
+        return max.isEmpty() ? null : max.getFirst();
+    }
+
+    private java.util.Optional<Submission> existing(UUID tenantId, String idempotencyKey, byte[] hash) {
+        return jdbc.sql("select " + JobRows.COLUMNS + ", request_hash from jobs where tenant_id = :t and idempotency_key = :k")
+                .param("t", tenantId).param("k", idempotencyKey)
+                .query((rs, n) -> Map.entry(JobRows.JOB.mapRow(rs, n), rs.getBytes("request_hash"))).optional()
+                .map(e -> Arrays.equals(e.getValue(), hash)
+                        ? new Submission.Accepted(e.getKey(), false)
+                        : new Submission.KeyConflict(e.getKey()));
     }
 
     /** See {@link JobStore#admitAll}. */

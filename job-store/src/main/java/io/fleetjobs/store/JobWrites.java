@@ -23,7 +23,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * The one door through which job rows change: a batch of {@link Transition}s as one guarded update
  * (the state and version each caller read must still be there), then one history row and one event
- * per change. Submit, admission, placement, reports, cancel and the reconciler all come through here.
+ * per change. Submit, admission, placement, reports, cancel and the reconciler all come through here, and the
+ * retention's deletion of finished jobs ({@link #forgetFinished}).
  *
  * <p>A change whose row has moved on is missing from {@link Applied#jobs()}: another writer won, which
  * is a normal outcome. Call inside a transaction.
@@ -178,6 +179,45 @@ final class JobWrites {
                 .param("e", eventIds).param("k", ids).param("s", shards).param("p", payloads)
                 .param("topic", JobEvent.TOPIC).param("now", now)
                 .update();
+    }
+
+    /** What one {@link #forgetFinished} deleted: jobs, and their attempts, history rows and GPU holds. */
+    record Forgotten(int jobs, int attempts, int history, int gpuHolds) {
+    }
+
+    /**
+     * Deletes up to {@code limit} finished jobs (SUCCEEDED, FAILED, CANCELED) that finished before {@code before},
+     * oldest first, with everything that refers to them, in one statement: the only deletion of job rows, and not
+     * a change (no history row, no event: a job that is gone has nothing more to say). A job is taken whole or
+     * not at all, so what remains has no orphans and no gaps in its history; a job whose attempt still holds its
+     * allocation (not yet released by the reconciler) waits, so machines' counters stay the sum over held
+     * attempts. Rows another transaction holds are skipped ({@code skip locked}): replicas delete side by side.
+     * A job's published outbox rows are already gone (the relay deletes what Kafka acknowledged, V3); one still
+     * waiting to be published stays until it is. Call inside a transaction.
+     */
+    Forgotten forgetFinished(Instant before, int limit) {
+        return jdbc.sql("""
+                        with doomed as (
+                            select j.id from jobs j
+                            where j.state in ('SUCCEEDED', 'FAILED', 'CANCELED') and j.finished_at < :before
+                              and not exists (select 1 from attempts a where a.job_id = j.id and a.released_at is null)
+                            order by j.finished_at
+                            limit :limit
+                            for update of j skip locked
+                        ), holds as (
+                            delete from gpu_holds g using doomed d where g.job_id = d.id returning 1
+                        ), tries as (
+                            delete from attempts a using doomed d where a.job_id = d.id returning 1
+                        ), history as (
+                            delete from job_history h using doomed d where h.job_id = d.id returning 1
+                        ), gone as (
+                            delete from jobs j using doomed d where j.id = d.id returning 1
+                        )
+                        select (select count(*) from gone), (select count(*) from tries), (select count(*) from history),
+                               (select count(*) from holds)""")
+                .param("before", JobRows.ts(before)).param("limit", limit)
+                .query((rs, n) -> new Forgotten(rs.getInt(1), rs.getInt(2), rs.getInt(3), rs.getInt(4)))
+                .single();
     }
 
     /** Once the transaction commits: counts the moves among {@code written} and wakes the outbox relay. */

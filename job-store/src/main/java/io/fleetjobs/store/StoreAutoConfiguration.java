@@ -76,6 +76,12 @@ public class StoreAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
+        RetentionStore retentionStore(JdbcClient jdbc, JobStore jobs) {
+            return new RetentionStore(jdbc, jobs);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
         Inbox inbox(JdbcClient jdbc, InstantSource clock) {
             return new Inbox(jdbc, clock);
         }

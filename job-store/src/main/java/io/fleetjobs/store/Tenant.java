@@ -2,6 +2,10 @@ package io.fleetjobs.store;
 
 import java.util.UUID;
 
-/** A tenant; quota fields are null where unlimited. */
-public record Tenant(UUID id, String name, int weight, Long quotaCpuMillis, Long quotaMemoryMb, Integer quotaGpuCount) {
+/**
+ * A tenant; quota fields are null where unlimited. {@code maxLiveJobs}: how many of its jobs may be live (not
+ * SUCCEEDED, FAILED or CANCELED) at once; a submit past it is refused.
+ */
+public record Tenant(UUID id, String name, int weight, Long quotaCpuMillis, Long quotaMemoryMb, Integer quotaGpuCount,
+        Integer maxLiveJobs) {
 }

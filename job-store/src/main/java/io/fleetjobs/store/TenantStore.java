@@ -7,6 +7,7 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.InstantSource;
 import java.util.Base64;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.RowMapper;
@@ -20,7 +21,8 @@ public final class TenantStore {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final RowMapper<Tenant> TENANT = (rs, n) -> new Tenant(rs.getObject("id", UUID.class),
             rs.getString("name"), rs.getInt("weight"), (Long) rs.getObject("quota_cpu_millis"),
-            (Long) rs.getObject("quota_memory_mb"), (Integer) rs.getObject("quota_gpu_count"));
+            (Long) rs.getObject("quota_memory_mb"), (Integer) rs.getObject("quota_gpu_count"),
+            (Integer) rs.getObject("quota_max_live_jobs"));
 
     private final JdbcClient jdbc;
     private final InstantSource clock;
@@ -30,14 +32,27 @@ public final class TenantStore {
         this.clock = clock;
     }
 
-    /** Creates a tenant, or returns empty when the name is taken. */
+    /** Creates a tenant without a quota on live jobs, or returns empty when the name is taken. */
     public Optional<Tenant> create(String name, int weight, Long quotaCpuMillis, Long quotaMemoryMb, Integer quotaGpuCount) {
+        return create(name, weight, new Quota(quotaCpuMillis, quotaMemoryMb, quotaGpuCount, null));
+    }
+
+    /** What a tenant may hold at once; each null where unlimited. */
+    public record Quota(Long cpuMillis, Long memoryMb, Integer gpuCount, Integer maxLiveJobs) {
+        public static final Quota NONE = new Quota(null, null, null, null);
+    }
+
+    /** Creates a tenant, or returns empty when the name is taken. */
+    public Optional<Tenant> create(String name, int weight, Quota quota) {
         UUID id = Ids.newId(clock);
+        Quota q = quota == null ? Quota.NONE : quota;
         int rows = jdbc.sql("""
-                        insert into tenants (id, name, weight, quota_cpu_millis, quota_memory_mb, quota_gpu_count, created_at)
-                        values (:id, :name, :weight, :cpu, :mem, :gpu, :now) on conflict (name) do nothing""")
+                        insert into tenants (id, name, weight, quota_cpu_millis, quota_memory_mb, quota_gpu_count,
+                                             quota_max_live_jobs, created_at)
+                        values (:id, :name, :weight, :cpu, :mem, :gpu, :live, :now) on conflict (name) do nothing""")
                 .param("id", id).param("name", name).param("weight", weight)
-                .param("cpu", quotaCpuMillis).param("mem", quotaMemoryMb).param("gpu", quotaGpuCount)
+                .param("cpu", q.cpuMillis()).param("mem", q.memoryMb()).param("gpu", q.gpuCount())
+                .param("live", q.maxLiveJobs())
                 .param("now", JobRows.ts(clock.instant()))
                 .update();
         return rows == 1 ? byName(name) : Optional.empty();
@@ -45,6 +60,30 @@ public final class TenantStore {
 
     public Optional<Tenant> byName(String name) {
         return jdbc.sql("select * from tenants where name = :name").param("name", name).query(TENANT).optional();
+    }
+
+    /** Every tenant, by name. */
+    public List<Tenant> list() {
+        return jdbc.sql("select * from tenants order by name").query(TENANT).list();
+    }
+
+    /**
+     * Sets a tenant's weight and quota (null: kept as it is; a quota given replaces the old one whole); empty
+     * when there is no such tenant. Jobs over a lowered quota stay; new submits wait until the tenant is under it.
+     */
+    public Optional<Tenant> update(String name, Integer weight, Quota quota) {
+        Quota q = quota == null ? Quota.NONE : quota;
+        int rows = jdbc.sql("""
+                        update tenants set weight = coalesce(cast(:weight as integer), weight),
+                            quota_cpu_millis = case when cast(:keep as boolean) then quota_cpu_millis else cast(:cpu as bigint) end,
+                            quota_memory_mb = case when cast(:keep as boolean) then quota_memory_mb else cast(:mem as bigint) end,
+                            quota_gpu_count = case when cast(:keep as boolean) then quota_gpu_count else cast(:gpu as integer) end,
+                            quota_max_live_jobs = case when cast(:keep as boolean) then quota_max_live_jobs else cast(:live as integer) end
+                        where name = :name""")
+                .param("weight", weight).param("keep", quota == null).param("cpu", q.cpuMillis())
+                .param("mem", q.memoryMb()).param("gpu", q.gpuCount()).param("live", q.maxLiveJobs()).param("name", name)
+                .update();
+        return rows == 1 ? byName(name) : Optional.empty();
     }
 
     /** A new key for a tenant; the returned key is the only time it exists in clear. */

@@ -90,6 +90,20 @@ class AttemptReportsTest {
     }
 
     @Test
+    void anOversizedTailIsCutToItsLast64KiBBeforeItIsStored() {
+        JobRecord job = placed(StoreFixture.aJob("chatty"));
+        String stdout = "x".repeat(5 * 1024 * 1024) + "the last line";
+        String stderr = "e".repeat(70_000);
+        Instant now = clock.instant();
+        assertThat(reports.apply(new AttemptReport(job.id(), 1, 1, "m", AttemptState.FAILED, 1, FailureReason.EXIT_CODE,
+                now, now, stdout, stderr))).isEqualTo(AttemptReports.Outcome.APPLIED);
+        JobStore.Logs logs = f.jobs.logs(job.id(), 1).orElseThrow();
+        assertThat(logs.stdout()).hasSize(64 * 1024).endsWith("the last line");
+        assertThat(logs.stderr()).isEqualTo("e".repeat(64 * 1024));
+        assertThat(f.count("select max(octet_length(log_tail_stdout)) from attempts")).isEqualTo(64 * 1024);
+    }
+
+    @Test
     void aStaleEpochOrAnotherMachineIsIgnored() {
         JobRecord job = placed(StoreFixture.aJob("stale"));
         // what jobs.events shows (job id, attempt 1) and the epoch every lease once had do not name this lease

@@ -7,10 +7,12 @@ import io.fleetjobs.reconciler.sweeps.AutoDrainSweep;
 import io.fleetjobs.reconciler.sweeps.ExpiredLeaseSweep;
 import io.fleetjobs.reconciler.sweeps.MachineLivenessSweep;
 import io.fleetjobs.reconciler.sweeps.OverdueAttemptSweep;
+import io.fleetjobs.reconciler.sweeps.RetentionSweep;
 import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineStore;
 import io.fleetjobs.store.RepairStore;
+import io.fleetjobs.store.RetentionStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -23,7 +25,8 @@ import org.springframework.context.annotation.Configuration;
 class ReconcilerConfig {
     @Bean
     ReconcilerLoop reconcilerLoop(JobStore jobs, RepairStore repair, AttemptReports reports, MachineStore machines,
-            InstantSource clock, ReconcilerProperties p, AgentFenceProperties fence, MeterRegistry meters,
+            RetentionStore retention, InstantSource clock, ReconcilerProperties p, RetentionProperties kept,
+            AgentFenceProperties fence, MeterRegistry meters,
             io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
             io.github.resilience4j.retry.RetryRegistry retries) {
         // refuses to start with settings under which a silent machine's jobs could run twice at once
@@ -36,7 +39,8 @@ class ReconcilerConfig {
                 new OverdueAttemptSweep(repair, reports, p.timeoutSlack(), meters),
                 new AutoDrainSweep(repair, machines, new AutoDrain(p.drainStreak(), p.drainSharePerHour()),
                         Duration.ofMinutes(10), meters),
-                new AllocationSweep(jobs, repair, meters)), clock, p, meters, breakers.circuitBreaker("database"),
+                new AllocationSweep(jobs, repair, meters),
+                new RetentionSweep(retention, kept.retention(), meters)), clock, p, meters, breakers.circuitBreaker("database"),
                 retries.retry("database"));
     }
 }

@@ -79,6 +79,11 @@ public final class Api {
         return post(path, body, Map.of());
     }
 
+    public Response patch(String path, String body) {
+        return send(request("PATCH", path).header("Content-Type", "application/json")
+                .method("PATCH", HttpRequest.BodyPublishers.ofString(body)));
+    }
+
     public Response post(String path, String body, Map<String, String> headers) {
         HttpRequest.Builder r = request("POST", path).header("Content-Type", "application/json")
                 .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));

@@ -20,6 +20,8 @@ import java.util.UUID;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestAttribute;
@@ -40,7 +42,17 @@ class AdminController {
         this.validator = validator;
     }
 
-    record Quota(@PositiveOrZero BigDecimal cpu, @PositiveOrZero Long memoryMb, @PositiveOrZero Integer gpuCount) {
+    /** What a tenant may hold at once; each null where unlimited. {@code maxLiveJobs}: jobs not yet finished. */
+    record Quota(@PositiveOrZero BigDecimal cpu, @PositiveOrZero Long memoryMb, @PositiveOrZero Integer gpuCount,
+            @PositiveOrZero Integer maxLiveJobs) {
+        TenantStore.Quota stored() {
+            return new TenantStore.Quota(cpu == null ? null : cpu.movePointRight(3).longValue(), memoryMb, gpuCount,
+                    maxLiveJobs);
+        }
+    }
+
+    /** A change of a tenant: a field left out is kept; a quota given replaces the old one whole. */
+    record TenantChange(@Min(1) @Max(1000) Integer weight, @Valid Quota quota) {
     }
 
     record NewTenant(@NotNull @Pattern(regexp = "[A-Za-z0-9._-]{1,64}", message = "must be 1-64 of [A-Za-z0-9._-]") String name,
@@ -49,9 +61,10 @@ class AdminController {
 
     record TenantView(UUID id, String name, int weight, Quota quota) {
         static TenantView of(Tenant t) {
-            Quota q = t.quotaCpuMillis() == null && t.quotaMemoryMb() == null && t.quotaGpuCount() == null ? null
+            Quota q = t.quotaCpuMillis() == null && t.quotaMemoryMb() == null && t.quotaGpuCount() == null
+                    && t.maxLiveJobs() == null ? null
                     : new Quota(t.quotaCpuMillis() == null ? null : BigDecimal.valueOf(t.quotaCpuMillis(), 3).stripTrailingZeros(),
-                            t.quotaMemoryMb(), t.quotaGpuCount());
+                            t.quotaMemoryMb(), t.quotaGpuCount(), t.maxLiveJobs());
             return new TenantView(t.id(), t.name(), t.weight(), q);
         }
     }
@@ -67,18 +80,48 @@ class AdminController {
         if (body == null) {
             throw ApiException.badRequest("body", "a tenant is required");
         }
+        validate(body);
+        Tenant t = tenants.create(body.name(), body.weight() == null ? 1 : body.weight(),
+                        body.quota() == null ? null : body.quota().stored())
+                .orElseThrow(() -> ApiException.conflict("tenant " + body.name() + " exists"));
+        return ResponseEntity.status(HttpStatus.CREATED).body(TenantView.of(t));
+    }
+
+    @Operation(operationId = "listTenants", summary = "List tenants")
+    @GetMapping("/tenants")
+    JobView.Items<TenantView> listTenants(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller) {
+        requireAdmin(caller);
+        return new JobView.Items<>(tenants.list().stream().map(TenantView::of).toList());
+    }
+
+    @Operation(operationId = "getTenant", summary = "Get a tenant")
+    @GetMapping("/tenants/{name}")
+    TenantView getTenant(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String name) {
+        requireAdmin(caller);
+        return TenantView.of(tenants.byName(name).orElseThrow(() -> ApiException.notFound("tenant " + name)));
+    }
+
+    /** Changes a tenant's weight or quota; jobs already over a lowered quota stay, new submits wait for room. */
+    @Operation(operationId = "updateTenant", summary = "Change a tenant's weight or quota")
+    @PatchMapping("/tenants/{name}")
+    TenantView updateTenant(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String name,
+            @RequestBody(required = false) TenantChange body) {
+        requireAdmin(caller);
+        if (body == null) {
+            throw ApiException.badRequest("body", "a change is required");
+        }
+        validate(body);
+        return TenantView.of(tenants.update(name, body.weight(), body.quota() == null ? null : body.quota().stored())
+                .orElseThrow(() -> ApiException.notFound("tenant " + name)));
+    }
+
+    private void validate(Object body) {
         var violations = validator.validate(body);
         if (!violations.isEmpty()) {
             throw ApiException.invalid(violations.stream()
                     .map(v -> new ApiException.FieldError(FieldPaths.of(v), v.getMessage()))
                     .sorted(Comparator.comparing(ApiException.FieldError::field)).toList());
         }
-        Quota q = body.quota();
-        Long cpuMillis = q == null || q.cpu() == null ? null : q.cpu().movePointRight(3).longValue();
-        Tenant t = tenants.create(body.name(), body.weight() == null ? 1 : body.weight(), cpuMillis,
-                        q == null ? null : q.memoryMb(), q == null ? null : q.gpuCount())
-                .orElseThrow(() -> ApiException.conflict("tenant " + body.name() + " exists"));
-        return ResponseEntity.status(HttpStatus.CREATED).body(TenantView.of(t));
     }
 
     @Operation(operationId = "issueApiKey", summary = "Issue an API key for a tenant")

@@ -7,11 +7,22 @@ import org.springframework.http.HttpStatus;
 public class ApiException extends RuntimeException {
     private final HttpStatus status;
     private final List<FieldError> errors;
+    private final Long retryAfterSeconds;
 
     public ApiException(HttpStatus status, String detail, List<FieldError> errors) {
+        this(status, detail, errors, null);
+    }
+
+    private ApiException(HttpStatus status, String detail, List<FieldError> errors, Long retryAfterSeconds) {
         super(detail);
         this.status = status;
         this.errors = errors;
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
+
+    /** 429 with {@code Retry-After}: the caller may try again after that many seconds. */
+    public static ApiException tooManyRequests(String detail, long retryAfterSeconds) {
+        return new ApiException(HttpStatus.TOO_MANY_REQUESTS, detail, List.of(), retryAfterSeconds);
     }
 
     public static ApiException badRequest(String field, String message) {
@@ -36,6 +47,11 @@ public class ApiException extends RuntimeException {
 
     public List<FieldError> errors() {
         return errors;
+    }
+
+    /** Seconds for {@code Retry-After}, or null for none. */
+    public Long retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 
     /** One field at fault: a JSON path into the request ({@code resources.cpu}, {@code execution.command[0]}). */

@@ -48,13 +48,17 @@ class JobsController {
     private final Validator validator;
     /** Admit a valid job in its submit's transaction (QUEUED at once) rather than through the outbox and admission. */
     private final boolean admitOnSubmit;
+    /** What a submit refused for the tenant's quota of live jobs tells the caller to wait. */
+    private final long quotaRetryAfterSeconds;
 
     JobsController(JobStore store, JobCancellation cancellation, Validator validator,
-            @Value("${jobs.admission.on-submit:true}") boolean admitOnSubmit) {
+            @Value("${jobs.admission.on-submit:true}") boolean admitOnSubmit,
+            @Value("${jobs.quota.retry-after-seconds:10}") long quotaRetryAfterSeconds) {
         this.store = store;
         this.cancellation = cancellation;
         this.validator = validator;
         this.admitOnSubmit = admitOnSubmit;
+        this.quotaRetryAfterSeconds = quotaRetryAfterSeconds;
     }
 
     @Operation(operationId = "submitJob", summary = "Submit a job")
@@ -81,6 +85,8 @@ class JobsController {
                     .body(JobView.of(job, caller.tenantName()));
             case Submission.KeyConflict conflict -> throw ApiException.conflict(
                     "Idempotency-Key was used for job " + conflict.existing().id() + " with another spec");
+            case Submission.OverQuota(long live, int max) -> throw ApiException.tooManyRequests("tenant "
+                    + caller.tenantName() + " has " + live + " live jobs, its quota maxLiveJobs is " + max, quotaRetryAfterSeconds);
         };
     }
 

@@ -22,7 +22,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(ApiException.class)
     ResponseEntity<ProblemDetail> api(ApiException e) {
-        return problem(e.status(), e.getMessage(), e.errors());
+        ResponseEntity<ProblemDetail> response = problem(e.status(), e.getMessage(), e.errors());
+        if (e.retryAfterSeconds() == null) {
+            return response;
+        }
+        return ResponseEntity.status(response.getStatusCode())
+                .headers(h -> h.add(HttpHeaders.RETRY_AFTER, Long.toString(e.retryAfterSeconds())))
+                .contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON).body(response.getBody());
     }
 
     /** The database cannot be reached: nothing was written; the caller may try again shortly. */

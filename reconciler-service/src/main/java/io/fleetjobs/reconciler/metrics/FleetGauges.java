@@ -1,5 +1,6 @@
 package io.fleetjobs.reconciler.metrics;
 
+import io.fleetjobs.model.BoundedTagValues;
 import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.store.FleetStatistics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,11 +29,15 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *   <tr><td>{@code fleet_heartbeat_age_seconds{region, stat=p50|p99|max}}</td><td>age of the last heartbeat of the
  *       machines not LOST</td></tr>
  * </table>
+ *
+ * <p>Queue names are the users' to choose: the first {@code jobs.metrics.max-queue-tags} (50) seen are tags of
+ * their own, the rest add up under {@code queue="other"} ({@link BoundedTagValues}).
  */
 public final class FleetGauges {
     private static final String NONE = "none";
 
     private final FleetStatistics statistics;
+    private final BoundedTagValues queueTags;
     private final InstantSource clock;
     private final GaugeTable depth;
     private final GaugeTable oldest;
@@ -46,6 +51,12 @@ public final class FleetGauges {
     }
 
     public FleetGauges(FleetStatistics statistics, InstantSource clock, MeterRegistry meters) {
+        this(statistics, clock, meters, new BoundedTagValues(BoundedTagValues.DEFAULT_MAX));
+    }
+
+    /** @param queueTags the queue names the queue gauges tag by (a bounded number; the rest add up under "other") */
+    public FleetGauges(FleetStatistics statistics, InstantSource clock, MeterRegistry meters, BoundedTagValues queueTags) {
+        this.queueTags = queueTags;
         this.statistics = statistics;
         this.clock = clock;
         depth = new GaugeTable("fleet.queue.depth", "jobs QUEUED, by queue", meters);
@@ -76,11 +87,11 @@ public final class FleetGauges {
         Map<Tags, Double> ages = new HashMap<>();
         Map<Tags, Double> stuck = new HashMap<>();
         for (FleetStatistics.QueuedGroup g : statistics.queued(now)) {
-            Tags queue = Tags.of("queue", g.queue());
+            Tags queue = Tags.of("queue", queueTags.tag(g.queue()));
             depths.merge(queue, (double) g.count(), Double::sum);
             ages.merge(queue, Math.max(0, g.oldestSeconds()), Math::max);
             if (g.obstacle() != null) {
-                stuck.put(queue.and("reason", g.obstacle()), (double) g.count());
+                stuck.merge(queue.and("reason", g.obstacle()), (double) g.count(), Double::sum);
             }
         }
         depth.set(depths);

@@ -32,7 +32,7 @@ class FleetMetricsConfig {
             "machine-lost", "attempt-machine-lost", "lease-expired", "timed-out", "machine-drained", "allocation-repaired");
     /** Every sweep's name, as {@code reconciler_sweep_*{sweep}} tags it. */
     static final List<String> SWEEPS = List.of("machine-liveness", "expired-leases", "overdue-attempts", "auto-drain",
-            "allocations");
+            "allocations", "retention");
 
     @Bean
     MeterBinder reconcilerCountersFromZero() {
@@ -57,8 +57,9 @@ class FleetMetricsConfig {
     }
 
     @Bean
-    FleetGauges fleetGauges(FleetStatistics statistics, InstantSource clock, MeterRegistry meters) {
-        return new FleetGauges(statistics, clock, meters);
+    FleetGauges fleetGauges(FleetStatistics statistics, InstantSource clock, MeterRegistry meters,
+            @Value("${jobs.metrics.max-queue-tags:50}") int maxQueueTags) {
+        return new FleetGauges(statistics, clock, meters, new io.fleetjobs.model.BoundedTagValues(maxQueueTags));
     }
 
     @Bean

@@ -92,6 +92,22 @@ class FleetGaugesTest {
     }
 
     @Test
+    void queuesPastTheBoundAddUpUnderOther() {
+        FleetGauges bounded = new FleetGauges(new io.fleetjobs.store.FleetStatistics(jdbc), clock, meters,
+                new io.fleetjobs.model.BoundedTagValues(2));
+        for (String queue : new String[] {"q-1", "q-2", "q-3", "q-4", "q-4"}) {
+            JobSpec spec = new JobSpec("j", queue, null, Resources.of(1, 256), null, Execution.of("true"), null, null);
+            jobs.transition(((Submission.Accepted) jobs.submit(tenant, spec, null)).job(), Transition.admit()).orElseThrow();
+        }
+        bounded.refresh();
+
+        assertThat(meters.find("fleet.queue.depth").gauges()).hasSize(3);
+        assertThat(gauge("fleet.queue.depth", "queue", "other")).as("two queues of own tags, the rest other")
+                .isIn(2.0, 3.0);
+        assertThat(meters.find("fleet.queue.depth").gauges().stream().mapToDouble(Gauge::value).sum()).isEqualTo(5);
+    }
+
+    @Test
     void machinesCapacityAllocationAndHeartbeatAgeByRegionAndGpuType() {
         MachineStore machines = new MachineStore(jdbc, clock);
         machines.register("cpu-1", "eu", Map.of(), null, 4_000, 8_192, 0);

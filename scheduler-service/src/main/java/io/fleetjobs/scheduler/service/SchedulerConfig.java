@@ -49,8 +49,9 @@ class SchedulerConfig {
     SchedulerLoop schedulerLoop(SchedulerCycle cycle, PlacementStore placement, FleetStatistics statistics,
             SchedulerProperties properties, InstantSource clock, MeterRegistry meters,
             io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
-            io.github.resilience4j.retry.RetryRegistry retries) {
+            io.github.resilience4j.retry.RetryRegistry retries,
+            @org.springframework.beans.factory.annotation.Value("${jobs.metrics.max-queue-tags:50}") int maxQueueTags) {
         return new SchedulerLoop(cycle, placement, statistics, properties, clock, meters, breakers.circuitBreaker("database"),
-                retries.retry("database"));
+                retries.retry("database"), new io.fleetjobs.model.BoundedTagValues(maxQueueTags));
     }
 }

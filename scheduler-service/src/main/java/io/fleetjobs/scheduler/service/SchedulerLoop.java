@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.service;
 
+import io.fleetjobs.model.BoundedTagValues;
 import io.fleetjobs.store.FleetStatistics;
 import io.fleetjobs.store.PlacementStore;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
@@ -40,6 +41,7 @@ public final class SchedulerLoop implements SmartLifecycle {
     private final CircuitBreaker database;
     private final Retry retry;
     private final Map<String, AtomicLong> depthByQueue = new ConcurrentHashMap<>();
+    private final BoundedTagValues queueTags;
     private volatile boolean running;
     private final java.util.concurrent.atomic.AtomicBoolean roomAppeared = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.atomic.AtomicBoolean fleetChanged = new java.util.concurrent.atomic.AtomicBoolean();
@@ -60,6 +62,15 @@ public final class SchedulerLoop implements SmartLifecycle {
      */
     public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, FleetStatistics statistics,
             SchedulerProperties properties, InstantSource clock, MeterRegistry meters, CircuitBreaker database, Retry retry) {
+        this(cycle, placement, statistics, properties, clock, meters, database, retry,
+                new BoundedTagValues(BoundedTagValues.DEFAULT_MAX));
+    }
+
+    /** @param queueTags the queue names the depth gauge tags by (a bounded number; the rest are "other") */
+    public SchedulerLoop(SchedulerCycle cycle, PlacementStore placement, FleetStatistics statistics,
+            SchedulerProperties properties, InstantSource clock, MeterRegistry meters, CircuitBreaker database, Retry retry,
+            BoundedTagValues queueTags) {
+        this.queueTags = queueTags;
         this.placement = placement;
         this.database = database;
         this.retry = retry;
@@ -158,11 +169,14 @@ public final class SchedulerLoop implements SmartLifecycle {
             return;
         }
         nextDepth = clock.instant().plusSeconds(5);
-        depthByQueue.values().forEach(v -> v.set(0));
-        statistics.queueDepths().forEach((queue, count) -> depthByQueue.computeIfAbsent(queue, q -> {
+        Map<String, Long> depths = new java.util.HashMap<>();
+        statistics.queueDepths().forEach((queue, count) -> depths.merge(queueTags.tag(queue), count, Long::sum));
+        depthByQueue.forEach((tag, v) -> v.set(depths.getOrDefault(tag, 0L)));
+        depths.forEach((tag, count) -> depthByQueue.computeIfAbsent(tag, q -> {
             AtomicLong depth = new AtomicLong();
             Gauge.builder("scheduler.queue.depth", depth, AtomicLong::get).tags(Tags.of("queue", q))
-                    .description("jobs waiting in QUEUED").register(meters);
+                    .description("jobs waiting in QUEUED (queues past jobs.metrics.max-queue-tags as \"other\")")
+                    .register(meters);
             return depth;
         }).set(count));
     }

@@ -180,4 +180,25 @@ class SchedulerServiceTest {
         assertThat(lost.json().get("detail").asString()).contains("LOST");
         assertThat(machines.get("ops-2").orElseThrow().status()).isEqualTo(MachineStatus.LOST);
     }
+
+    @Test
+    void anOversizedAgentBodyIs413BeforeItsCredentialIsCheckedOrItIsParsed() {
+        Api stranger = new Api(port, "not-a-machine-credential");
+        byte[] big = new byte[5 * 1024 * 1024];
+        java.util.Arrays.fill(big, (byte) '{'); // not JSON either: a parse would answer 400, a credential check 401
+        var declared = stranger.post("/agent/v1/heartbeat", new String(big, java.nio.charset.StandardCharsets.US_ASCII));
+        assertThat(declared.status()).isEqualTo(413);
+        assertThat(declared.contentType()).startsWith("application/problem+json");
+        assertThat(declared.json().get("detail").asString()).contains("1048576");
+        assertThat(stranger.postStreamed("/agent/v1/heartbeat", big).status()).as("chunked, no Content-Length")
+                .isEqualTo(413);
+        assertThat(stranger.postStreamed("/agent/v1/join", java.util.Arrays.copyOf(big, 1024 * 1024 + 1)).status())
+                .isEqualTo(413);
+
+        String heartbeat = "{\"machineId\": \"m-x\", \"incarnation\": 1, \"attempts\": [], \"waitMs\": 0}";
+        assertThat(stranger.post("/agent/v1/heartbeat", heartbeat).status()).as("a normal body goes on to the credential check")
+                .isEqualTo(401);
+        assertThat(stranger.postStreamed("/agent/v1/heartbeat", heartbeat.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .status()).as("chunked within the limit: read and handed on").isEqualTo(401);
+    }
 }

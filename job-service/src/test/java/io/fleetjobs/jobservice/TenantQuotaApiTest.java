@@ -1,0 +1,91 @@
+package io.fleetjobs.jobservice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fleetjobs.support.CallerIdentity;
+import io.fleetjobs.testsupport.Api;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/** A tenant's quota of live jobs as the admin sets it and as a submit over it is refused. */
+class TenantQuotaApiTest extends JobServiceTestBase {
+    @Autowired
+    JdbcClient jdbc;
+
+    private Api tenantWithQuota(String name, int maxLiveJobs) {
+        var created = admin.post("/api/v1/admin/tenants",
+                "{\"name\": \"" + name + "\", \"weight\": 2, \"quota\": {\"gpuCount\": 4, \"maxLiveJobs\": " + maxLiveJobs + "}}");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        assertThat(created.json().get("quota").get("maxLiveJobs").asInt()).isEqualTo(maxLiveJobs);
+        return Api.withIdentity(port, SECRET, UUID.fromString(created.field("id")), name, CallerIdentity.Role.USER);
+    }
+
+    private long jobsOf(String tenant) {
+        return jdbc.sql("select count(*) from jobs j join tenants t on t.id = j.tenant_id where t.name = :n")
+                .param("n", tenant).query(Long.class).single();
+    }
+
+    @Test
+    void aSubmitOverTheQuotaIs429WithTheReasonAndWritesNothingButARepeatedKeyAnswers() {
+        Api carol = tenantWithQuota("quota-carol", 2);
+        var first = carol.post("/api/v1/jobs", spec("one"), Map.of("Idempotency-Key", "k-1"));
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(carol.post("/api/v1/jobs", spec("two")).status()).isEqualTo(201);
+
+        var refused = carol.post("/api/v1/jobs", spec("three"), Map.of("Idempotency-Key", "k-3"));
+        assertThat(refused.status()).isEqualTo(429);
+        assertThat(refused.contentType()).startsWith("application/problem+json");
+        assertThat(refused.retryAfter()).isEqualTo("10");
+        assertThat(refused.json().get("detail").asString())
+                .isEqualTo("tenant quota-carol has 2 live jobs, its quota maxLiveJobs is 2");
+        assertThat(jobsOf("quota-carol")).isEqualTo(2);
+
+        var again = carol.post("/api/v1/jobs", spec("one"), Map.of("Idempotency-Key", "k-1"));
+        assertThat(again.status()).as("the same key and body at the quota: the same job").isEqualTo(200);
+        assertThat(again.field("id")).isEqualTo(first.field("id"));
+
+        assertThat(carol.post("/api/v1/jobs/" + first.field("id") + "/cancel", null).status()).isEqualTo(202);
+        assertThat(carol.post("/api/v1/jobs", spec("three"), Map.of("Idempotency-Key", "k-3")).status())
+                .as("a job that ended frees its place").isEqualTo(201);
+    }
+
+    @Test
+    void anAdminListsReadsAndChangesTenantsAndTheirQuota() {
+        tenantWithQuota("quota-dora", 1);
+        var listed = admin.get("/api/v1/admin/tenants");
+        assertThat(listed.status()).isEqualTo(200);
+        assertThat(java.util.stream.StreamSupport.stream(listed.json().get("items").spliterator(), false)
+                .map(t -> t.get("name").asString())).contains("quota-dora", "admin");
+
+        var read = admin.get("/api/v1/admin/tenants/quota-dora");
+        assertThat(read.status()).isEqualTo(200);
+        assertThat(read.json().get("weight").asInt()).isEqualTo(2);
+        assertThat(read.json().get("quota").get("gpuCount").asInt()).isEqualTo(4);
+
+        var weighted = admin.patch("/api/v1/admin/tenants/quota-dora", "{\"weight\": 5}");
+        assertThat(weighted.status()).as(weighted.body()).isEqualTo(200);
+        assertThat(weighted.json().get("weight").asInt()).isEqualTo(5);
+        assertThat(weighted.json().get("quota").get("maxLiveJobs").asInt()).as("a quota left out is kept").isEqualTo(1);
+
+        var raised = admin.patch("/api/v1/admin/tenants/quota-dora", "{\"quota\": {\"maxLiveJobs\": 50}}");
+        assertThat(raised.json().get("quota").get("maxLiveJobs").asInt()).isEqualTo(50);
+        var gpus = raised.json().get("quota").path("gpuCount");
+        assertThat(gpus.isNull() || gpus.isMissingNode()).as("a quota given replaces the old one whole").isTrue();
+        assertThat(admin.get("/api/v1/admin/tenants/quota-dora").json().get("weight").asInt()).isEqualTo(5);
+
+        var bad = admin.patch("/api/v1/admin/tenants/quota-dora", "{\"quota\": {\"maxLiveJobs\": -1}}");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.json().get("errors").get(0).get("field").asString()).isEqualTo("quota.maxLiveJobs");
+        assertThat(admin.post("/api/v1/admin/tenants", "{\"name\": \"quota-eve\", \"quota\": {\"maxLiveJobs\": -3}}")
+                .json().get("errors").get(0).get("field").asString()).isEqualTo("quota.maxLiveJobs");
+        assertThat(admin.get("/api/v1/admin/tenants/nobody").status()).isEqualTo(404);
+        assertThat(admin.patch("/api/v1/admin/tenants/nobody", "{\"weight\": 2}").status()).isEqualTo(404);
+
+        Api user = Api.withIdentity(port, SECRET, UUID.randomUUID(), "quota-dora", CallerIdentity.Role.USER);
+        assertThat(user.get("/api/v1/admin/tenants").status()).isEqualTo(403);
+        assertThat(user.patch("/api/v1/admin/tenants/quota-dora", "{\"weight\": 9}").status()).isEqualTo(403);
+    }
+}
