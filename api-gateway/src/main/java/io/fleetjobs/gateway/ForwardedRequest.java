@@ -1,11 +1,10 @@
 package io.fleetjobs.gateway;
 
+import io.fleetjobs.support.BufferedBody;
 import io.fleetjobs.support.SignedIdentity;
-import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -96,32 +95,6 @@ final class ForwardedRequest extends HttpServletRequestWrapper {
         if (body == null) {
             return super.getInputStream();
         }
-        ByteArrayInputStream in = new ByteArrayInputStream(body);
-        return new ServletInputStream() {
-            @Override
-            public int read() {
-                return in.read();
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) {
-                return in.read(b, off, len);
-            }
-
-            @Override
-            public boolean isFinished() {
-                return in.available() == 0;
-            }
-
-            @Override
-            public boolean isReady() {
-                return true;
-            }
-
-            @Override
-            public void setReadListener(ReadListener listener) {
-                throw new UnsupportedOperationException("the body is already in memory");
-            }
-        };
+        return BufferedBody.stream(body);
     }
 }

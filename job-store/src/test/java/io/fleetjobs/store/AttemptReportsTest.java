@@ -95,7 +95,7 @@ class AttemptReportsTest {
         String stdout = "x".repeat(5 * 1024 * 1024) + "the last line";
         String stderr = "e".repeat(70_000);
         Instant now = clock.instant();
-        assertThat(reports.apply(new AttemptReport(job.id(), 1, 1, "m", AttemptState.FAILED, 1, FailureReason.EXIT_CODE,
+        assertThat(reports.apply(new AttemptReport(job.id(), 1, f.epoch(job), "m", AttemptState.FAILED, 1, FailureReason.EXIT_CODE,
                 now, now, stdout, stderr))).isEqualTo(AttemptReports.Outcome.APPLIED);
         JobStore.Logs logs = f.jobs.logs(job.id(), 1).orElseThrow();
         assertThat(logs.stdout()).hasSize(64 * 1024).endsWith("the last line");

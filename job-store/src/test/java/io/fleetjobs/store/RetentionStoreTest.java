@@ -49,7 +49,7 @@ class RetentionStoreTest {
         f.jobs.inTransaction(() -> placement.commit(List.of(new PlacementStore.NewAttempt(
                 placement.reclaim(List.of(queued.id())).getFirst(), "m", 1000, 256, 0)), List.of(), Duration.ofSeconds(30)));
         for (AttemptState state : new AttemptState[] {AttemptState.RUNNING, AttemptState.SUCCEEDED}) {
-            reports.apply(new AttemptReport(queued.id(), 1, 1, "m", state, state.isLive() ? null : 0, null, clock.instant(),
+            reports.apply(new AttemptReport(queued.id(), 1, f.epoch(queued.id(), 1), "m", state, state.isLive() ? null : 0, null, clock.instant(),
                     state.isLive() ? null : clock.instant(), "out", ""));
         }
         JobRecord done = f.jobs.get(queued.id()).orElseThrow();

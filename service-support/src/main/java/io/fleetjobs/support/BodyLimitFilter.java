@@ -2,7 +2,6 @@ package io.fleetjobs.support;
 
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
-import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.ServletRequest;
@@ -102,33 +101,7 @@ public final class BodyLimitFilter implements Filter {
 
         @Override
         public ServletInputStream getInputStream() {
-            ByteArrayInputStream in = new ByteArrayInputStream(body);
-            return new ServletInputStream() {
-                @Override
-                public int read() {
-                    return in.read();
-                }
-
-                @Override
-                public int read(byte[] b, int off, int len) {
-                    return in.read(b, off, len);
-                }
-
-                @Override
-                public boolean isFinished() {
-                    return in.available() == 0;
-                }
-
-                @Override
-                public boolean isReady() {
-                    return true;
-                }
-
-                @Override
-                public void setReadListener(ReadListener listener) {
-                    throw new UnsupportedOperationException("a buffered body is read synchronously");
-                }
-            };
+            return BufferedBody.stream(body);
         }
 
         @Override
