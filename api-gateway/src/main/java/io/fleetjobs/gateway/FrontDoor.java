@@ -1,5 +1,6 @@
 package io.fleetjobs.gateway;
 
+import io.fleetjobs.support.BufferedBody;
 import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.support.ApiPaths;
 import io.fleetjobs.support.SignedIdentity;
@@ -9,7 +10,6 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -84,7 +84,7 @@ final class FrontDoor extends OncePerRequestFilter {
             return;
         }
         if (declared < 0 && request.getHeader("Transfer-Encoding") != null) {
-            body = readAtMost(request.getInputStream(), maxBodyBytes + 1);
+            body = BufferedBody.readAtMost(request.getInputStream(), maxBodyBytes + 1);
             if (body.length > maxBodyBytes) {
                 tooLarge(response);
                 return;
@@ -164,15 +164,6 @@ final class FrontDoor extends OncePerRequestFilter {
         return token.isEmpty() || token.length() > MAX_TOKEN_LENGTH ? null : token;
     }
 
-    private static byte[] readAtMost(InputStream in, long limit) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        byte[] buffer = new byte[16 * 1024];
-        int n;
-        while (out.size() < limit && (n = in.read(buffer, 0, (int) Math.min(buffer.length, limit - out.size()))) > 0) {
-            out.write(buffer, 0, n);
-        }
-        return out.toByteArray();
-    }
 
     private void tooLarge(HttpServletResponse response) throws IOException {
         response.setHeader("Connection", "close"); // the rest of the body is not read

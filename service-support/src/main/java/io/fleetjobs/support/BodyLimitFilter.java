@@ -10,7 +10,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -50,7 +49,7 @@ public final class BodyLimitFilter implements Filter {
             return;
         }
         if (declared < 0 && request.getHeader("Transfer-Encoding") != null) {
-            byte[] body = readAtMost(request.getInputStream(), maxBodyBytes + 1);
+            byte[] body = BufferedBody.readAtMost(request.getInputStream(), maxBodyBytes + 1);
             if (body.length > maxBodyBytes) {
                 tooLarge(response);
                 return;
@@ -61,15 +60,6 @@ public final class BodyLimitFilter implements Filter {
         chain.doFilter(req, res);
     }
 
-    static byte[] readAtMost(InputStream in, long limit) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        byte[] buffer = new byte[16 * 1024];
-        int n;
-        while (out.size() < limit && (n = in.read(buffer, 0, (int) Math.min(buffer.length, limit - out.size()))) > 0) {
-            out.write(buffer, 0, n);
-        }
-        return out.toByteArray();
-    }
 
     private void tooLarge(HttpServletResponse response) throws IOException {
         response.setStatus(413);

@@ -3,10 +3,24 @@ package io.fleetjobs.support;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 
 /** A request body already read into memory, served again as the servlet's input stream (read synchronously). */
 public final class BufferedBody {
     private BufferedBody() {
+    }
+
+    /** At most {@code limit} bytes of the stream: a reader past a body limit reads one byte over it, no more. */
+    public static byte[] readAtMost(InputStream in, long limit) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[16 * 1024];
+        int n;
+        while (out.size() < limit && (n = in.read(buffer, 0, (int) Math.min(buffer.length, limit - out.size()))) > 0) {
+            out.write(buffer, 0, n);
+        }
+        return out.toByteArray();
     }
 
     public static ServletInputStream stream(byte[] body) {
