@@ -64,6 +64,19 @@ class ChaosTest {
     record Submitted(String id, Kind kind) {
     }
 
+    /** How the platform answered a job's cancel: 202 (asked) or 409 (it had ended), when, after how many tries. */
+    record CancelAnswer(int status, long answeredNanos, long firstTryNanos, int tries, List<Integer> before) {
+        String story(long jobEndNanos) {
+            return "cancel " + status + " after " + tries + " tries (before it " + before + ", -1: no answer), the first "
+                    + (answeredNanos - firstTryNanos) / 1_000_000 + " ms before, the job's last process ended "
+                    + (jobEndNanos - answeredNanos) / 1_000_000 + " ms after it";
+        }
+    }
+
+    /** A cancel accepted this long before the job's processes ended and yet not ending it canceled is a violation. */
+    private static final Duration CANCEL_REACH = Duration.ofSeconds(10);
+    private final Map<String, CancelAnswer> cancels = new ConcurrentHashMap<>();
+
     @Test
     void theInvariantsHoldUnderFire() throws Exception {
         Path home = Path.of("target", "chaos").toAbsolutePath();
@@ -148,7 +161,7 @@ class ChaosTest {
                 String id = r.field("id");
                 submitted.put(i, new Submitted(id, kind));
                 if (kind == Kind.CANCELED) {
-                    later(cancelAfter, () -> cancel(user, id, 0));
+                    later(cancelAfter, () -> cancel(user, id, System.nanoTime(), List.of()));
                 }
                 return;
             }
@@ -158,18 +171,21 @@ class ChaosTest {
         later(200, () -> submit(user, i, kind, body, cancelAfter, submitted));
     }
 
-    private void cancel(Api user, String id, int tries) {
+    /** A cancel, asked again until the platform answers it: 202 (asked) or 409 (the job had ended first). */
+    private void cancel(Api user, String id, long firstTryNanos, List<Integer> before) {
+        int status = -1;
         try {
-            int status = user.post("/api/v1/jobs/" + id + "/cancel", null).status();
+            status = user.post("/api/v1/jobs/" + id + "/cancel", null).status();
             if (status == 202 || status == 409) {
+                cancels.put(id, new CancelAnswer(status, System.nanoTime(), firstTryNanos, before.size() + 1, before));
                 return;
             }
         } catch (RuntimeException e) {
             // down for a moment
         }
-        if (tries < 100) {
-            later(300, () -> cancel(user, id, tries + 1));
-        }
+        List<Integer> seen = new ArrayList<>(before);
+        seen.add(status);
+        later(300, () -> cancel(user, id, firstTryNanos, seen));
     }
 
     /** Runs {@code task} after {@code millis}, on a virtual thread. */
@@ -391,6 +407,7 @@ class ChaosTest {
         // outcomes as the workload meant them: SHORT and LONG succeed, FAILS fails with its exit code, RETRIED
         // succeeds on a later attempt, CANCELED ends canceled
         List<String> mismatches = new ArrayList<>();
+        List<String> lateCancels = new ArrayList<>();
         for (Submitted job : submitted) {
             var row = db.sql("select state, exit_code, attempt, failure_reason from jobs where id = cast(:id as uuid)")
                     .param("id", job.id()).query((rs, n) -> new Object[] {rs.getString(1), rs.getObject(2), rs.getInt(3),
@@ -399,15 +416,33 @@ class ChaosTest {
                 continue; // counted as missing
             }
             String state = (String) row[0];
+            String ended = job.kind() + " " + job.id() + " ended " + state + " (exit " + row[1] + ", attempt " + row[2]
+                    + ", " + row[3] + ")";
             boolean ok = switch (job.kind()) {
                 case SHORT, LONG -> state.equals("SUCCEEDED");
                 case FAILS -> state.equals("FAILED") && Integer.valueOf(3).equals(row[1]);
                 case RETRIED -> state.equals("SUCCEEDED") && (int) row[2] >= 2;
                 case CANCELED -> state.equals("CANCELED");
             };
+            if (!ok && job.kind() == Kind.CANCELED) {
+                // not canceled: right only where the job's processes had ended before the platform said 409, or
+                // ended on their own before an accepted cancel could reach them
+                CancelAnswer answer = cancels.get(job.id());
+                long lastEnd = byJob.getOrDefault(job.id(), List.of()).stream().mapToLong(p -> p.endNanos).max()
+                        .orElse(Long.MIN_VALUE);
+                if (answer == null) {
+                    ended += ": its cancel was never answered";
+                } else {
+                    ended += ": " + answer.story(lastEnd);
+                    ok = answer.status() == 409 ? lastEnd <= answer.answeredNanos()
+                            : lastEnd <= answer.answeredNanos() + CANCEL_REACH.toNanos();
+                    if (ok) {
+                        lateCancels.add(ended);
+                    }
+                }
+            }
             if (!ok) {
-                mismatches.add(job.kind() + " " + job.id() + " ended " + state + " (exit " + row[1] + ", attempt " + row[2]
-                        + ", " + row[3] + ")");
+                mismatches.add(ended);
             }
         }
         violations.put("jobs whose outcome is not what their class meant " + mismatches, (long) mismatches.size());
@@ -493,6 +528,9 @@ class ChaosTest {
         faults.forEach(f -> out.append("  ").append(f).append("\n"));
         out.append("invariants (violations, all must be 0):\n");
         violations.forEach((k, v) -> out.append("  ").append(v).append("  ").append(k).append("\n"));
+        long slowest = cancels.values().stream().mapToLong(c -> c.answeredNanos() - c.firstTryNanos()).max().orElse(0);
+        out.append("cancels answered: ").append(cancels.size()).append(", slowest ").append(slowest / 1_000_000)
+                .append(" ms; came after the job had ended (no violation) ").append(lateCancels).append("\n");
         if (!recoveries.isEmpty()) {
             out.append("machine loss -> its jobs running elsewhere: ").append(recoveries.size()).append(" jobs, p50 ")
                     .append(recoveries.get(recoveries.size() / 2)).append(" ms, p99 ")
