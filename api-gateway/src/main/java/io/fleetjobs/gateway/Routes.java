@@ -20,7 +20,8 @@ import org.springframework.web.servlet.function.ServerResponse;
  * 503 with {@code Retry-After}: nothing was done, the caller may try again.
  *
  * <pre>
- *   /api/v1/jobs/**, /api/v1/admin/**   job-service        (JOBS_JOB_SERVICE_URL)
+ *   /api/v1/jobs/**, /api/v1/admin/**,
+ *   /api/v1/webhooks/**                 job-service        (JOBS_JOB_SERVICE_URL)
  *   /api/v1/machines/**                 scheduler-service  (JOBS_SCHEDULER_URL)
  * </pre>
  *
@@ -31,7 +32,7 @@ class Routes {
     @Bean
     RouterFunction<ServerResponse> jobService(GatewayProperties properties) {
         return route("job-service")
-                .route(path("/api/v1/jobs/**").or(path("/api/v1/admin/**")), http())
+                .route(path("/api/v1/jobs/**").or(path("/api/v1/admin/**")).or(path("/api/v1/webhooks/**")), http())
                 .before(uri(properties.jobServiceUrl()))
                 .onError(ResourceAccessException.class, (e, request) -> unavailable("job-service"))
                 .build();

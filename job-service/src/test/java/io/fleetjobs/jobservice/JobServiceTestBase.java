@@ -21,7 +21,19 @@ import org.springframework.test.context.DynamicPropertySource;
  * gateway does, with an identity signed with the internal secret ({@link Api#withIdentity}).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@org.springframework.context.annotation.Import(JobServiceTestBase.Names.class)
 public abstract class JobServiceTestBase {
+    /** Names under example.com resolve to a public address, without a DNS (this machine has none); others as usual. */
+    @org.springframework.boot.test.context.TestConfiguration(proxyBeanMethods = false)
+    static class Names {
+        @org.springframework.context.annotation.Bean
+        io.fleetjobs.jobservice.webhooks.HostResolver hostResolver() {
+            return host -> host.endsWith(".example.com")
+                    ? java.util.List.of(java.net.InetAddress.getByAddress(host, new byte[] {93, (byte) 184, (byte) 216, 34}))
+                    : io.fleetjobs.jobservice.webhooks.HostResolver.SYSTEM.resolve(host);
+        }
+    }
+
     protected static final String ADMIN_TOKEN = "test-admin-token-0123456789";
     protected static final String SECRET = "job-service-test-internal-secret";
     protected static final TestDatabases.Database DB = TestDatabases.create();
@@ -45,6 +57,10 @@ public abstract class JobServiceTestBase {
         registry.add("jobs.bootstrap-admin-token", () -> ADMIN_TOKEN);
         registry.add("jobs.internal-secret", () -> SECRET);
         registry.add("jobs.outbox.poll-interval", () -> "100ms");
+        // webhooks tried again soon, and given up after four tries (WebhooksApiTest)
+        registry.add("jobs.webhooks.retry-base", () -> "50ms");
+        registry.add("jobs.webhooks.dispatch-interval", () -> "50ms");
+        registry.add("jobs.webhooks.tries", () -> "4");
     }
 
     @BeforeEach

@@ -4,8 +4,9 @@ import java.util.UUID;
 
 /**
  * A tenant; quota fields are null where unlimited. {@code maxLiveJobs}: how many of its jobs may be live (not
- * SUCCEEDED, FAILED or CANCELED) at once; a submit past it is refused.
+ * SUCCEEDED, FAILED or CANCELED) at once; a submit past it is refused. {@code allowPrivateWebhooks}: an admin let
+ * its webhooks reach loopback, private and link-local addresses.
  */
 public record Tenant(UUID id, String name, int weight, Long quotaCpuMillis, Long quotaMemoryMb, Integer quotaGpuCount,
-        Integer maxLiveJobs) {
+        Integer maxLiveJobs, boolean allowPrivateWebhooks) {
 }

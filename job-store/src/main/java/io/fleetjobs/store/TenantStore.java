@@ -22,7 +22,7 @@ public final class TenantStore {
     private static final RowMapper<Tenant> TENANT = (rs, n) -> new Tenant(rs.getObject("id", UUID.class),
             rs.getString("name"), rs.getInt("weight"), (Long) rs.getObject("quota_cpu_millis"),
             (Long) rs.getObject("quota_memory_mb"), (Integer) rs.getObject("quota_gpu_count"),
-            (Integer) rs.getObject("quota_max_live_jobs"));
+            (Integer) rs.getObject("quota_max_live_jobs"), rs.getBoolean("allow_private_webhooks"));
 
     private final JdbcClient jdbc;
     private final InstantSource clock;
@@ -72,15 +72,21 @@ public final class TenantStore {
      * when there is no such tenant. Jobs over a lowered quota stay; new submits wait until the tenant is under it.
      */
     public Optional<Tenant> update(String name, Integer weight, Quota quota) {
+        return update(name, weight, quota, null);
+    }
+
+    /** As {@link #update(String, Integer, Quota)}, and whether its webhooks may reach internal addresses (null: kept). */
+    public Optional<Tenant> update(String name, Integer weight, Quota quota, Boolean allowPrivateWebhooks) {
         Quota q = quota == null ? Quota.NONE : quota;
         int rows = jdbc.sql("""
                         update tenants set weight = coalesce(cast(:weight as integer), weight),
                             quota_cpu_millis = case when cast(:keep as boolean) then quota_cpu_millis else cast(:cpu as bigint) end,
                             quota_memory_mb = case when cast(:keep as boolean) then quota_memory_mb else cast(:mem as bigint) end,
                             quota_gpu_count = case when cast(:keep as boolean) then quota_gpu_count else cast(:gpu as integer) end,
-                            quota_max_live_jobs = case when cast(:keep as boolean) then quota_max_live_jobs else cast(:live as integer) end
+                            quota_max_live_jobs = case when cast(:keep as boolean) then quota_max_live_jobs else cast(:live as integer) end,
+                            allow_private_webhooks = coalesce(cast(:private as boolean), allow_private_webhooks)
                         where name = :name""")
-                .param("weight", weight).param("keep", quota == null).param("cpu", q.cpuMillis())
+                .param("weight", weight).param("private", allowPrivateWebhooks).param("keep", quota == null).param("cpu", q.cpuMillis())
                 .param("mem", q.memoryMb()).param("gpu", q.gpuCount()).param("live", q.maxLiveJobs()).param("name", name)
                 .update();
         return rows == 1 ? byName(name) : Optional.empty();

@@ -52,20 +52,20 @@ class AdminController {
     }
 
     /** A change of a tenant: a field left out is kept; a quota given replaces the old one whole. */
-    record TenantChange(@Min(1) @Max(1000) Integer weight, @Valid Quota quota) {
+    record TenantChange(@Min(1) @Max(1000) Integer weight, @Valid Quota quota, Boolean allowPrivateWebhooks) {
     }
 
     record NewTenant(@NotNull @Pattern(regexp = "[A-Za-z0-9._-]{1,64}", message = "must be 1-64 of [A-Za-z0-9._-]") String name,
             @Min(1) @Max(1000) Integer weight, @Valid Quota quota) {
     }
 
-    record TenantView(UUID id, String name, int weight, Quota quota) {
+    record TenantView(UUID id, String name, int weight, Quota quota, boolean allowPrivateWebhooks) {
         static TenantView of(Tenant t) {
             Quota q = t.quotaCpuMillis() == null && t.quotaMemoryMb() == null && t.quotaGpuCount() == null
                     && t.maxLiveJobs() == null ? null
                     : new Quota(t.quotaCpuMillis() == null ? null : BigDecimal.valueOf(t.quotaCpuMillis(), 3).stripTrailingZeros(),
                             t.quotaMemoryMb(), t.quotaGpuCount(), t.maxLiveJobs());
-            return new TenantView(t.id(), t.name(), t.weight(), q);
+            return new TenantView(t.id(), t.name(), t.weight(), q, t.allowPrivateWebhooks());
         }
     }
 
@@ -111,7 +111,8 @@ class AdminController {
             throw ApiException.badRequest("body", "a change is required");
         }
         validate(body);
-        return TenantView.of(tenants.update(name, body.weight(), body.quota() == null ? null : body.quota().stored())
+        return TenantView.of(tenants.update(name, body.weight(), body.quota() == null ? null : body.quota().stored(),
+                        body.allowPrivateWebhooks())
                 .orElseThrow(() -> ApiException.notFound("tenant " + name)));
     }
 

@@ -1,7 +1,10 @@
 package io.fleetjobs.jobservice.config;
 
 import io.fleetjobs.jobservice.outbox.OutboxSignal;
+import io.fleetjobs.jobservice.webhooks.HostResolver;
 import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.WebhookStore;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.InstantSource;
 import org.springframework.context.annotation.Bean;
@@ -12,6 +15,18 @@ import org.springframework.transaction.PlatformTransactionManager;
 /** The stores as job-service builds them; the others come from job-store's StoreAutoConfiguration. */
 @Configuration(proxyBeanMethods = false)
 class StoreConfig {
+    @Bean
+    WebhookStore webhookStore(JdbcClient jdbc, PlatformTransactionManager transactions, InstantSource clock) {
+        return new WebhookStore(jdbc, transactions, clock);
+    }
+
+    /** How webhook hosts are resolved: the system's resolver (a test may answer otherwise). */
+    @Bean
+    @ConditionalOnMissingBean
+    HostResolver hostResolver() {
+        return HostResolver.SYSTEM;
+    }
+
     @Bean
     OutboxSignal outboxSignal() {
         return new OutboxSignal();

@@ -1,0 +1,147 @@
+package io.fleetjobs.jobservice.webhooks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.sun.net.httpserver.HttpServer;
+import io.fleetjobs.jobservice.JobServiceTestBase;
+import io.fleetjobs.testsupport.Api;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Webhooks through job-service as it runs, with a receiver of the test's own on loopback: a private destination is
+ * refused until an admin allows it; a terminal change is delivered signed, retried past failures, and shown; a
+ * delivery that never succeeds is given up after its last try; a tenant sees only its own webhooks.
+ */
+class WebhooksApiTest extends JobServiceTestBase {
+    /** What the receiver was sent. */
+    record Received(Map<String, List<String>> headers, String body) {
+        String header(String name) {
+            return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name)).findFirst()
+                    .map(e -> e.getValue().getFirst()).orElse(null);
+        }
+    }
+
+    private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final AtomicInteger failFirst = new AtomicInteger();
+    private HttpServer receiver;
+
+    private String receiverUrl(int failures) throws IOException {
+        failFirst.set(failures);
+        receiver = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        receiver.createContext("/hook", exchange -> {
+            received.add(new Received(Map.copyOf(exchange.getRequestHeaders()),
+                    new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
+            int status = failFirst.getAndDecrement() > 0 ? 500 : 204;
+            exchange.sendResponseHeaders(status, -1);
+            exchange.close();
+        });
+        receiver.start();
+        return "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hook";
+    }
+
+    @AfterEach
+    void stopReceiver() {
+        if (receiver != null) {
+            receiver.stop(0);
+        }
+    }
+
+    private static String hook(String url, String events) {
+        return "{\"url\": \"" + url + "\", \"events\": [\"" + events + "\"]}";
+    }
+
+    private JsonNode onlyWebhook(Api tenant) {
+        var items = tenant.get("/api/v1/webhooks").json().get("items");
+        assertThat(items.size()).isEqualTo(1);
+        return items.get(0);
+    }
+
+    @Test
+    void aPrivateDestinationIsRefusedNamingTheUrlUntilAnAdminAllowsIt() throws IOException {
+        Api tenant = newTenant("hooks-private");
+        for (String url : List.of(receiverUrl(0), "http://169.254.169.254/latest/meta-data", "http://10.1.2.3/x",
+                "http://[::1]:9/x")) {
+            var refused = tenant.post("/api/v1/webhooks", hook(url, "terminal"));
+            assertThat(refused.status()).as(url).isEqualTo(400);
+            assertThat(refused.contentType()).startsWith("application/problem+json");
+            assertThat(refused.json().get("errors").get(0).get("field").asString()).isEqualTo("url");
+            assertThat(refused.json().get("errors").get(0).get("message").asString()).contains("allowPrivateWebhooks");
+        }
+        var badEvents = tenant.post("/api/v1/webhooks", hook("https://hooks.example.com/x", "sometimes"));
+        assertThat(badEvents.status()).isEqualTo(400);
+        assertThat(badEvents.json().get("errors").get(0).get("field").asString()).isEqualTo("events");
+        var badScheme = tenant.post("/api/v1/webhooks", hook("ftp://hooks.example.com/x", "all"));
+        assertThat(badScheme.json().get("errors").get(0).get("field").asString()).isEqualTo("url");
+        assertThat(tenant.get("/api/v1/webhooks").json().get("items").size()).as("nothing registered").isZero();
+
+        var allowed = admin.patch("/api/v1/admin/tenants/hooks-private", "{\"allowPrivateWebhooks\": true}");
+        assertThat(allowed.status()).isEqualTo(200);
+        assertThat(allowed.json().get("allowPrivateWebhooks").asBoolean()).isTrue();
+        var created = tenant.post("/api/v1/webhooks", hook(receiverUrl(0), "terminal"));
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        assertThat(created.field("secret")).startsWith("whsec_");
+        assertThat(onlyWebhook(tenant).has("secret")).as("the secret is shown once").isFalse();
+    }
+
+    @Test
+    void aTerminalChangeIsDeliveredSignedRetriedPastFailuresAndShown() throws IOException {
+        Api tenant = newTenant("hooks-deliver");
+        admin.patch("/api/v1/admin/tenants/hooks-deliver", "{\"allowPrivateWebhooks\": true}");
+        var created = tenant.post("/api/v1/webhooks", hook(receiverUrl(2), "terminal"));
+        String secret = created.field("secret");
+        String job = tenant.post("/api/v1/jobs", spec("told")).field("id");
+        assertThat(tenant.post("/api/v1/jobs/" + job + "/cancel", null).status()).isEqualTo(202);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> onlyWebhook(tenant).get("lastStatus").asInt() == 204);
+        assertThat(received).as("two answered 500, the third 204").hasSize(3);
+        assertThat(received.stream().map(r -> r.header("FleetJobs-Event-Id")).distinct()).as("one event").hasSize(1);
+        assertThat(received.stream().map(r -> r.header("FleetJobs-Delivery-Try")).toList()).containsExactly("1", "2", "3");
+        for (Received r : received) {
+            assertThat(Signature.verify(secret, r.header(Signature.HEADER), r.body())).as("signed").isTrue();
+            assertThat(r.body()).contains("\"jobId\":\"" + job + "\"").contains("\"to\":\"CANCELED\"");
+        }
+        JsonNode shown = onlyWebhook(tenant);
+        assertThat(shown.get("pending").asLong()).isZero();
+        assertThat(shown.get("lastDeliveredAt").isNull()).isFalse();
+        assertThat(shown.get("givenUp").asLong()).isZero();
+    }
+
+    @Test
+    void aDeliveryThatNeverSucceedsIsGivenUpAfterItsLastTryAndCounted() throws IOException {
+        Api tenant = newTenant("hooks-down");
+        admin.patch("/api/v1/admin/tenants/hooks-down", "{\"allowPrivateWebhooks\": true}");
+        tenant.post("/api/v1/webhooks", hook(receiverUrl(Integer.MAX_VALUE), "terminal"));
+        String job = tenant.post("/api/v1/jobs", spec("never")).field("id");
+        tenant.post("/api/v1/jobs/" + job + "/cancel", null);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> onlyWebhook(tenant).get("givenUp").asLong() == 1);
+        JsonNode shown = onlyWebhook(tenant);
+        assertThat(shown.get("lastStatus").asInt()).isEqualTo(500);
+        assertThat(shown.get("lastError").asString()).isEqualTo("answered 500");
+        assertThat(shown.get("pending").asLong()).isZero();
+        assertThat(received).as("every try of the test's retry policy, then no more").hasSize(4);
+    }
+
+    @Test
+    void aTenantSeesAndDeletesOnlyItsOwnWebhooks() {
+        Api owner = newTenant("hooks-owner");
+        Api other = newTenant("hooks-other");
+        String id = owner.post("/api/v1/webhooks", hook("https://hooks.example.com/fleet", "all")).field("id");
+        assertThat(other.get("/api/v1/webhooks").json().get("items").size()).isZero();
+        assertThat(other.delete("/api/v1/webhooks/" + id).status()).isEqualTo(404);
+        assertThat(owner.delete("/api/v1/webhooks/" + id).status()).isEqualTo(204);
+        assertThat(owner.delete("/api/v1/webhooks/" + id).status()).isEqualTo(404);
+    }
+}
