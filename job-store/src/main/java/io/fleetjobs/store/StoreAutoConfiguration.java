@@ -97,5 +97,11 @@ public class StoreAutoConfiguration {
         FleetStatistics fleetStatistics(JdbcClient jdbc) {
             return new FleetStatistics(jdbc);
         }
+
+        @Bean
+        @ConditionalOnMissingBean
+        CadenceStore cadenceStore(JdbcClient jdbc, InstantSource clock) {
+            return new CadenceStore(jdbc, clock);
+        }
     }
 }

@@ -25,7 +25,7 @@ import org.springframework.context.annotation.Configuration;
 class ReconcilerConfig {
     @Bean
     ReconcilerLoop reconcilerLoop(JobStore jobs, RepairStore repair, AttemptReports reports, MachineStore machines,
-            RetentionStore retention, InstantSource clock, ReconcilerProperties p, RetentionProperties kept,
+            RetentionStore retention, io.fleetjobs.store.CadenceStore cadences, InstantSource clock, ReconcilerProperties p, RetentionProperties kept,
             AgentFenceProperties fence, MeterRegistry meters,
             io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
             io.github.resilience4j.retry.RetryRegistry retries) {
@@ -33,8 +33,15 @@ class ReconcilerConfig {
         org.slf4j.LoggerFactory.getLogger(ReconcilerConfig.class).info("fencing budget: {}",
                 fence.budget(p.lostAfter()).requireHolds());
         Liveness liveness = new Liveness(p.suspectAfter(), p.lostAfter(), p.massSilenceShare(), p.massSilenceMinMachines());
+        // the scheduler's replicas may hand out a replaced lease until they next read the cadence (cadence-refresh,
+        // twice for safety); its processes are surely gone a kill grace, a hold and the skew margin after it ends
+        Duration beyondLease = fence.cadenceRefresh().multipliedBy(2).plus(fence.killGrace()).plus(fence.maxWait())
+                .plus(fence.clockSkewMargin());
+        java.util.function.Function<java.time.Instant, Duration> extraLease = now -> cadences.current()
+                .map(row -> row.longestLeaseAt(now, beyondLease).minus(fence.leaseTtl()))
+                .filter(Duration::isPositive).orElse(Duration.ZERO);
         return new ReconcilerLoop(List.of(
-                new MachineLivenessSweep(repair, reports, liveness, meters),
+                new MachineLivenessSweep(repair, reports, liveness, meters, extraLease),
                 new ExpiredLeaseSweep(repair, reports, meters),
                 new OverdueAttemptSweep(repair, reports, p.timeoutSlack(), meters),
                 new AutoDrainSweep(repair, machines, new AutoDrain(p.drainStreak(), p.drainSharePerHour()),

@@ -70,6 +70,9 @@ final class Agent implements SmartLifecycle {
     private Thread loop;
     private JoinResponse identity;
     private HeartbeatTiming timing;
+    /** The interval and lease the control plane last told ({@link #obey}); the agent's own interval until then. */
+    private Duration interval;
+    private Duration leaseTtl;
     private Instant lastHousekeeping;
 
     /** @param credentials where the machine's credential is kept across restarts */
@@ -162,11 +165,31 @@ final class Agent implements SmartLifecycle {
     private void leaseFrom(long sentAt) {
         Duration ttl = Duration.ofMillis(identity.leaseTtlMs());
         Duration grace = identity.killGraceMs() == null ? properties.killGrace() : Duration.ofMillis(identity.killGraceMs());
-        timing = HeartbeatTiming.of(properties.heartbeatInterval(), ttl, SchedulerClient.CONNECT_TIMEOUT);
-        scheduler.heartbeatReadTimeout(timing.readTimeout());
+        interval = null;
+        obey(identity.heartbeatIntervalMs() > 0 ? Duration.ofMillis(identity.heartbeatIntervalMs()) : null, ttl);
         fence.joined(sentAt, ttl, grace);
-        log.info("lease TTL {}, kill grace {}: heartbeats held at most {}, given up after {}", ttl, grace, timing.hold(),
-                timing.readTimeout());
+        log.info("lease TTL {}, kill grace {}: heartbeats every {}, held at most {}, given up after {}", ttl, grace,
+                interval, timing.hold(), timing.readTimeout());
+    }
+
+    /**
+     * Takes the heartbeat interval and lease the control plane says: it slows a large fleet's heartbeats ({@code
+     * HeartbeatCadence}), and the agent never beats faster than told (nor faster than its own setting; an older
+     * scheduler that says no interval leaves the agent's own). Heartbeats are timed again when either changed.
+     */
+    private void obey(Duration toldInterval, Duration toldLease) {
+        Duration own = properties.heartbeatInterval();
+        Duration next = toldInterval != null && toldInterval.compareTo(own) > 0 ? toldInterval : own;
+        if (next.equals(interval) && toldLease.equals(leaseTtl)) {
+            return;
+        }
+        if (interval != null) {
+            log.info("the control plane says: heartbeats every {} with a lease of {}", next, toldLease);
+        }
+        interval = next;
+        leaseTtl = toldLease;
+        timing = HeartbeatTiming.of(interval, leaseTtl, SchedulerClient.CONNECT_TIMEOUT);
+        scheduler.heartbeatReadTimeout(timing.readTimeout());
     }
 
     private void run() {
@@ -178,6 +201,8 @@ final class Agent implements SmartLifecycle {
                 HeartbeatResponse reply = scheduler.heartbeat(identity.credential(), new Heartbeat(identity.machineId(),
                         identity.incarnation(), reports(), timing.hold().toMillis()));
                 fence.renewed(sentAt, Duration.ofMillis(reply.leaseTtlMs()));
+                obey(reply.heartbeatIntervalMs() == null ? null : Duration.ofMillis(reply.heartbeatIntervalMs()),
+                        Duration.ofMillis(reply.leaseTtlMs()));
                 progress = apply(reply, sentAt);
             } catch (HttpClientErrorException.Unauthorized | HttpClientErrorException.Conflict e) {
                 // the credential is unknown or another incarnation took this machine over: its attempts were ended
@@ -194,7 +219,7 @@ final class Agent implements SmartLifecycle {
             enforceTimeouts();
             housekeeping();
             if (!progress) {
-                Duration left = properties.heartbeatInterval().minus(Duration.between(startedAt, clock.instant()));
+                Duration left = interval.minus(Duration.between(startedAt, clock.instant()));
                 waitFor(left.isNegative() ? Duration.ZERO : left);
             }
         }

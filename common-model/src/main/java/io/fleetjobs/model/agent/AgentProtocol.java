@@ -83,7 +83,17 @@ public final class AgentProtocol {
     public record Heartbeat(String machineId, long incarnation, List<AttemptReport> attempts, long waitMs) {
     }
 
-    public record HeartbeatResponse(long leaseTtlMs, List<Lease> start, List<Kill> kill, List<AttemptRef> ack) {
+    /**
+     * @param leaseTtlMs          the lease this answer renews, counted from the heartbeat's send
+     * @param heartbeatIntervalMs how long the agent waits before its next heartbeat when it has nothing new to say:
+     *                            the control plane sets it for the fleet's size ({@code HeartbeatCadence}); optional
+     *                            (null from older schedulers: the agent keeps the one it joined with)
+     */
+    public record HeartbeatResponse(long leaseTtlMs, List<Lease> start, List<Kill> kill, List<AttemptRef> ack,
+            Long heartbeatIntervalMs) {
+        public HeartbeatResponse(long leaseTtlMs, List<Lease> start, List<Kill> kill, List<AttemptRef> ack) {
+            this(leaseTtlMs, start, kill, ack, null);
+        }
     }
 
     /**

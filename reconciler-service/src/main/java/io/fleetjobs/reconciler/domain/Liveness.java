@@ -72,6 +72,17 @@ public final class Liveness {
     }
 
     public Verdict classify(List<Machine> machines, Instant now) {
+        return classify(machines, now, Duration.ZERO);
+    }
+
+    /**
+     * As {@link #classify(List, Instant)}, with both TTLs longer by {@code extra}: what the lease agents were given
+     * beyond the base lease (a large fleet's slower cadence, {@code HeartbeatCadence}), so that the fence keeps its
+     * margin and a machine that beats at the cadence it was told is never thought silent.
+     */
+    public Verdict classify(List<Machine> machines, Instant now, Duration extra) {
+        Duration suspectAfter = this.suspectAfter.plus(extra);
+        Duration lostAfter = this.lostAfter.plus(extra);
         Map<String, int[]> byRegion = new HashMap<>(); // region -> {silent, total}
         for (Machine m : machines) {
             if (m.status() == MachineStatus.LOST) {

@@ -31,9 +31,20 @@ public final class MachineLivenessSweep implements Sweep {
     private final AttemptReports reports;
     private final Liveness liveness;
     private final MeterRegistry meters;
+    private final java.util.function.Function<Instant, java.time.Duration> extraLease;
     private final Map<String, AtomicInteger> silentRegions = new ConcurrentHashMap<>();
 
     public MachineLivenessSweep(RepairStore repair, AttemptReports reports, Liveness liveness, MeterRegistry meters) {
+        this(repair, reports, liveness, meters, now -> java.time.Duration.ZERO);
+    }
+
+    /**
+     * @param extraLease how much longer than the base the longest lease an agent may hold at a time is (a large
+     *                   fleet's slower cadence): the TTLs grow by it
+     */
+    public MachineLivenessSweep(RepairStore repair, AttemptReports reports, Liveness liveness, MeterRegistry meters,
+            java.util.function.Function<Instant, java.time.Duration> extraLease) {
+        this.extraLease = extraLease;
         this.repair = repair;
         this.reports = reports;
         this.liveness = liveness;
@@ -52,7 +63,7 @@ public final class MachineLivenessSweep implements Sweep {
             read.put(m.id(), m);
             return new Liveness.Machine(m.id(), m.region(), m.status(), m.lastHeartbeatAt());
         }).toList();
-        Liveness.Verdict verdict = liveness.classify(machines, now);
+        Liveness.Verdict verdict = liveness.classify(machines, now, extraLease.apply(now));
         machines.forEach(m -> silenceGauge(m.region())); // every region's gauge from 0, so that alerts see it
         recordMassSilence(verdict.massSilence());
         int repaired = 0;

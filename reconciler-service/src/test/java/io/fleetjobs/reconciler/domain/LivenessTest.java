@@ -44,6 +44,19 @@ class LivenessTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} s silent, the lease {1} s longer than the base: {2}")
+    @CsvSource({"20, 0, Lose", "20, 54, none", "59, 54, none", "60, 54, Suspect", "68, 54, Suspect", "69, 54, Lose"})
+    void aLongerLeaseMovesBothTtlsByWhatItGrew(long silent, long extraSeconds, String expected) {
+        // 54 s: what a 10,000-machine fleet's lease (60 s) has beyond the base (6 s)
+        var actions = RULES.classify(withNeighbours(machine("m", "eu", MachineStatus.READY, silent)), NOW,
+                Duration.ofSeconds(extraSeconds)).actions().stream().filter(a -> a.machine().id().equals("m")).toList();
+        if (expected.equals("none")) {
+            assertThat(actions).isEmpty();
+        } else {
+            assertThat(actions).singleElement().extracting(a -> a.getClass().getSimpleName()).isEqualTo(expected);
+        }
+    }
+
     @Test
     void aRegionGoingSilentTogetherIsAnOutageNotAFleetDeath() {
         List<Liveness.Machine> machines = new ArrayList<>();

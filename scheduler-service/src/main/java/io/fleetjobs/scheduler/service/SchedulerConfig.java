@@ -37,12 +37,20 @@ class SchedulerConfig {
     }
 
     @Bean
+    io.fleetjobs.scheduler.service.agent.CadenceKeeper cadenceKeeper(io.fleetjobs.store.CadenceStore cadences,
+            AgentProperties properties) {
+        return new io.fleetjobs.scheduler.service.agent.CadenceKeeper(cadences, properties.cadenceSettings(),
+                properties.cadenceRefresh());
+    }
+
+    @Bean
     AgentService agentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
-            HeartbeatWriter heartbeats, AgentProperties properties, SchedulerLoop loop) {
+            HeartbeatWriter heartbeats, AgentProperties properties, SchedulerLoop loop,
+            io.fleetjobs.scheduler.service.agent.CadenceKeeper cadence) {
         // refuses to start with settings under which a silent machine's jobs could run twice at once
         org.slf4j.LoggerFactory.getLogger(SchedulerConfig.class).info("fencing budget: {}",
                 properties.fencingBudget().requireHolds());
-        return new AgentService(jobs, machines, reports, broker, heartbeats, properties, loop::fleetChanged);
+        return new AgentService(jobs, machines, reports, broker, heartbeats, properties, loop::fleetChanged, cadence::current);
     }
 
     @Bean

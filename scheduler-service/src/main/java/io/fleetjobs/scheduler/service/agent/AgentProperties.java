@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.service.agent;
 
 import io.fleetjobs.model.FencingBudget;
+import io.fleetjobs.model.HeartbeatCadence;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -15,12 +16,19 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     jobs.reconciler.lost-after}, the same value): within it, a join for the machine must present its credential
  * @param killGrace how long after its lease's end an agent sends SIGKILL; told to agents at join (default 5 s)
  * @param clockSkewMargin what the fencing budget keeps for what no clock measures (default 1 s; see {@link FencingBudget})
+ * @param maxHeartbeatsPerSecond what all replicas together should receive at most: past {@code rate x interval}
+ *     machines the interval and the lease grow with the fleet (default 500; see {@link HeartbeatCadence})
+ * @param cadenceRefresh how often the cadence is sized for the fleet again (default 5 s; the reconciler's
+ *     {@code jobs.agent.cadence-refresh} must be the same)
  */
 @ConfigurationProperties("jobs.agent")
 public record AgentProperties(String joinToken, Duration heartbeatInterval, Duration leaseTtl, Duration maxWait,
-        Duration heartbeatFlush, Duration lostAfter, Duration killGrace, Duration clockSkewMargin) {
+        Duration heartbeatFlush, Duration lostAfter, Duration killGrace, Duration clockSkewMargin,
+        Double maxHeartbeatsPerSecond, Duration cadenceRefresh) {
     @org.springframework.boot.context.properties.bind.ConstructorBinding
     public AgentProperties {
+        maxHeartbeatsPerSecond = maxHeartbeatsPerSecond == null ? 500.0 : maxHeartbeatsPerSecond;
+        cadenceRefresh = cadenceRefresh == null ? Duration.ofSeconds(5) : cadenceRefresh;
         heartbeatInterval = heartbeatInterval == null ? Duration.ofSeconds(2) : heartbeatInterval;
         leaseTtl = leaseTtl == null ? FencingBudget.DEFAULT_LEASE_TTL : leaseTtl;
         maxWait = maxWait == null ? FencingBudget.DEFAULT_LONGEST_HOLD : maxWait;
@@ -33,6 +41,17 @@ public record AgentProperties(String joinToken, Duration heartbeatInterval, Dura
     public AgentProperties(String joinToken, Duration heartbeatInterval, Duration leaseTtl, Duration maxWait,
             Duration heartbeatFlush, Duration lostAfter) {
         this(joinToken, heartbeatInterval, leaseTtl, maxWait, heartbeatFlush, lostAfter, null, null);
+    }
+
+    public AgentProperties(String joinToken, Duration heartbeatInterval, Duration leaseTtl, Duration maxWait,
+            Duration heartbeatFlush, Duration lostAfter, Duration killGrace, Duration clockSkewMargin) {
+        this(joinToken, heartbeatInterval, leaseTtl, maxWait, heartbeatFlush, lostAfter, killGrace, clockSkewMargin, null,
+                null);
+    }
+
+    /** The cadence of a small fleet (the interval and lease above) and the rate past which it slows. */
+    public HeartbeatCadence.Settings cadenceSettings() {
+        return new HeartbeatCadence.Settings(heartbeatInterval, leaseTtl, maxHeartbeatsPerSecond);
     }
 
     /** What these settings promise about the fence; {@link FencingBudget#requireHolds()} says whether it holds. */

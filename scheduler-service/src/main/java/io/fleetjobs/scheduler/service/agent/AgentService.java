@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.service.agent;
 
+import io.fleetjobs.model.HeartbeatCadence;
 import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
@@ -37,6 +38,7 @@ public final class AgentService {
     private final HeartbeatWriter heartbeats;
     private final AgentProperties properties;
     private final Runnable fleetChanged;
+    private final java.util.function.Supplier<HeartbeatCadence> cadence;
 
     public AgentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
             HeartbeatWriter heartbeats, AgentProperties properties) {
@@ -46,6 +48,14 @@ public final class AgentService {
     /** @param fleetChanged told after a machine joined (the scheduler looks for room again, for every queued job) */
     public AgentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
             HeartbeatWriter heartbeats, AgentProperties properties, Runnable fleetChanged) {
+        this(jobs, machines, reports, broker, heartbeats, properties, fleetChanged, properties.cadenceSettings()::base);
+    }
+
+    /** @param cadence the heartbeat interval and lease to tell agents now ({@link CadenceKeeper}) */
+    public AgentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
+            HeartbeatWriter heartbeats, AgentProperties properties, Runnable fleetChanged,
+            java.util.function.Supplier<HeartbeatCadence> cadence) {
+        this.cadence = cadence;
         this.fleetChanged = fleetChanged;
         this.jobs = jobs;
         this.machines = machines;
@@ -71,7 +81,8 @@ public final class AgentService {
                     request.credential() == null ? null : hash(request.credential())).orElse(null);
             if (JoinRule.decide(request.machineId(), existing == null ? null : new JoinRule.Existing(existing.status(),
                             existing.lastHeartbeatAt(), existing.hasCredential(), existing.holdsAttempts()),
-                    existing != null && existing.credentialMatches(), jobs.clock().instant(), properties.lostAfter())
+                    existing != null && existing.credentialMatches(), jobs.clock().instant(),
+                    properties.lostAfter().plus(cadence.get().extraOver(properties.leaseTtl())))
                     instanceof JoinRule.Decision.Refuse refused) {
                 throw new JoinRefused(refused.reason());
             }
@@ -85,8 +96,9 @@ public final class AgentService {
         });
         fleetChanged.run();
         broker.signal(request.machineId()); // a heartbeat of the superseded incarnation, held, answers 409 now
-        return new JoinResponse(request.machineId(), credential, incarnation, properties.leaseTtl().toMillis(),
-                properties.heartbeatInterval().toMillis(), properties.killGrace().toMillis());
+        HeartbeatCadence told = cadence.get();
+        return new JoinResponse(request.machineId(), credential, incarnation, told.leaseTtl().toMillis(),
+                told.interval().toMillis(), properties.killGrace().toMillis());
     }
 
     /** A join that may not take the machine id it names (see {@link JoinRule}); nothing was changed. */
@@ -159,7 +171,8 @@ public final class AgentService {
             requireIncarnation(machineId, heartbeat.incarnation());
             requireRecording();
         }
-        return new HeartbeatResponse(properties.leaseTtl().toMillis(), diff.start(), diff.kill(), ack);
+        HeartbeatCadence told = cadence.get();
+        return new HeartbeatResponse(told.leaseTtl().toMillis(), diff.start(), diff.kill(), ack, told.interval().toMillis());
     }
 
     /** Heartbeats are not being written: answering would renew a lease the reconciler does not know of. */
