@@ -55,13 +55,13 @@ public final class AutoDrainSweep implements Sweep {
             return 0;
         }
         Map<String, AutoDrain.Region> regions = new HashMap<>();
-        machines.regionsDrainedSince(now.minus(HOUR)).forEach((r, c) -> regions.put(r, new AutoDrain.Region(c[0], c[1])));
+        machines.statuses().regionsDrainedSince(now.minus(HOUR)).forEach((r, c) -> regions.put(r, new AutoDrain.Region(c[0], c[1])));
         int drained = 0;
         int withheld = 0;
         for (AutoDrain.Action action : rule.decide(candidates, regions)) {
             switch (action) {
                 case AutoDrain.Action.Drain d -> {
-                    if (machines.autoDrain(d.machineId(), d.reason())) {
+                    if (machines.statuses().autoDrain(d.machineId(), d.reason())) {
                         log.warn("machine {} {}", d.machineId(), d.reason());
                         drained++;
                     }

@@ -65,7 +65,7 @@ class MachineTakeoverTest {
 
         clock.advance(Duration.ofSeconds(1));
         assertThatThrownBy(() -> agents.join(join(null, 4_000))).isInstanceOf(AgentService.JoinRefused.class);
-        fleet.machines.reset("node-7", "reset by ops: disk replaced");
+        fleet.machines.statuses().reset("node-7", "reset by ops: disk replaced");
         assertThat(fleet.machines.get("node-7").orElseThrow().status()).isEqualTo(MachineStatus.LOST);
         assertThat(agents.join(join(null, 4_000)).incarnation()).isEqualTo(3);
     }

@@ -137,7 +137,7 @@ class SchedulerCycleTest {
         assertThat(rowVersionsOfQueued()).as("same reason, no backoff: the rows are left as they were")
                 .isEqualTo(rowVersions);
 
-        fleet.machines.setStatus("m", io.fleetjobs.model.MachineStatus.SUSPECT, "missed heartbeats");
+        fleet.machines.statuses().setStatus("m", io.fleetjobs.model.MachineStatus.SUSPECT, "missed heartbeats");
         scheduler.cycle().lookAgain();
         scheduler.cycle().runOnce();
         assertThat(fleet.jdbc.sql("select distinct state_reason from jobs where state = 'QUEUED'").query(String.class).list())
@@ -218,7 +218,7 @@ class SchedulerCycleTest {
         fleet.machines.register("old", "eu", Map.of(), null, 8_000, 8_192, 0);
         clock.advance(Duration.ofMinutes(1));
         fleet.machines.register("fresh-but-suspect", "eu", Map.of(), null, 8_000, 8_192, 0);
-        fleet.machines.setStatus("fresh-but-suspect", io.fleetjobs.model.MachineStatus.SUSPECT, "missed heartbeats");
+        fleet.machines.statuses().setStatus("fresh-but-suspect", io.fleetjobs.model.MachineStatus.SUSPECT, "missed heartbeats");
         fleet.queue(tenant, List.of(Fleet.spec("j", 1, 128, 0, null, null)));
         var result = scheduler.cycle().runOnce();
         assertThat(result.placed()).isZero();

@@ -105,7 +105,7 @@ class MachinesController {
             case MachineOperation.Decision.Change c -> {
                 String said = op.path() + "ed by " + caller.tenantName() + ": " + reason;
                 log.info("machine {} {}", id, said);
-                yield ResponseEntity.ok(view(machines.operate(id, c.to(), said).orElseThrow()));
+                yield ResponseEntity.ok(view(machines.statuses().operate(id, c.to(), said).orElseThrow()));
             }
         };
     }
@@ -131,7 +131,7 @@ class MachinesController {
         String said = "reset by " + caller.tenantName() + ": " + reason;
         jobs.inTransaction(() -> {
             reports.endLiveAttempts(id, io.fleetjobs.model.FailureReason.MACHINE_LOST);
-            return machines.reset(id, said);
+            return machines.statuses().reset(id, said);
         });
         log.warn("machine {} {}", id, said);
         return ResponseEntity.ok(view(machines.get(id).orElseThrow()));
