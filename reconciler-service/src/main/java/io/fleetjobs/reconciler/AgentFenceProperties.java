@@ -18,6 +18,7 @@ public record AgentFenceProperties(Duration leaseTtl, Duration killGrace, Durati
         this(leaseTtl, killGrace, maxWait, clockSkewMargin, null);
     }
 
+    @org.springframework.boot.context.properties.bind.ConstructorBinding
     public AgentFenceProperties {
         cadenceRefresh = cadenceRefresh == null ? DEFAULT_CADENCE_REFRESH : cadenceRefresh;
         leaseTtl = leaseTtl == null ? FencingBudget.DEFAULT_LEASE_TTL : leaseTtl;

@@ -126,7 +126,7 @@ public final class BurnDown {
     }
 
     /** The repository root: where benchmarks/run runs from, or two folders above the module. */
-    private static Path repository() {
+    static Path repository() {
         Path here = Path.of("").toAbsolutePath();
         return Files.isDirectory(here.resolve("benchmarks/workloads")) ? here : here.getParent().getParent();
     }
@@ -188,9 +188,15 @@ public final class BurnDown {
     }
 
     private static Process startSimulator(Path repository, LocalPlatform platform, Path csv, Path log) throws IOException {
+        return startSimulator(repository, platform, csv, log, "-Xmx512m");
+    }
+
+    /** The fleet simulator playing the machines of {@code csv}, as a process of its own with heap {@code xmx}. */
+    static Process startSimulator(Path repository, LocalPlatform platform, Path csv, Path log, String xmx)
+            throws IOException {
         Path jar = repository.resolve("worker-agent/target/worker-agent.jar");
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms64m", "-Xmx512m", "-XX:+UseSerialGC", "-jar", jar.toString(),
+                "-Xms64m", xmx, "-XX:+UseSerialGC", "-jar", jar.toString(),
                 "--jobs.worker.simulate.machines=" + csv,
                 "--jobs.worker.scheduler-url=" + platform.url(LocalPlatform.SCHEDULER_SERVICE),
                 "--jobs.worker.join-token=" + platform.joinToken(), "--jobs.worker.join-timeout=5m");
