@@ -100,6 +100,12 @@ public class StoreAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
+        HeartbeatWatermarks heartbeatWatermarks(JdbcClient jdbc, InstantSource clock) {
+            return new HeartbeatWatermarks(jdbc, clock);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
         CadenceStore cadenceStore(JdbcClient jdbc, InstantSource clock) {
             return new CadenceStore(jdbc, clock);
         }

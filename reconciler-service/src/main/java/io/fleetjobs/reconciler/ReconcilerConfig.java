@@ -25,7 +25,8 @@ import org.springframework.context.annotation.Configuration;
 class ReconcilerConfig {
     @Bean
     ReconcilerLoop reconcilerLoop(JobStore jobs, RepairStore repair, AttemptReports reports, MachineStore machines,
-            RetentionStore retention, io.fleetjobs.store.CadenceStore cadences, InstantSource clock, ReconcilerProperties p, RetentionProperties kept,
+            RetentionStore retention, io.fleetjobs.store.CadenceStore cadences,
+            io.fleetjobs.store.HeartbeatWatermarks watermarks, InstantSource clock, ReconcilerProperties p, RetentionProperties kept,
             AgentFenceProperties fence, MeterRegistry meters,
             io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
             io.github.resilience4j.retry.RetryRegistry retries) {
@@ -41,7 +42,8 @@ class ReconcilerConfig {
                 .map(row -> row.longestLeaseAt(now, beyondLease).minus(fence.leaseTtl()))
                 .filter(Duration::isPositive).orElse(Duration.ZERO);
         return new ReconcilerLoop(List.of(
-                new MachineLivenessSweep(repair, reports, liveness, meters, extraLease),
+                new MachineLivenessSweep(repair, reports, liveness, meters, extraLease,
+                        now -> watermarks.judgeAt(now, p.lostAfter())),
                 new ExpiredLeaseSweep(repair, reports, meters),
                 new OverdueAttemptSweep(repair, reports, p.timeoutSlack(), meters),
                 new AutoDrainSweep(repair, machines, new AutoDrain(p.drainStreak(), p.drainSharePerHour()),

@@ -32,19 +32,24 @@ public final class MachineLivenessSweep implements Sweep {
     private final Liveness liveness;
     private final MeterRegistry meters;
     private final java.util.function.Function<Instant, java.time.Duration> extraLease;
+    private final java.util.function.UnaryOperator<Instant> judgeAt;
     private final Map<String, AtomicInteger> silentRegions = new ConcurrentHashMap<>();
 
     public MachineLivenessSweep(RepairStore repair, AttemptReports reports, Liveness liveness, MeterRegistry meters) {
-        this(repair, reports, liveness, meters, now -> java.time.Duration.ZERO);
+        this(repair, reports, liveness, meters, now -> java.time.Duration.ZERO, now -> now);
     }
 
     /**
      * @param extraLease how much longer than the base the longest lease an agent may hold at a time is (a large
      *                   fleet's slower cadence): the TTLs grow by it
+     * @param judgeAt    the time silence is judged at: how far the scheduler's replicas have written what they heard
+     *                   ({@code HeartbeatWatermarks}), so that their own lag never reads as the machines' silence
      */
     public MachineLivenessSweep(RepairStore repair, AttemptReports reports, Liveness liveness, MeterRegistry meters,
-            java.util.function.Function<Instant, java.time.Duration> extraLease) {
+            java.util.function.Function<Instant, java.time.Duration> extraLease,
+            java.util.function.UnaryOperator<Instant> judgeAt) {
         this.extraLease = extraLease;
+        this.judgeAt = judgeAt;
         this.repair = repair;
         this.reports = reports;
         this.liveness = liveness;
@@ -58,12 +63,13 @@ public final class MachineLivenessSweep implements Sweep {
 
     @Override
     public int run(Instant now) {
+        Instant heardUntil = judgeAt.apply(now);
         Map<String, RepairStore.MachineHeartbeat> read = new HashMap<>();
         List<Liveness.Machine> machines = repair.liveness().stream().map(m -> {
             read.put(m.id(), m);
             return new Liveness.Machine(m.id(), m.region(), m.status(), m.lastHeartbeatAt());
         }).toList();
-        Liveness.Verdict verdict = liveness.classify(machines, now, extraLease.apply(now));
+        Liveness.Verdict verdict = liveness.classify(machines, heardUntil, extraLease.apply(now));
         machines.forEach(m -> silenceGauge(m.region())); // every region's gauge from 0, so that alerts see it
         recordMassSilence(verdict.massSilence());
         int repaired = 0;

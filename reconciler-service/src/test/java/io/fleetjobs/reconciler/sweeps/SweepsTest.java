@@ -127,6 +127,32 @@ class SweepsTest {
     }
 
     @Test
+    void aSchedulerTooBusyToWriteWhatItHeardNeverMakesItsMachinesLookSilent() {
+        machines.register("heard", "eu", Map.of(), null, 8_000, 8_192, 0);
+        JobRecord job = placed("heard", true, null);
+        var watermarks = new io.fleetjobs.store.HeartbeatWatermarks(jdbc, clock);
+        MachineLivenessSweep sweep = new MachineLivenessSweep(repair, reports,
+                new Liveness(Duration.ofSeconds(6), Duration.ofSeconds(15), 0.5, 3), meters, now -> Duration.ZERO,
+                now -> watermarks.judgeAt(now, Duration.ofSeconds(15)));
+        watermarks.record("scheduler-a", clock.instant());
+        machines.heartbeats(Map.of("heard", clock.instant()));
+        for (int second = 1; second <= 30; second++) {
+            // the agent beats, but the scheduler's writer is stuck: its watermark stays, yet it is alive and says so
+            clock.advance(Duration.ofSeconds(1));
+            watermarks.record("scheduler-a", clock.instant().minusSeconds(second));
+            sweep.run(clock.instant());
+            assertThat(status("heard")).as("second " + second).isEqualTo(MachineStatus.READY);
+        }
+        assertThat(jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.RUNNING);
+
+        // the writer catches up and the machine really is silent since: judged as before
+        clock.advance(Duration.ofSeconds(16));
+        watermarks.record("scheduler-a", clock.instant());
+        sweep.run(clock.instant());
+        assertThat(status("heard")).isEqualTo(MachineStatus.LOST);
+    }
+
+    @Test
     void aPausedAgentShorterThanTheLostTtlIsNeverLost() {
         machines.register("paused", "eu", Map.of(), null, 8_000, 8_192, 0);
         JobRecord job = placed("paused", true, null);

@@ -31,9 +31,11 @@ class SchedulerConfig {
     }
 
     @Bean
-    HeartbeatWriter heartbeatWriter(MachineStore machines, AgentProperties properties, InstantSource clock) {
+    HeartbeatWriter heartbeatWriter(MachineStore machines, io.fleetjobs.store.HeartbeatWatermarks watermarks,
+            AgentProperties properties, InstantSource clock) {
         // a heartbeat waits at most half an interval for a busy machine's row before the writer waits for it
-        return new HeartbeatWriter(machines, properties.heartbeatFlush(), properties.heartbeatInterval().dividedBy(2), clock);
+        return new HeartbeatWriter(machines, watermarks, properties.heartbeatFlush(),
+                properties.heartbeatInterval().dividedBy(2), clock);
     }
 
     @Bean

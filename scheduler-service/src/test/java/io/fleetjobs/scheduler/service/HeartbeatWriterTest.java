@@ -54,7 +54,9 @@ class HeartbeatWriterTest {
 
     @Test
     void aHeldRowIsLeftForALaterFlushUntilItsHeartbeatIsOverdue() throws Exception {
-        HeartbeatWriter writer = new HeartbeatWriter(fleet.machines, Duration.ofMillis(200), Duration.ofSeconds(1), clock);
+        var watermarks = new io.fleetjobs.store.HeartbeatWatermarks(fleet.jdbc, clock);
+        HeartbeatWriter writer = new HeartbeatWriter(fleet.machines, watermarks, Duration.ofMillis(200),
+                Duration.ofSeconds(1), clock);
         Instant first = T0.plusSeconds(10);
         clock.set(first);
         writer.record("busy", first);
@@ -63,6 +65,8 @@ class HeartbeatWriterTest {
             writer.flush();
             assertThat(lastSeen("idle")).isEqualTo(first);
             assertThat(lastSeen("busy")).isBefore(first);
+            assertThat(watermarks.judgeAt(first.plusSeconds(5), Duration.ofMinutes(1)))
+                    .as("what it skipped holds its watermark back").isEqualTo(first);
 
             // still held, and now overdue: the next flush waits for the row
             clock.set(first.plusSeconds(2));
@@ -76,5 +80,7 @@ class HeartbeatWriterTest {
             flush.get();
         }
         assertThat(lastSeen("busy")).isEqualTo(first);
+        assertThat(watermarks.judgeAt(first.plusSeconds(5), Duration.ofMinutes(1)))
+                .as("everything heard before the flush is written").isEqualTo(first.plusSeconds(2));
     }
 }

@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.service.agent;
 
+import io.fleetjobs.store.HeartbeatWatermarks;
 import io.fleetjobs.store.MachineStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,12 +27,24 @@ import org.springframework.context.SmartLifecycle;
 public final class HeartbeatWriter implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(HeartbeatWriter.class);
 
-    /** The two writes of a flush: {@link MachineStore#heartbeatsAvailable} and {@link MachineStore#heartbeats}. */
+    /**
+     * The writes of a flush: {@link MachineStore#heartbeatsAvailable} and {@link MachineStore#heartbeats}, then the
+     * watermark ({@link HeartbeatWatermarks}).
+     */
     interface Writes {
         Set<String> available(Map<String, Instant> lastSeen);
 
         void waiting(Map<String, Instant> lastSeen);
+
+        /** Every heartbeat heard before {@code heardUntil} is written. */
+        default void watermark(Instant heardUntil) {
+        }
+
+        /** The writer starts. */
+        default void started() {
+        }
     }
+
 
     private final Writes machines;
     private final Duration interval;
@@ -50,7 +63,25 @@ public final class HeartbeatWriter implements SmartLifecycle {
      *     waits for the row; rows another transaction holds are otherwise left for the next flush
      */
     public HeartbeatWriter(MachineStore machines, Duration interval, Duration maxDelay, InstantSource clock) {
-        this(new Writes() {
+        this(machines, null, interval, maxDelay, clock);
+    }
+
+    /** @param watermarks where each flush says how far it has written what it heard; null: nowhere */
+    public HeartbeatWriter(MachineStore machines, HeartbeatWatermarks watermarks, Duration interval, Duration maxDelay,
+            InstantSource clock) {
+        this(writes(machines, watermarks, "scheduler-" + java.util.UUID.randomUUID()), interval, maxDelay, clock);
+    }
+
+    /** The writes to the store; {@code replica}: this writer's name among the replicas' watermarks. */
+    private static Writes writes(MachineStore machines, HeartbeatWatermarks watermarks, String replica) {
+        return new Writes() {
+            @Override
+            public void started() {
+                if (watermarks != null) {
+                    watermarks.forget(Duration.ofHours(1)); // replicas gone for good
+                }
+            }
+
             @Override
             public Set<String> available(Map<String, Instant> lastSeen) {
                 return machines.heartbeatsAvailable(lastSeen);
@@ -60,7 +91,14 @@ public final class HeartbeatWriter implements SmartLifecycle {
             public void waiting(Map<String, Instant> lastSeen) {
                 machines.heartbeats(lastSeen);
             }
-        }, interval, maxDelay, clock);
+
+            @Override
+            public void watermark(Instant heardUntil) {
+                if (watermarks != null) {
+                    watermarks.record(replica, heardUntil);
+                }
+            }
+        };
     }
 
     HeartbeatWriter(Writes machines, Duration interval, Duration maxDelay, InstantSource clock) {
@@ -89,16 +127,18 @@ public final class HeartbeatWriter implements SmartLifecycle {
 
     /** Writes what has been recorded. */
     public void flush() {
+        Instant heardBefore = clock.instant(); // what was recorded before it is in this batch or an earlier one
         Map<String, Instant> batch;
         synchronized (this) {
-            if (pending.isEmpty()) {
-                lastFlushed = System.nanoTime();
-                return;
-            }
             batch = pending;
             pending = new HashMap<>();
         }
         try {
+            if (batch.isEmpty()) {
+                machines.watermark(heardBefore);
+                lastFlushed = System.nanoTime();
+                return;
+            }
             Set<String> written = machines.available(batch);
             Map<String, Instant> late = new HashMap<>();
             Instant due = clock.instant().minus(maxDelay);
@@ -113,6 +153,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
             });
             // a row held again at every flush is waited for once its heartbeat is overdue
             machines.waiting(late);
+            machines.watermark(oldestPending(heardBefore));
             lastFlushed = System.nanoTime();
         } catch (RuntimeException | Error e) {
             if (e instanceof Error) {
@@ -127,12 +168,26 @@ public final class HeartbeatWriter implements SmartLifecycle {
         }
     }
 
+    /** The watermark after a flush: what it skipped (a held row) waits for the next one, and holds it back. */
+    private synchronized Instant oldestPending(Instant heardBefore) {
+        Instant oldest = heardBefore;
+        for (Instant at : pending.values()) {
+            oldest = at.isBefore(oldest) ? at : oldest;
+        }
+        return oldest;
+    }
+
     private static Duration max(Duration a, Duration b) {
         return a.compareTo(b) >= 0 ? a : b;
     }
 
     @Override
     public void start() {
+        try {
+            machines.started();
+        } catch (RuntimeException e) {
+            log.warn("could not forget the watermarks of replicas gone: {}", e.getMessage());
+        }
         running = true;
         started = true;
         lastFlushed = System.nanoTime();
