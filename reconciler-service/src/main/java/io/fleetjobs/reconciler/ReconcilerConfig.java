@@ -23,6 +23,12 @@ import org.springframework.context.annotation.Configuration;
 /** The sweeps and their loop; the clock and the stores come from job-store's StoreAutoConfiguration. */
 @Configuration(proxyBeanMethods = false)
 class ReconcilerConfig {
+    /**
+     * A scheduler replica that wrote no heartbeat watermark this long is taken for gone (a writer flushes every
+     * 200 ms): a killed replica holds the judgement of silence back no longer than this.
+     */
+    static final Duration WATERMARK_LIVE = Duration.ofSeconds(3);
+
     @Bean
     ReconcilerLoop reconcilerLoop(JobStore jobs, RepairStore repair, AttemptReports reports, MachineStore machines,
             RetentionStore retention, io.fleetjobs.store.CadenceStore cadences,
@@ -43,7 +49,7 @@ class ReconcilerConfig {
                 .filter(Duration::isPositive).orElse(Duration.ZERO);
         return new ReconcilerLoop(List.of(
                 new MachineLivenessSweep(repair, reports, liveness, meters, extraLease,
-                        now -> watermarks.judgeAt(now, p.lostAfter())),
+                        now -> watermarks.judgeAt(now, WATERMARK_LIVE)),
                 new ExpiredLeaseSweep(repair, reports, meters),
                 new OverdueAttemptSweep(repair, reports, p.timeoutSlack(), meters),
                 new AutoDrainSweep(repair, machines, new AutoDrain(p.drainStreak(), p.drainSharePerHour()),
