@@ -3,17 +3,21 @@ package io.fleetjobs.scheduler.core;
 import io.fleetjobs.model.Amounts;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Predicate;
 
 /**
  * Preemption, decided purely: a job that fits nowhere may end lower-priority attempts to make room.
  *
  * <p>The rules, in order:
  * <ol>
- *   <li>Only attempts of a strictly lower priority, of jobs that did not opt out, and — when the scope says so —
- *       of the preemptor's own tenant, are candidates.</li>
+ *   <li>Only attempts of a strictly lower priority, of jobs that did not opt out, and of the tenants the
+ *       {@link Scope} allows (by default its own, and those holding more than their fair share), are candidates.</li>
  *   <li>Only machines that would take the job if they were empty enough: every filter but free capacity accepts
  *       them (region, isolation, GPU type, labels, total size, health). A machine where even all candidates'
  *       room would not make the job fit is never touched: no preemption leaves the preemptor unplaced.</li>
@@ -30,7 +34,18 @@ public final class Preemptions {
     static final int EXACT_SEARCH_LIMIT = 4096;
 
     /** Whose attempts a job may preempt. */
-    public enum Scope { ANY_TENANT, OWN_TENANT }
+    public enum Scope {
+        /** Any tenant's. */
+        ANY_TENANT,
+        /** Only its own tenant's. */
+        OWN_TENANT,
+        /**
+         * Its own tenant's, and those of tenants that hold more than their weighted fair share of the fleet: a
+         * tenant's dominant share over its weight above 1 / (the weights of the tenants holding room, and the
+         * preemptor's, summed). A tenant within its share keeps its work whatever priorities others give theirs.
+         */
+        OWN_OR_OVER_SHARE
+    }
 
     private static final Comparator<RunningAttempt> PREFERRED_VICTIM = Comparator
             .comparingInt(RunningAttempt::priority).thenComparing(Comparator.comparingLong(RunningAttempt::started).reversed())
@@ -49,6 +64,7 @@ public final class Preemptions {
             Scope scope) {
         FilterChain filters = FilterChain.beforeFreeCapacity(snapshot.heartbeatFreshness()).forJob(job);
         Amounts need = new Amounts(job.cpuMillis(), job.memoryMb(), job.gpuCount());
+        Predicate<UUID> victimTenant = victimTenants(snapshot, job, scope);
         String bestMachine = null;
         Choice best = null;
         for (MachineView view : snapshot.machines()) {
@@ -62,8 +78,7 @@ public final class Preemptions {
             }
             List<RunningAttempt> candidates = new ArrayList<>();
             for (RunningAttempt a : running.getOrDefault(view.id(), List.of())) {
-                if (a.preemptible() && a.priority() < job.priority()
-                        && (scope == Scope.ANY_TENANT || a.tenantId().equals(job.tenantId()))) {
+                if (a.preemptible() && a.priority() < job.priority() && victimTenant.test(a.tenantId())) {
                     candidates.add(a);
                 }
             }
@@ -79,6 +94,28 @@ public final class Preemptions {
         }
         return Optional.of(new Preemption(job.jobId(), bestMachine, best.victims,
                 reason(job, bestMachine, best.victims)));
+    }
+
+    /** The tenants whose attempts the job may end, as the scope says. */
+    static Predicate<UUID> victimTenants(Snapshot snapshot, PendingJob job, Scope scope) {
+        return switch (scope) {
+            case ANY_TENANT -> tenant -> true;
+            case OWN_TENANT -> job.tenantId()::equals;
+            case OWN_OR_OVER_SHARE -> {
+                TenantLedger ledger = new TenantLedger(snapshot);
+                Set<UUID> contending = new HashSet<>(Set.of(job.tenantId()));
+                snapshot.tenants().values().stream().filter(t -> t.usedCpuMillis() + t.usedMemoryMb() + t.usedGpus() > 0)
+                        .forEach(t -> contending.add(t.id()));
+                double fair = 1.0 / contending.stream().mapToInt(t -> snapshot.tenant(t).weight()).sum();
+                Set<UUID> over = new HashSet<>();
+                contending.forEach(t -> {
+                    if (ledger.dominantShare(t) > fair) {
+                        over.add(t);
+                    }
+                });
+                yield tenant -> tenant.equals(job.tenantId()) || over.contains(tenant);
+            }
+        };
     }
 
     static String reason(PendingJob job, String machine, List<RunningAttempt> victims) {

@@ -176,4 +176,43 @@ class PreemptionsPropertyTest {
             }
         }
     }
+
+    /**
+     * OWN_OR_OVER_SHARE, by table: on a 16-core fleet a tenant of weight w among tenants of weights W holds more than
+     * its share above 16 * w / W cores; only its attempts and the preemptor's own may go.
+     */
+    @Test
+    void withinItsFairShareATenantKeepsItsWorkWhateverTheOthersPriorities() {
+        UUID other = new UUID(0, 3);
+        record Row(int theirWeight, long theirsHeld, long minesHeld, boolean theirsMayGo) {
+        }
+        List<Row> table = List.of(
+                new Row(1, 12_000, 4_000, true),   // weights 1:1, theirs 12 of 16 cores > 8: over
+                new Row(1, 8_000, 8_000, false),   // exactly its share: kept
+                new Row(1, 4_000, 12_000, false),  // under
+                new Row(4, 12_000, 4_000, false),  // weights 4:1 (1 for MINE): share 12.8 cores, holds 12: kept
+                new Row(2, 12_000, 4_000, true));  // weights 2:1: share 10.67 cores, holds 12: over
+        for (Row row : table) {
+            RunningAttempt theirs = new RunningAttempt(new UUID(2, 1), 1, THEIRS, 100, new Amounts(row.theirsHeld(), 1, 0),
+                    10, true);
+            RunningAttempt mine = new RunningAttempt(new UUID(2, 2), 1, MINE, 100, new Amounts(row.minesHeld(), 1, 0), 10, true);
+            Snapshot snapshot = new Snapshot(List.of(aMachine("m").cpuMillis(16_000).memoryMb(1024).allocated(16_000, 2, 0)
+                    .build()), Map.of(
+                    THEIRS, new TenantView(THEIRS, row.theirWeight(), row.theirsHeld(), 1, 0, null),
+                    MINE, new TenantView(MINE, 1, row.minesHeld(), 1, 0, null),
+                    other, new TenantView(other, 5, 0, 0, 0, null)), // holds nothing: not contending, its weight not counted
+                    Machines.FRESH);
+            // more than its own attempt holds: it fits only if theirs may go
+            PendingJob job = aJob().tenant(MINE).priority(500).cpuMillis(row.minesHeld() + 1).memoryMb(1).build();
+            var allowed = Preemptions.victimTenants(snapshot, job, Preemptions.Scope.OWN_OR_OVER_SHARE);
+            assertThat(allowed.test(MINE)).as("%s: its own tenant's", row).isTrue();
+            assertThat(allowed.test(THEIRS)).as("%s: the other tenant's", row).isEqualTo(row.theirsMayGo());
+            Optional<Preemption> plan = Preemptions.plan(snapshot, job, Map.of("m", List.of(theirs, mine)),
+                    Preemptions.Scope.OWN_OR_OVER_SHARE);
+            assertThat(plan.map(p -> p.victims().contains(theirs)).orElse(false)).as("%s: plan ends theirs", row)
+                    .isEqualTo(row.theirsMayGo());
+        }
+        assertThat(Preemptions.victimTenants(new Snapshot(List.of(), Map.of(), Machines.FRESH), aJob().tenant(MINE).build(),
+                Preemptions.Scope.ANY_TENANT).test(THEIRS)).isTrue();
+    }
 }

@@ -25,9 +25,11 @@ class SchedulerConfig {
 
     @Bean
     SchedulerCycle schedulerCycle(JobStore jobs, PlacementStore placement, SchedulerProperties properties,
-            MeterRegistry meters, LeaseBroker broker, org.springframework.jdbc.core.simple.JdbcClient jdbc) {
+            MeterRegistry meters, LeaseBroker broker, org.springframework.jdbc.core.simple.JdbcClient jdbc,
+            @org.springframework.beans.factory.annotation.Value("${jobs.preemption.scope:OWN_OR_OVER_SHARE}")
+            io.fleetjobs.scheduler.core.Preemptions.Scope preemptionScope) {
         return new SchedulerCycle(jobs, placement, new PlacementEngine(), properties, meters, broker::signalAll,
-                new io.fleetjobs.store.PreemptionStore(jdbc));
+                new io.fleetjobs.store.PreemptionStore(jdbc), preemptionScope);
     }
 
     @Bean

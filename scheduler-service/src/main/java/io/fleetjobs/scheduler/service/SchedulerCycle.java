@@ -6,6 +6,7 @@ import io.fleetjobs.scheduler.core.PendingJob;
 import io.fleetjobs.scheduler.core.Snapshot;
 import io.fleetjobs.store.PreemptionStore;
 import io.fleetjobs.scheduler.core.PlacementEngine;
+import io.fleetjobs.scheduler.core.Preemptions;
 import io.fleetjobs.scheduler.core.Plan;
 import io.fleetjobs.scheduler.core.QueuePosition;
 import io.fleetjobs.scheduler.core.Unplaced;
@@ -67,14 +68,17 @@ public final class SchedulerCycle {
     /** @param placedOn told, after each commit, the machines that got new attempts (to wake their agents) */
     public SchedulerCycle(JobStore jobs, PlacementStore placement, PlacementEngine engine, SchedulerProperties properties,
             MeterRegistry meters, Consumer<Collection<String>> placedOn) {
-        this(jobs, placement, engine, properties, meters, placedOn, null);
+        this(jobs, placement, engine, properties, meters, placedOn, null, Preemptions.Scope.OWN_OR_OVER_SHARE);
     }
 
-    /** @param preemptions where jobs that fit nowhere may preempt lower-priority attempts; null: they never do */
+    /**
+     * @param preemptions where jobs that fit nowhere may preempt lower-priority attempts; null: they never do
+     * @param scope whose attempts they may end
+     */
     public SchedulerCycle(JobStore jobs, PlacementStore placement, PlacementEngine engine, SchedulerProperties properties,
-            MeterRegistry meters, Consumer<Collection<String>> placedOn, PreemptionStore preemptions) {
-        this.preemption = preemptions == null ? null
-                : new PreemptionPass(preemptions, io.fleetjobs.scheduler.core.Preemptions.Scope.ANY_TENANT, meters);
+            MeterRegistry meters, Consumer<Collection<String>> placedOn, PreemptionStore preemptions,
+            Preemptions.Scope scope) {
+        this.preemption = preemptions == null ? null : new PreemptionPass(preemptions, scope, meters);
         this.jobs = jobs;
         this.placement = placement;
         this.engine = engine;
