@@ -34,7 +34,9 @@ import org.postgresql.ds.PGSimpleDataSource;
 public final class FleetScale {
     private static final Duration SAMPLE = Duration.ofSeconds(5);
     private static final Duration JOIN_LIMIT = Duration.ofMinutes(15);
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** A busy service answers its metrics late; a sample it cannot give in time is skipped, not waited for. */
+    private static final Duration METRICS_TIMEOUT = Duration.ofSeconds(20);
 
     private FleetScale() {
     }
@@ -118,7 +120,12 @@ public final class FleetScale {
         Map<String, Double> last = first;
         while (System.nanoTime() - start < limit.toNanos() && !done.getAsBoolean()) {
             Thread.sleep(SAMPLE.toMillis());
-            last = metrics(scheduler);
+            try {
+                last = metrics(scheduler);
+            } catch (java.io.IOException e) {
+                System.out.printf("  %s %s: no metrics this sample (%s)%n", Instant.now(), name, e);
+                continue;
+            }
             heapMax = Math.max(heapMax, sum(last, "jvm_memory_used_bytes{area=\"heap\""));
             System.out.printf("  %s %s: %.0f heartbeats, heap %.0f MiB%n", Instant.now(), name,
                     sum(last, heartbeatCount()) - sum(first, heartbeatCount()), heapMax / (1 << 20));
@@ -165,7 +172,7 @@ public final class FleetScale {
 
     /** The heartbeat lines of a service's Prometheus page (and the few others a phase reads), by series. */
     private static Map<String, Double> metrics(URI service) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(service.resolve("/actuator/prometheus")).build(),
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(service.resolve("/actuator/prometheus")).timeout(METRICS_TIMEOUT).build(),
                 HttpResponse.BodyHandlers.ofString());
         Map<String, Double> series = new TreeMap<>();
         r.body().lines().filter(l -> !l.startsWith("#")).forEach(l -> {
