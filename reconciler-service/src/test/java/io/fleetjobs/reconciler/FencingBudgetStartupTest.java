@@ -13,9 +13,7 @@ class FencingBudgetStartupTest {
         TestDatabases.Database db = TestDatabases.create();
         assertThatThrownBy(() -> new SpringApplicationBuilder(ReconcilerApplication.class).run("--server.port=0",
                         "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.user(),
-                        "--spring.datasource.password=" + db.password(), "--jobs.reconciler.lost-after=12s",
-                        // test-support brings service-support onto this test class path, and with it the identity filter
-                        "--jobs.internal-secret=reconciler-test-internal-secret"))
+                        "--spring.datasource.password=" + db.password(), "--jobs.reconciler.lost-after=12s"))
                 .hasStackTraceContaining("jobs.reconciler.lost-after (PT12S) must be longer than jobs.agent.lease-ttl (PT6S)"
                         + " + jobs.agent.kill-grace (PT5S) + jobs.agent.max-wait (PT2S) + jobs.agent.clock-skew-margin (PT1S)"
                         + " = PT14S");

@@ -16,9 +16,11 @@ import org.springframework.core.env.Environment;
  * {@link SignedIdentity} from {@code jobs.internal-secret} (or {@code JOBS_INTERNAL_SECRET}) and the
  * {@link IdentityFilter}. Without a secret (or with one shorter than 16 characters) the service refuses to start.
  * The gateway, which signs rather than verifies, turns the filter off with
- * {@code jobs.internal-identity.verify=false}.
+ * {@code jobs.internal-identity.verify=false}; a service with no API of its own (the reconciler) turns it all off with
+ * {@code jobs.internal-identity.enabled=false}.
  */
 @AutoConfiguration
+@ConditionalOnProperty(name = "jobs.internal-identity.enabled", havingValue = "true", matchIfMissing = true)
 @ConditionalOnClass(name = "jakarta.servlet.Filter")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 public class IdentityAutoConfiguration {
