@@ -59,7 +59,12 @@ final class EmbeddedPostgresServer implements Component {
     }
 
     String jdbcUrl() {
-        return "jdbc:postgresql://localhost:" + port + "/" + DATABASE;
+        return jdbcUrl(0);
+    }
+
+    /** @param through a port that relays to this server's, or 0 for its own */
+    String jdbcUrl(int through) {
+        return "jdbc:postgresql://localhost:" + (through > 0 ? through : port) + "/" + DATABASE;
     }
 
     int port() {

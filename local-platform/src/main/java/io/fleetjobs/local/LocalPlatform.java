@@ -591,8 +591,8 @@ public final class LocalPlatform implements AutoCloseable {
                 String machine = "local-" + i;
                 Path workDir = home.resolve("workers");
                 List<String> args = new ArrayList<>(List.of(
-                        "--jobs.worker.scheduler-url=http://127.0.0.1:"
-                                + servicePorts.getOrDefault(SCHEDULER_SERVICE, config.portOffset + 8082),
+                        "--jobs.worker.scheduler-url=http://127.0.0.1:" + config.agentSchedulerPort.applyAsInt(i,
+                                servicePorts.getOrDefault(SCHEDULER_SERVICE, config.portOffset + 8082)),
                         "--jobs.worker.machine-id=" + machine,
                         "--jobs.worker.region=local",
                         "--jobs.worker.cpu=" + config.agentCpu,
@@ -634,7 +634,7 @@ public final class LocalPlatform implements AutoCloseable {
     private Map<String, String> serviceEnvironment() {
         Map<String, String> env = new HashMap<>();
         env.put("JOBS_DB_URL", config.databaseUrl != null ? config.databaseUrl
-                : ((EmbeddedPostgresServer) components.get(POSTGRES)).jdbcUrl());
+                : ((EmbeddedPostgresServer) components.get(POSTGRES)).jdbcUrl(config.serviceDatabasePort));
         env.put("JOBS_DB_USER", databaseUser());
         env.put("JOBS_DB_PASSWORD", Objects.requireNonNullElse(databasePassword(), ""));
         env.put("JOBS_KAFKA_BOOTSTRAP_SERVERS", kafkaBootstrapServersUnchecked());
@@ -751,6 +751,8 @@ public final class LocalPlatform implements AutoCloseable {
         private List<String> kafkaJvmOptions = KAFKA_JVM_OPTIONS;
         private final Map<String, List<String>> serviceArgs = new HashMap<>();
         private final List<String> agentArgs = new ArrayList<>();
+        private java.util.function.IntBinaryOperator agentSchedulerPort = (agent, schedulerPort) -> schedulerPort;
+        private int serviceDatabasePort;
         private final Set<String> without = new LinkedHashSet<>();
         private String classPath = System.getProperty("java.class.path");
         private boolean classDataSharing;
@@ -873,6 +875,21 @@ public final class LocalPlatform implements AutoCloseable {
         /** More command-line arguments for every agent ({@code --jobs.worker.kill-grace=2s}). */
         public Builder agentArgs(String... args) {
             agentArgs.addAll(List.of(args));
+            return this;
+        }
+
+        /**
+         * The port agent {@code i} (from 1) dials for the scheduler, given the scheduler's: a relay of the caller's
+         * between them (a fault test's partitions); default the scheduler's own.
+         */
+        public Builder agentSchedulerPort(java.util.function.IntBinaryOperator portOfAgent) {
+            this.agentSchedulerPort = portOfAgent;
+            return this;
+        }
+
+        /** The port the services dial for the embedded PostgreSQL (a relay of the caller's to {@link #postgresPort}). */
+        public Builder serviceDatabasePort(int port) {
+            this.serviceDatabasePort = port;
             return this;
         }
 

@@ -16,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * every new one until {@link #restore()}, as a network partition looks to both ends when something resets the
  * connections. {@link #silence()} is the other partition, the silent one: packets dropped, nothing reset, every
  * socket left open; what is sent is swallowed, nothing comes back, and new connections are taken and answered
- * with nothing.
+ * with nothing. {@link #heal()} ends a partition as a healed network with timed-out peers does: the connections it held
+ * are reset, new ones go through. {@link #delay} adds latency to every chunk either way.
  */
 public final class TcpProxy implements AutoCloseable {
     private final ServerSocket server;
@@ -27,6 +28,7 @@ public final class TcpProxy implements AutoCloseable {
     private volatile boolean silenceAfterReply;
     private volatile boolean replied;
     private volatile boolean closed;
+    private volatile long delayMillis;
 
     public TcpProxy(int targetPort) {
         this.targetPort = targetPort;
@@ -68,6 +70,21 @@ public final class TcpProxy implements AutoCloseable {
     public void silenceAfterNextReply() {
         replied = false;
         silenceAfterReply = true;
+    }
+
+    /** Ends a partition (cut or silent): what it held open is reset, and everything goes through again. */
+    public void heal() {
+        boolean wasSilent = silent;
+        restore();
+        if (wasSilent) {
+            open.forEach(TcpProxy::quietClose); // what was swallowed left both ends' streams broken
+            open.clear();
+        }
+    }
+
+    /** Every chunk, either way, waits this long before it is passed on (0: none). */
+    public void delay(java.time.Duration latency) {
+        delayMillis = latency.toMillis();
     }
 
     /** Whether the relay has gone silent. */
@@ -121,6 +138,10 @@ public final class TcpProxy implements AutoCloseable {
                 if (silent) {
                     continue; // dropped on the floor; the connection stays open
                 }
+                long latency = delayMillis;
+                if (latency > 0) {
+                    Thread.sleep(latency);
+                }
                 out.write(buffer, 0, n);
                 out.flush();
                 if (replies && silenceAfterReply) {
@@ -129,6 +150,8 @@ public final class TcpProxy implements AutoCloseable {
             }
         } catch (IOException ignored) {
             // one side went away: close both
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             quietClose(from);
             open.remove(from);
