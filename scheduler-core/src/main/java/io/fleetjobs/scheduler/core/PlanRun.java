@@ -107,24 +107,28 @@ final class PlanRun {
         boolean everFits = false;
         Unplaced lastReplica = null;
         for (PendingJob replica : GangScopes.of(gang, index.regions(), all)) {
-            List<MachineState> taken = new ArrayList<>();
+            // one replica per machine: replicas rendezvous on one port, and the agent knows an attempt by (job, attempt)
+            Set<MachineState> taken = new java.util.LinkedHashSet<>();
             MachineState machine;
-            while (taken.size() < gang.replicas() && (machine = search.best(replica)) != null) {
+            while (taken.size() < gang.replicas() && (machine = search.best(replica, taken)) != null) {
                 index.take(machine, replica);
                 pressure.took(machine, replica);
                 taken.add(machine);
             }
             if (taken.size() == gang.replicas()) {
-                for (int rank = 0; rank < taken.size(); rank++) {
-                    assignments.add(new Assignment(gang.jobId(), gang.tenantId(), taken.get(rank).id(),
-                            new Amounts(gang.cpuMillis(), gang.memoryMb(), gang.gpuCount()), rank));
+                int rank = 0;
+                for (MachineState m : taken) {
+                    assignments.add(new Assignment(gang.jobId(), gang.tenantId(), m.id(),
+                            new Amounts(gang.cpuMillis(), gang.memoryMb(), gang.gpuCount()), rank++));
                 }
                 ledger.charge(gang.wholeGang());
                 explained.clear();
                 return null;
             }
             most = Math.max(most, taken.size());
-            lastReplica = explainer.explain(replica).unplaced();
+            lastReplica = search.best(replica) == null ? explainer.explain(replica).unplaced()
+                    : new Unplaced(Unplaced.Kind.DOES_NOT_FIT_NOW, "every other machine it fits holds a replica already",
+                            null);
             everFits |= !taken.isEmpty() || lastReplica.kind() != Unplaced.Kind.CAN_NEVER_FIT;
             for (MachineState m : taken) {
                 index.give(m, replica);
@@ -133,7 +137,7 @@ final class PlanRun {
         }
         Unplaced.Kind kind = everFits || lastReplica == null ? Unplaced.Kind.DOES_NOT_FIT_NOW : Unplaced.Kind.CAN_NEVER_FIT;
         String reason = "a gang of " + gang.replicas() + " replicas is placed whole or not at all; at most " + most
-                + " fit at once" + (gang.gangScope() == null ? "" : " in one " + GangScopes.describe(gang.gangScope()))
+                + " fit at once (one per machine)" + (gang.gangScope() == null ? "" : " in one " + GangScopes.describe(gang.gangScope()))
                 + (lastReplica == null ? "" : "; the next replica: " + lastReplica.reason());
         return new Unplaced(kind, reason, lastReplica == null ? null : lastReplica.rejectedBy());
     }
