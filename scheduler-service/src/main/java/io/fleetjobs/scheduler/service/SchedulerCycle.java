@@ -170,11 +170,11 @@ public final class SchedulerCycle {
             return meters.plan.record(() -> engine.plan(snapshot, pending));
         });
         Map<UUID, String> preempting = preemption == null ? Map.of() : preemption.decide(seen[0], plan.assignments(),
-                pending.stream().filter(j -> plan.unplaced().containsKey(j.jobId())
+                pending.stream().filter(j -> !j.isGang() && plan.unplaced().containsKey(j.jobId())
                         && plan.unplaced().get(j.jobId()).kind() == Unplaced.Kind.DOES_NOT_FIT_NOW).toList());
         List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
         for (Assignment a : plan.assignments()) {
-            attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.amounts()));
+            attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.amounts(), a.replica()));
         }
         List<PlacementStore.Deferral> deferrals = new ArrayList<>(plan.unplaced().size());
         int noRoom = 0;
@@ -211,7 +211,8 @@ public final class SchedulerCycle {
         for (ClaimedJob j : claimed) {
             List<String> gpuTypes = j.gpuType() == null ? List.of() : Arrays.asList(j.gpuType().split("\\|"));
             pending.add(new PendingJob(j.id(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), j.gpuCount(),
-                    gpuTypes, j.region(), j.labels(), j.strategy(), j.createdAt().toEpochMilli(), j.requireIsolation()));
+                    gpuTypes, j.region(), j.labels(), j.strategy(), j.createdAt().toEpochMilli(), j.requireIsolation(),
+                    j.replicas(), j.replicas() > 1 ? j.gangScope() : null));
         }
         return pending;
     }
