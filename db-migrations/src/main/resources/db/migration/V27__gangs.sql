@@ -15,6 +15,8 @@ alter table attempts drop constraint attempts_pkey;
 alter table attempts add primary key (job_id, attempt, replica);
 drop index attempts_one_live_per_job;
 create unique index attempts_one_live_per_replica on attempts (job_id, replica) where state in ('SCHEDULED', 'RUNNING');
+-- one replica per machine: the replicas of a gang listen on one port, and an agent knows an attempt by (job, attempt)
+create unique index attempts_one_replica_per_machine on attempts (job_id, attempt, machine_id);
 
 -- where the machine's jobs can be reached by their peers (a host name or address the agent reports at join)
 alter table machines add column address text;

@@ -175,4 +175,26 @@ class GangStoreTest {
         reports.apply(report(job.id(), 1, 1, "g-b", AttemptState.FAILED, null, FailureReason.GANG_MEMBER_FAILED));
         assertThat(f.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.CANCELED);
     }
+
+    @Test
+    void asHeartbeatsSayIt() {
+        JobRecord job = queuedGang("heartbeats", 3, new RetryPolicy(3, List.of(3), 0, null));
+        place(job.id(), List.of("g-a", "g-b", "g-c"));
+        reports.applyAvailable(List.of(report(job.id(), 1, 2, "g-c", AttemptState.RUNNING, null, null)));
+        reports.applyAvailable(List.of(report(job.id(), 1, 0, "g-a", AttemptState.RUNNING, null, null)));
+        reports.applyAvailable(List.of(report(job.id(), 1, 1, "g-b", AttemptState.FAILED, 3, FailureReason.EXIT_CODE)));
+        assertThat(f.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.RUNNING);
+        reports.applyAvailable(List.of(report(job.id(), 1, 2, "g-c", AttemptState.FAILED, 143,
+                FailureReason.GANG_MEMBER_FAILED)));
+        reports.applyAvailable(List.of(report(job.id(), 1, 0, "g-a", AttemptState.FAILED, 143,
+                FailureReason.GANG_MEMBER_FAILED)));
+        JobRecord retried = f.jobs.get(job.id()).orElseThrow();
+        assertThat(retried.state()).as(retried.toString()).isEqualTo(JobState.QUEUED);
+        assertThat(allocatedCpu("g-a") + allocatedCpu("g-b") + allocatedCpu("g-c")).isZero();
+        f.jdbc.sql("update jobs set not_before = :now where id = :id").param("now", JobRows.ts(clock.instant()))
+                .param("id", job.id()).update();
+        List<ClaimedJob> claimed = f.jobs.inTransaction(() -> placement.claim(100));
+        assertThat(claimed).extracting(ClaimedJob::id).contains(job.id());
+        assertThat(claimed.stream().filter(c -> c.id().equals(job.id())).findFirst().orElseThrow().replicas()).isEqualTo(3);
+    }
 }

@@ -29,6 +29,8 @@ final class PlanRun {
     private final Set<Shape> unplaceable = new HashSet<>();
     /** Explanations by shape, valid while no placement has changed any machine since. */
     private final Map<Shape, Unplaced> explained = new HashMap<>();
+    /** Due gangs that keep, for the rest of the plan, the room they found without fitting whole. */
+    private final Set<UUID> heldFor = new HashSet<>();
     /** Explanations of attributes no machine has at all: valid for the whole plan, whatever the amounts. */
     private final Map<Attributes, Unplaced> attributesNowhere = new HashMap<>();
 
@@ -130,6 +132,12 @@ final class PlanRun {
                     : new Unplaced(Unplaced.Kind.DOES_NOT_FIT_NOW, "every other machine it fits holds a replica already",
                             null);
             everFits |= !taken.isEmpty() || lastReplica.kind() != Unplaced.Kind.CAN_NEVER_FIT;
+            if (gang.gangDue() && !taken.isEmpty() && !heldFor.contains(gang.jobId())) {
+                // due: the room found stays taken for the rest of this plan (in the first scope that found any)
+                heldFor.add(gang.jobId());
+                explained.clear();
+                continue;
+            }
             for (MachineState m : taken) {
                 index.give(m, replica);
                 pressure.gave(m, replica);
@@ -138,7 +146,8 @@ final class PlanRun {
         Unplaced.Kind kind = everFits || lastReplica == null ? Unplaced.Kind.DOES_NOT_FIT_NOW : Unplaced.Kind.CAN_NEVER_FIT;
         String reason = "a gang of " + gang.replicas() + " replicas is placed whole or not at all; at most " + most
                 + " fit at once (one per machine)" + (gang.gangScope() == null ? "" : " in one " + GangScopes.describe(gang.gangScope()))
-                + (lastReplica == null ? "" : "; the next replica: " + lastReplica.reason());
+                + (lastReplica == null ? "" : "; the next replica: " + lastReplica.reason())
+                + (heldFor.contains(gang.jobId()) ? "; waiting long enough, it holds the room it found for itself" : "");
         return new Unplaced(kind, reason, lastReplica == null ? null : lastReplica.rejectedBy());
     }
 

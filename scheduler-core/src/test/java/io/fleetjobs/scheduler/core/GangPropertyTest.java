@@ -129,4 +129,24 @@ class GangPropertyTest {
                 .contains("a gang of 3 replicas is placed whole or not at all; at most 2 fit at once (one per machine); the next replica: every other machine it fits holds a replica already");
         assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.DOES_NOT_FIT_NOW);
     }
+
+    @Test
+    void aGangThatWaitedPastItsPatienceHoldsTheRoomItFoundFromTheJobsAfterIt() {
+        Snapshot snapshot = Snapshots.of(
+                aMachine("a").cores(8).build(),
+                aMachine("b").cores(8).build(),
+                aMachine("c").cores(8).allocated(8000, 0, 0).build());
+        PendingJob gang = asGang(aJob().priority(500).cores(8).memoryMb(1024).build(), 3, null);
+        PendingJob small = aJob().priority(500).cores(8).memoryMb(1024).build();
+
+        Plan patient = Snapshots.plan(snapshot, gang, small);
+        assertThat(patient.assignments()).as("a gang that does not fit holds nothing").extracting(Assignment::jobId)
+                .containsExactly(small.jobId());
+
+        Plan due = Snapshots.plan(snapshot, gang.due(), small);
+        assertThat(due.assignments()).as("a due gang keeps a and b for itself").isEmpty();
+        assertThat(due.unplaced()).containsOnlyKeys(gang.jobId(), small.jobId());
+        assertThat(due.unplaced().get(gang.jobId()).reason()).contains("it holds the room it found for itself");
+        assertThat(due.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.DOES_NOT_FIT_NOW);
+    }
 }
