@@ -38,7 +38,13 @@ public enum FailureReason {
      * Ended to make room for a job of a strictly higher priority (SIGTERM, then its kill grace): retried on the
      * platform's budget, not the user's, and not counted against the machine by auto-drain.
      */
-    PREEMPTED(FailureClass.INFRASTRUCTURE);
+    PREEMPTED(FailureClass.INFRASTRUCTURE),
+    /**
+     * Another replica of the same gang failed, and this one was ended with it (SIGTERM, then its kill grace): not
+     * this replica's fault, not the machine's. The gang is retried or failed as a whole, by the reason of the
+     * replica that failed first.
+     */
+    GANG_MEMBER_FAILED(FailureClass.INFRASTRUCTURE);
 
     private final FailureClass failureClass;
 

@@ -4,6 +4,7 @@ import io.fleetjobs.model.Amounts;
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.CurrentJob;
 import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.GangRule;
 import io.fleetjobs.model.JobOutcome;
 import io.fleetjobs.model.JobStartRule;
 import io.fleetjobs.model.JobState;
@@ -185,11 +186,16 @@ public final class AttemptReports {
             writes.applyLocked(changes).jobs().forEach(job -> running.put(job.id(), job));
             changes = new ArrayList<>();
         }
+        Map<AttemptReport, AttemptReport> asTheGang = gangEnds(ended, current);
         for (AttemptReport r : ended) {
             metrics.attemptEnded(r.state(), r.failureReason());
             LockedJob locked = jobRows.get(r.jobId());
             JobRecord job = running.getOrDefault(r.jobId(), LockedJob.job(locked)); // a round's jobs are distinct
-            Optional<JobOutcome> outcome = JobOutcome.ofEnd(r, rulesView(job), locked == null ? null : locked::retry, now,
+            AttemptReport end = asTheGang.getOrDefault(r, r);
+            if (end == WAIT) {
+                continue;
+            }
+            Optional<JobOutcome> outcome = JobOutcome.ofEnd(end, rulesView(job), locked == null ? null : locked::retry, now,
                     random);
             if (outcome.isPresent()) {
                 changes.add(Change.of(job, transition(outcome.get())));
@@ -201,9 +207,41 @@ public final class AttemptReports {
         writes.applyLocked(changes);
     }
 
+    /** Stands for "the job waits for its gang's other replicas" in {@link #gangEnds}. */
+    private static final AttemptReport WAIT = new AttemptReport(new UUID(0, 0), 0, 0, null, null, null, null, null,
+            null, null, null);
+
+    /**
+     * What the ends of gangs' replicas (just written) mean for their jobs, by {@link GangRule}: {@link #WAIT} while
+     * other replicas live (those are told to end when this one did not succeed), else the end that stands for the
+     * whole gang. The jobs' rows are locked, so replicas ending in other transactions are seen once committed.
+     */
+    private Map<AttemptReport, AttemptReport> gangEnds(List<AttemptReport> ended, Map<Key, Current> current) {
+        List<AttemptReport> ofGangs = ended.stream().filter(r -> current.get(Key.of(r)).worldSize() > 1).toList();
+        if (ofGangs.isEmpty()) {
+            return Map.of();
+        }
+        Map<UUID, List<GangRule.Replica>> replicas = attempts.replicas(ofGangs);
+        Map<AttemptReport, AttemptReport> ends = new HashMap<>();
+        List<AttemptReport> endOthers = new ArrayList<>();
+        for (AttemptReport r : ofGangs) {
+            switch (GangRule.afterEnd(r, replicas.getOrDefault(r.jobId(), List.of()))) {
+                case GangRule.Decision.Wait wait -> {
+                    ends.put(r, WAIT);
+                    if (wait.endOthers()) {
+                        endOthers.add(r);
+                    }
+                }
+                case GangRule.Decision.Conclude conclude -> ends.put(r, conclude.end());
+            }
+        }
+        attempts.endGangs(endOthers);
+        return ends;
+    }
+
     /** Those of the asked attempts that exist but were not locked: another transaction holds them. */
     private Set<Key> held(List<AttemptReport> asked, Map<Key, Current> locked) {
-        List<Key> missing = asked.stream().map(Key::of).filter(k -> !locked.containsKey(k)).toList();
+        List<AttemptReport> missing = asked.stream().filter(r -> !locked.containsKey(Key.of(r))).toList();
         return missing.isEmpty() ? Set.of() : attempts.existing(missing);
     }
 

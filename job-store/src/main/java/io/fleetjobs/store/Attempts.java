@@ -3,6 +3,7 @@ package io.fleetjobs.store;
 import io.fleetjobs.model.Amounts;
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.GangRule;
 import io.fleetjobs.model.ReportFence;
 import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.model.agent.LogTail;
@@ -31,8 +32,11 @@ final class Attempts {
         }
     }
 
-    /** An attempt as locked: what the fence checks, and what it holds on its machine. */
-    record Current(ReportFence.RecordedAttempt recorded, Amounts held) {
+    /**
+     * An attempt as locked: what the fence checks, what it holds on its machine, and how many replicas its gang
+     * has (1 for a job of one replica).
+     */
+    record Current(ReportFence.RecordedAttempt recorded, Amounts held, int worldSize) {
         AttemptState state() {
             return recorded.state();
         }
@@ -42,53 +46,74 @@ final class Attempts {
         }
     }
 
-    /** A new attempt of a job just placed, SCHEDULED on its machine with a first lease. */
-    record New(UUID jobId, int attempt, String machineId, Amounts held) {
+    /**
+     * A new attempt of a job just placed, SCHEDULED on its machine with a first lease: replica {@code replica} of
+     * {@code worldSize} (0 of 1 for a job of one replica), {@code peers} every replica's host:port by rank (null
+     * for a job of one replica).
+     */
+    record New(UUID jobId, int attempt, String machineId, Amounts held, int replica, int worldSize, String peers) {
+        New(UUID jobId, int attempt, String machineId, Amounts held) {
+            this(jobId, attempt, machineId, held, 0, 1, null);
+        }
     }
 
     void insert(List<New> placed, Instant now, Duration leaseTtl) {
         jdbc.sql("""
                         insert into attempts (job_id, attempt, machine_id, state, lease_epoch, lease_expires_at, scheduled_at,
-                                              cpu_millis, memory_mb, gpu_count)
-                        select d.id, d.n, d.m, 'SCHEDULED', nextval('lease_epochs'), :expires, :now, d.c, d.r, d.g
+                                              cpu_millis, memory_mb, gpu_count, replica, world_size, peers)
+                        select d.id, d.n, d.m, 'SCHEDULED', nextval('lease_epochs'), :expires, :now, d.c, d.r, d.g,
+                               d.rank, d.world, d.peers
                         from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:m as text[]), cast(:c as bigint[]),
-                                    cast(:r as bigint[]), cast(:g as int[])) as d(id, n, m, c, r, g)""")
+                                    cast(:r as bigint[]), cast(:g as int[]), cast(:rank as int[]), cast(:world as int[]),
+                                    cast(:peers as text[])) as d(id, n, m, c, r, g, rank, world, peers)""")
                 .param("ids", JobRows.ids(placed.stream().map(New::jobId).toList()))
                 .param("n", placed.stream().map(New::attempt).toArray(Integer[]::new))
                 .param("m", placed.stream().map(New::machineId).toArray(String[]::new))
                 .param("c", placed.stream().map(a -> a.held().cpuMillis()).toArray(Long[]::new))
                 .param("r", placed.stream().map(a -> a.held().memoryMb()).toArray(Long[]::new))
                 .param("g", placed.stream().map(a -> a.held().gpus()).toArray(Integer[]::new))
+                .param("rank", placed.stream().map(New::replica).toArray(Integer[]::new))
+                .param("world", placed.stream().map(New::worldSize).toArray(Integer[]::new))
+                .param("peers", placed.stream().map(New::peers).toArray(String[]::new))
                 .param("expires", JobRows.ts(now.plus(leaseTtl))).param("now", JobRows.ts(now))
                 .update();
     }
 
-    /** The reported attempts as they are, locked, in (job, attempt) order; {@code skipLocked}: not waiting for others' locks. */
+    /**
+     * The reported attempts as they are, locked, in (job, attempt, replica) order; {@code skipLocked}: not waiting
+     * for others' locks. Reports of distinct jobs. A gang's replica is the one of the report's lease epoch (epochs
+     * come from one sequence), so a report locks its own replica only; a job of one replica is found whatever the
+     * epoch, for the fence to judge.
+     */
     Map<Key, Current> lock(List<AttemptReport> reports, boolean skipLocked) {
         Map<Key, Current> found = new HashMap<>();
         jdbc.sql("""
-                        select a.job_id, a.attempt, a.state, a.lease_epoch, a.machine_id, a.cpu_millis, a.memory_mb, a.gpu_count
-                        from attempts a join unnest(cast(:ids as uuid[]), cast(:n as int[])) as d(id, n)
-                             on a.job_id = d.id and a.attempt = d.n
-                        order by a.job_id, a.attempt for update of a""" + (skipLocked ? " skip locked" : ""))
+                        select a.job_id, a.attempt, a.state, a.lease_epoch, a.machine_id, a.cpu_millis, a.memory_mb, a.gpu_count,
+                               a.world_size
+                        from attempts a join unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:e as bigint[])) as d(id, n, e)
+                             on a.job_id = d.id and a.attempt = d.n and (a.world_size = 1 or a.lease_epoch = d.e)
+                        order by a.job_id, a.attempt, a.replica for update of a""" + (skipLocked ? " skip locked" : ""))
                 .param("ids", JobRows.ids(reports.stream().map(AttemptReport::jobId).toList()))
                 .param("n", reports.stream().map(AttemptReport::attempt).toArray(Integer[]::new))
+                .param("e", reports.stream().map(AttemptReport::epoch).toArray(Long[]::new))
                 .query(rs -> {
                     found.put(new Key(rs.getObject(1, UUID.class), rs.getInt(2)), new Current(new ReportFence.RecordedAttempt(
                             AttemptState.valueOf(rs.getString(3)), rs.getLong(4), rs.getString(5)),
-                            new Amounts(rs.getLong(6), rs.getLong(7), rs.getInt(8))));
+                            new Amounts(rs.getLong(6), rs.getLong(7), rs.getInt(8)), rs.getInt(9)));
                 });
         return found;
     }
 
-    /** Those of these attempts that exist. */
-    Set<Key> existing(Collection<Key> keys) {
+    /** Those of these reports' attempts that exist (a gang's replica: the one of the report's epoch). */
+    Set<Key> existing(Collection<AttemptReport> reports) {
         Set<Key> exist = new HashSet<>();
         jdbc.sql("""
                         select a.job_id, a.attempt from attempts a
-                        join unnest(cast(:ids as uuid[]), cast(:n as int[])) as d(id, n) on a.job_id = d.id and a.attempt = d.n""")
-                .param("ids", JobRows.ids(keys.stream().map(Key::jobId).toList()))
-                .param("n", keys.stream().map(Key::attempt).toArray(Integer[]::new))
+                        join unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:e as bigint[])) as d(id, n, e)
+                             on a.job_id = d.id and a.attempt = d.n and (a.world_size = 1 or a.lease_epoch = d.e)""")
+                .param("ids", JobRows.ids(reports.stream().map(AttemptReport::jobId).toList()))
+                .param("n", reports.stream().map(AttemptReport::attempt).toArray(Integer[]::new))
+                .param("e", reports.stream().map(AttemptReport::epoch).toArray(Long[]::new))
                 .query(rs -> {
                     exist.add(new Key(rs.getObject(1, UUID.class), rs.getInt(2)));
                 });
@@ -102,10 +127,11 @@ final class Attempts {
         }
         jdbc.sql("""
                         update attempts a set state = 'RUNNING', started_at = d.at
-                        from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(cast(:at as text[]) as timestamptz[]))
-                             as d(id, n, at)
-                        where a.job_id = d.id and a.attempt = d.n""")
+                        from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(cast(:at as text[]) as timestamptz[]),
+                                    cast(:e as bigint[])) as d(id, n, at, e)
+                        where a.job_id = d.id and a.attempt = d.n and a.lease_epoch = d.e""")
                 .param("ids", JobRows.ids(started.stream().map(AttemptReport::jobId).toList()))
+                .param("e", started.stream().map(AttemptReport::epoch).toArray(Long[]::new))
                 .param("n", started.stream().map(AttemptReport::attempt).toArray(Integer[]::new))
                 .param("at", started.stream().map(r -> (r.startedAt() == null ? now : r.startedAt()).toString())
                         .toArray(String[]::new))
@@ -127,8 +153,10 @@ final class Attempts {
         String[] startedAt = new String[n];
         String[] stdout = new String[n];
         String[] stderr = new String[n];
+        Long[] epochs = new Long[n];
         for (int i = 0; i < n; i++) {
             AttemptReport r = ended.get(i);
+            epochs[i] = r.epoch();
             ids[i] = r.jobId().toString();
             attempts[i] = r.attempt();
             states[i] = r.state().name();
@@ -146,12 +174,52 @@ final class Attempts {
                         from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:states as text[]),
                                     cast(cast(:finished as text[]) as timestamptz[]), cast(:exits as int[]),
                                     cast(:reasons as text[]), cast(cast(:started as text[]) as timestamptz[]),
-                                    cast(:out as text[]), cast(:err as text[]))
-                             as d(id, n, state, finished, exit, reason, started, out, err)
-                        where a.job_id = d.id and a.attempt = d.n""")
+                                    cast(:out as text[]), cast(:err as text[]), cast(:e as bigint[]))
+                             as d(id, n, state, finished, exit, reason, started, out, err, e)
+                        where a.job_id = d.id and a.attempt = d.n and a.lease_epoch = d.e""")
+                .param("e", epochs)
                 .param("ids", ids).param("n", attempts).param("states", states).param("finished", finished)
                 .param("exits", exits).param("reasons", reasons).param("started", startedAt)
                 .param("out", stdout).param("err", stderr).param("now", JobRows.ts(now))
+                .update();
+    }
+
+    /** Every replica of these gangs' attempts as it stands (the caller holds the jobs' rows), by job. */
+    Map<UUID, List<GangRule.Replica>> replicas(List<AttemptReport> ends) {
+        Map<UUID, List<GangRule.Replica>> byJob = new HashMap<>();
+        if (ends.isEmpty()) {
+            return byJob;
+        }
+        jdbc.sql("""
+                        select a.job_id, a.replica, a.state, a.exit_code, a.failure_reason, a.finished_at
+                        from attempts a join unnest(cast(:ids as uuid[]), cast(:n as int[])) as d(id, n)
+                             on a.job_id = d.id and a.attempt = d.n
+                        order by a.job_id, a.replica""")
+                .param("ids", JobRows.ids(ends.stream().map(AttemptReport::jobId).toList()))
+                .param("n", ends.stream().map(AttemptReport::attempt).toArray(Integer[]::new))
+                .query(rs -> {
+                    String reason = rs.getString(5);
+                    java.sql.Timestamp finished = rs.getTimestamp(6);
+                    byJob.computeIfAbsent(rs.getObject(1, UUID.class), j -> new java.util.ArrayList<>())
+                            .add(new GangRule.Replica(rs.getInt(2), AttemptState.valueOf(rs.getString(3)),
+                                    (Integer) rs.getObject(4), reason == null ? null : FailureReason.valueOf(reason),
+                                    finished == null ? null : finished.toInstant()));
+                });
+        return byJob;
+    }
+
+    /** Marks the live replicas of these gangs' attempts to be ended, another replica having failed. */
+    void endGangs(List<AttemptReport> failedReplicas) {
+        if (failedReplicas.isEmpty()) {
+            return;
+        }
+        jdbc.sql("""
+                        update attempts a set gang_failed = true
+                        from unnest(cast(:ids as uuid[]), cast(:n as int[])) as d(id, n)
+                        where a.job_id = d.id and a.attempt = d.n and a.state in ('SCHEDULED', 'RUNNING')
+                          and not a.gang_failed""")
+                .param("ids", JobRows.ids(failedReplicas.stream().map(AttemptReport::jobId).toList()))
+                .param("n", failedReplicas.stream().map(AttemptReport::attempt).toArray(Integer[]::new))
                 .update();
     }
 

@@ -7,7 +7,8 @@ import java.util.UUID;
 
 /**
  * A queued job locked by this transaction for placement: only what placement reads, straight from
- * columns (the spec is not parsed on this path).
+ * columns (the spec is not parsed on this path). {@code replicas}: 1, or a gang's size; {@code gangScope} as in
+ * the spec's placement (null: anywhere).
  */
 public record ClaimedJob(
         UUID id,
@@ -22,7 +23,16 @@ public record ClaimedJob(
         Map<String, String> labels,
         PlacementStrategy strategy,
         Instant createdAt,
-        boolean requireIsolation) {
+        boolean requireIsolation,
+        int replicas,
+        String gangScope) {
+    public ClaimedJob(UUID id, UUID tenantId, long version, int priority, long cpuMillis, long memoryMb, int gpuCount,
+            String gpuType, String region, Map<String, String> labels, PlacementStrategy strategy, Instant createdAt,
+            boolean requireIsolation) {
+        this(id, tenantId, version, priority, cpuMillis, memoryMb, gpuCount, gpuType, region, labels, strategy, createdAt,
+                requireIsolation, 1, null);
+    }
+
     public ClaimedJob(UUID id, UUID tenantId, long version, int priority, long cpuMillis, long memoryMb, int gpuCount,
             String gpuType, String region, Map<String, String> labels, PlacementStrategy strategy, Instant createdAt) {
         this(id, tenantId, version, priority, cpuMillis, memoryMb, gpuCount, gpuType, region, labels, strategy, createdAt,

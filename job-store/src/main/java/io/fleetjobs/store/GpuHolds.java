@@ -37,7 +37,7 @@ public final class GpuHolds {
     /** Names the devices of the placed attempts that hold GPUs; {@code attempts} says how many each holds. */
     void hold(List<PlacementStore.Scheduled> scheduled, List<PlacementStore.NewAttempt> attempts) {
         Map<UUID, Integer> counts = new HashMap<>();
-        attempts.forEach(a -> counts.put(a.job().id(), a.held().gpus()));
+        attempts.forEach(a -> counts.put(a.job().id(), a.held().gpus())); // a gang's replicas each hold the same
         hold(scheduled.stream().map(s -> new Request(s.jobId(), s.attempt(), s.machineId(), counts.get(s.jobId()))).toList());
     }
 
@@ -46,7 +46,7 @@ public final class GpuHolds {
      * the attempts are inserted and their machines' counters raised, in that transaction: the machine rows are
      * locked, so no other placement picks from the same devices meanwhile.
      *
-     * @return the devices each attempt got, by job
+     * @return the devices each attempt got, by job (a gang's replicas, one per machine: one of them)
      */
     Map<UUID, List<Integer>> hold(List<Request> requests) {
         List<Request> withGpus = requests.stream().filter(r -> r.count() > 0).toList();
@@ -69,12 +69,14 @@ public final class GpuHolds {
                     held.put(rs.getString(1), new HashSet<>(Arrays.asList((Integer[]) rs.getArray(4).getArray())));
                 });
         Map<UUID, List<Integer>> picked = new HashMap<>();
+        Map<Request, List<Integer>> byRequest = new HashMap<>();
         List<Object[]> rows = new ArrayList<>();
         for (Request r : withGpus) {
             Set<Integer> taken = held.computeIfAbsent(r.machineId(), m -> new HashSet<>());
             List<Integer> devices = GpuAssignment.pick(r.count(), offered.getOrDefault(r.machineId(), Set.of()), taken);
             taken.addAll(devices);
             picked.put(r.jobId(), devices);
+            byRequest.put(r, devices);
             devices.forEach(d -> rows.add(new Object[] {r.machineId(), d, r.jobId().toString(), r.attempt()}));
         }
         jdbc.sql("""
@@ -82,15 +84,17 @@ public final class GpuHolds {
                             insert into gpu_holds (machine_id, gpu_index, job_id, attempt)
                             select * from unnest(cast(:m as text[]), cast(:g as int[]), cast(:j as uuid[]), cast(:n as int[])))
                         update attempts a set gpu_indices = cast(d.indices as int[])
-                        from unnest(cast(:aj as uuid[]), cast(:an as int[]), cast(:ai as text[])) as d(id, n, indices)
-                        where a.job_id = d.id and a.attempt = d.n""")
+                        from unnest(cast(:aj as uuid[]), cast(:an as int[]), cast(:am as text[]), cast(:ai as text[]))
+                             as d(id, n, m, indices)
+                        where a.job_id = d.id and a.attempt = d.n and a.machine_id = d.m""")
                 .param("m", rows.stream().map(r -> (String) r[0]).toArray(String[]::new))
                 .param("g", rows.stream().map(r -> (Integer) r[1]).toArray(Integer[]::new))
                 .param("j", rows.stream().map(r -> (String) r[2]).toArray(String[]::new))
                 .param("n", rows.stream().map(r -> (Integer) r[3]).toArray(Integer[]::new))
                 .param("aj", withGpus.stream().map(r -> r.jobId().toString()).toArray(String[]::new))
                 .param("an", withGpus.stream().map(Request::attempt).toArray(Integer[]::new))
-                .param("ai", withGpus.stream().map(r -> "{" + GpuAssignment.visibleDevices(picked.get(r.jobId())) + "}")
+                .param("am", withGpus.stream().map(Request::machineId).toArray(String[]::new))
+                .param("ai", withGpus.stream().map(r -> "{" + GpuAssignment.visibleDevices(byRequest.get(r)) + "}")
                         .toArray(String[]::new))
                 .update();
         return picked;
@@ -102,9 +106,11 @@ public final class GpuHolds {
             return;
         }
         jdbc.sql("""
-                        delete from gpu_holds h using unnest(cast(:j as uuid[]), cast(:n as int[])) as d(id, n)
-                        where h.job_id = d.id and h.attempt = d.n""")
+                        delete from gpu_holds h using unnest(cast(:j as uuid[]), cast(:n as int[]), cast(:m as text[]))
+                             as d(id, n, m)
+                        where h.job_id = d.id and h.attempt = d.n and h.machine_id = d.m""")
                 .param("j", ended.stream().map(r -> r.jobId().toString()).toArray(String[]::new))
+                .param("m", ended.stream().map(io.fleetjobs.model.agent.AttemptReport::machineId).toArray(String[]::new))
                 .param("n", ended.stream().map(io.fleetjobs.model.agent.AttemptReport::attempt).toArray(Integer[]::new))
                 .update();
     }
@@ -113,7 +119,8 @@ public final class GpuHolds {
     int releaseEnded() {
         return jdbc.sql("""
                         delete from gpu_holds h using attempts a
-                        where a.job_id = h.job_id and a.attempt = h.attempt and a.released_at is not null""")
+                        where a.job_id = h.job_id and a.attempt = h.attempt and a.machine_id = h.machine_id
+                          and a.released_at is not null""")
                 .update();
     }
 }

@@ -67,18 +67,20 @@ final class JobReads {
     List<AttemptRecord> attempts(UUID jobId) {
         return jdbc.sql("""
                         select job_id, attempt, machine_id, state, lease_epoch, scheduled_at, started_at, finished_at,
-                               exit_code, failure_reason, gpu_indices
-                        from attempts where job_id = :id order by attempt""")
+                               exit_code, failure_reason, gpu_indices, replica, world_size
+                        from attempts where job_id = :id order by attempt, replica""")
                 .param("id", jobId)
                 .query((rs, n) -> new AttemptRecord(rs.getObject(1, UUID.class), rs.getInt(2), rs.getString(3),
                         AttemptState.valueOf(rs.getString(4)), rs.getLong(5), JobRows.instant(rs, 6), JobRows.instant(rs, 7),
                         JobRows.instant(rs, 8), (Integer) rs.getObject(9), JobRows.failure(rs.getString(10)),
-                        MachineStore.gpuIndices(rs.getArray(11))))
+                        MachineStore.gpuIndices(rs.getArray(11)), rs.getInt(12), rs.getInt(13)))
                 .list();
     }
 
     Optional<JobStore.Logs> logs(UUID jobId, int attempt) {
-        return jdbc.sql("select log_tail_stdout, log_tail_stderr from attempts where job_id = :id and attempt = :n")
+        // a gang's logs: replica 0's (the others' are in their attempt rows)
+        return jdbc.sql("select log_tail_stdout, log_tail_stderr from attempts where job_id = :id and attempt = :n"
+                        + " order by replica limit 1")
                 .param("id", jobId).param("n", attempt)
                 .query((rs, n) -> new JobStore.Logs(rs.getString(1) == null ? "" : rs.getString(1),
                         rs.getString(2) == null ? "" : rs.getString(2)))

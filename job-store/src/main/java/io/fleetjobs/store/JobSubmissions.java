@@ -52,10 +52,10 @@ final class JobSubmissions {
         List<UUID> inserted = jdbc.sql("""
                         insert into jobs (id, tenant_id, name, queue, priority, spec, state, state_reason, version,
                                           not_before, cpu_millis, memory_mb, gpu_count, gpu_type, region,
-                                          idempotency_key, request_hash, created_at, updated_at)
+                                          idempotency_key, request_hash, created_at, updated_at, replicas, gang_scope)
                         values (:id, :tenant, :name, :queue, :priority, cast(:spec as jsonb), :state,
                                 :reason, :version, :now, :cpu, :mem, :gpus, :gpuType, :region,
-                                :key, :hash, :now, :now)
+                                :key, :hash, :now, :now, :replicas, :gangScope)
                         on conflict (tenant_id, idempotency_key) where idempotency_key is not null do nothing
                         returning id""")
                 .param("id", id)
@@ -73,6 +73,8 @@ final class JobSubmissions {
                 .param("gpus", spec.resources().gpuCount())
                 .param("gpuType", spec.resources().gpuType())
                 .param("region", spec.placement().region())
+                .param("replicas", spec.replicas())
+                .param("gangScope", spec.isGang() ? spec.placement().gangScope() : null)
                 .param("key", idempotencyKey)
                 .param("hash", hash)
                 .query(UUID.class).list();

@@ -102,6 +102,13 @@ public final class MachineStore {
                 .update();
     }
 
+    /** Records where the machine's jobs can be reached by their gangs' peers (null: by the machine id); at its join. */
+    public void recordAddress(String id, String address) {
+        jdbc.sql("update machines set address = :address where id = :id")
+                .param("id", id).param("address", address == null || address.isBlank() ? null : address)
+                .update();
+    }
+
     /** Records how the machine's agent holds its attempts apart ({@code sandbox}, {@code none}); call at its join. */
     public void recordIsolation(String id, String isolation) {
         jdbc.sql("update machines set isolation = :isolation where id = :id")
@@ -202,11 +209,20 @@ public final class MachineStore {
      * An attempt the database says runs (or is to start) on a machine; {@code execution} (the spec's
      * command, environment and timeout) only while it is to start (SCHEDULED), with what it holds: {@code gpus}
      * the indices of its devices, and {@code startWithinMs} how long it may still be started: its lease's expiry
-     * less the database's clock now (null when it has none, or is running).
+     * less the database's clock now (null when it has none, or is running). {@code gang}: its place in its gang (null
+     * for a job of one replica); {@code gangFailed}: another replica of its gang failed, so it is to end too.
      */
     public record AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
             boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
-            List<Integer> gpus, Long startWithinMs, boolean preempted) {
+            List<Integer> gpus, Long startWithinMs, boolean preempted, io.fleetjobs.model.agent.AgentProtocol.Gang gang,
+            boolean gangFailed) {
+        public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
+                boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
+                List<Integer> gpus, Long startWithinMs, boolean preempted) {
+            this(jobId, attempt, epoch, state, cancelRequested, execution, cpuMillis, memoryMb, gpus, startWithinMs,
+                    preempted, null, false);
+        }
+
         public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
                 boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
                 List<Integer> gpus, Long startWithinMs) {
@@ -235,17 +251,21 @@ public final class MachineStore {
                                a.cpu_millis, a.memory_mb, a.gpu_indices,
                                case when a.state = 'SCHEDULED' then greatest(0, floor(
                                    extract(epoch from a.lease_expires_at - clock_timestamp()) * 1000))::bigint end,
-                               a.preempted_by is not null
+                               a.preempted_by is not null, a.replica, a.world_size, a.peers, a.gang_failed
                         from attempts a join jobs j on j.id = a.job_id
                         where a.machine_id = :m and a.released_at is null and a.state in ('SCHEDULED', 'RUNNING')""")
                 .param("m", machineId)
                 .query((rs, n) -> {
                     String execution = rs.getString(6);
+                    int worldSize = rs.getInt(13);
+                    String peers = rs.getString(14);
+                    var gang = worldSize <= 1 ? null : new io.fleetjobs.model.agent.AgentProtocol.Gang(rs.getInt(12),
+                            worldSize, peers == null ? List.of() : List.of(peers.split(",")));
                     return new AssignedAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
                             io.fleetjobs.model.AttemptState.valueOf(rs.getString(4)), rs.getBoolean(5),
                             execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class),
                             rs.getLong(7), rs.getLong(8), gpuIndices(rs.getArray(9)), (Long) rs.getObject(10),
-                            rs.getBoolean(11));
+                            rs.getBoolean(11), gang, rs.getBoolean(15));
                 })
                 .list();
     }

@@ -6,7 +6,9 @@ import io.fleetjobs.model.PlacementStrategy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import io.fleetjobs.model.GangRendezvous;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -74,7 +76,7 @@ public final class PlacementStore {
     private static final String CLAIM_COLUMNS = """
             id, tenant_id, version, priority, cpu_millis, memory_mb, gpu_count, gpu_type, region, created_at,
             spec->'placement'->'labels' as labels, spec->'placement'->>'strategy' as strategy,
-            spec->'placement'->>'requireIsolation' = 'true' as require_isolation""";
+            spec->'placement'->>'requireIsolation' = 'true' as require_isolation, replicas, gang_scope""";
 
     @SuppressWarnings("unchecked")
     private static final RowMapper<ClaimedJob> CLAIMED = (rs, n) -> {
@@ -85,7 +87,8 @@ public final class PlacementStore {
                 rs.getString("gpu_type"), rs.getString("region"),
                 labels == null || labels.equals("{}") ? Map.of() : Json.read(labels, Map.class),
                 strategy == null ? null : PlacementStrategy.valueOf(strategy),
-                JobRows.instant(rs, "created_at"), rs.getBoolean("require_isolation"));
+                JobRows.instant(rs, "created_at"), rs.getBoolean("require_isolation"), rs.getInt("replicas"),
+                rs.getString("gang_scope"));
     };
 
     /** Locks these jobs again, if they are still QUEUED and no other replica holds them. */
@@ -111,7 +114,8 @@ public final class PlacementStore {
                         select t.id, t.weight, t.quota_cpu_millis, t.quota_memory_mb, t.quota_gpu_count,
                                coalesce(u.cpu, 0) as cpu, coalesce(u.mem, 0) as mem, coalesce(u.gpu, 0) as gpu
                         from tenants t left join (
-                            select tenant_id, sum(cpu_millis) as cpu, sum(memory_mb) as mem, sum(gpu_count) as gpu
+                            select tenant_id, sum(cpu_millis * replicas) as cpu, sum(memory_mb * replicas) as mem,
+                                   sum(gpu_count * replicas) as gpu
                             from jobs where state in ('SCHEDULED', 'RUNNING') group by tenant_id) u on u.tenant_id = t.id""")
                 .query((rs, n) -> new TenantUsage(rs.getObject("id", UUID.class), rs.getInt("weight"),
                         (Long) rs.getObject("quota_cpu_millis"), (Long) rs.getObject("quota_memory_mb"),
@@ -170,16 +174,30 @@ public final class PlacementStore {
         return result;
     }
 
-    /** The attempts that fit, in plan order, taking room from {@code free}; the jobs of the others go to {@code conflicts}. */
+    /**
+     * The attempts that fit, in plan order, taking room from {@code free}; the jobs of the others go to
+     * {@code conflicts}. A gang's replicas fit all together or not at all.
+     */
     private static List<NewAttempt> fitting(List<NewAttempt> attempts, Map<String, Amounts> free, List<UUID> conflicts) {
         List<NewAttempt> accepted = new ArrayList<>(attempts.size());
-        for (NewAttempt a : attempts) {
-            Amounts room = free.get(a.machineId());
-            if (room != null && a.held().fitsIn(room)) {
-                free.put(a.machineId(), room.minus(a.held()));
-                accepted.add(a);
+        Map<UUID, List<NewAttempt>> byJob = new LinkedHashMap<>();
+        attempts.forEach(a -> byJob.computeIfAbsent(a.job().id(), j -> new ArrayList<>()).add(a));
+        for (List<NewAttempt> replicas : byJob.values()) {
+            Map<String, Amounts> left = new HashMap<>();
+            boolean fits = true;
+            for (NewAttempt a : replicas) {
+                Amounts room = left.containsKey(a.machineId()) ? left.get(a.machineId()) : free.get(a.machineId());
+                if (room == null || !a.held().fitsIn(room)) {
+                    fits = false;
+                    break;
+                }
+                left.put(a.machineId(), room.minus(a.held()));
+            }
+            if (fits) {
+                free.putAll(left);
+                accepted.addAll(replicas);
             } else {
-                conflicts.add(a.job().id());
+                conflicts.add(replicas.getFirst().job().id());
             }
         }
         return accepted;
@@ -199,6 +217,7 @@ public final class PlacementStore {
      */
     private Placed write(List<NewAttempt> accepted, Instant now, Duration leaseTtl) {
         List<JobWrites.Change> changes = accepted.stream()
+                .filter(a -> a.replica() == 0) // a gang moves once, named by its first replica's machine
                 .map(a -> new JobWrites.Change(a.job().id(), JobState.QUEUED, a.job().version(), null,
                         Transition.placed(a.machineId())))
                 .toList();
@@ -207,15 +226,40 @@ public final class PlacementStore {
         JobWrites.requireAll(changes, applied);
         Map<UUID, JobRecord> byId = new HashMap<>();
         applied.jobs().forEach(job -> byId.put(job.id(), job));
+        Map<UUID, String> peers = peers(accepted, byId);
         List<Attempts.New> placed = new ArrayList<>(accepted.size());
         List<Scheduled> scheduled = new ArrayList<>(accepted.size());
         for (NewAttempt a : accepted) {
             int attempt = byId.get(a.job().id()).attempt();
-            placed.add(new Attempts.New(a.job().id(), attempt, a.machineId(), a.held()));
+            placed.add(new Attempts.New(a.job().id(), attempt, a.machineId(), a.held(), a.replica(), a.job().replicas(),
+                    peers.get(a.job().id())));
             scheduled.add(new Scheduled(a.job().id(), attempt, a.machineId()));
         }
         attemptRows.insert(placed, now, leaseTtl);
         return new Placed(scheduled, applied);
+    }
+
+    /** Each gang's peers ({@code host:port} of every replica, by rank), from its machines' addresses. */
+    private Map<UUID, String> peers(List<NewAttempt> accepted, Map<UUID, JobRecord> byId) {
+        List<NewAttempt> ofGangs = accepted.stream().filter(a -> a.job().replicas() > 1).toList();
+        if (ofGangs.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> addresses = new HashMap<>();
+        jdbc.sql("select id, coalesce(address, id) from machines where id = any(:ids)")
+                .param("ids", ofGangs.stream().map(NewAttempt::machineId).distinct().toArray(String[]::new))
+                .query(rs -> {
+                    addresses.put(rs.getString(1), rs.getString(2));
+                });
+        Map<UUID, String[]> byRank = new HashMap<>();
+        for (NewAttempt a : ofGangs) {
+            byRank.computeIfAbsent(a.job().id(), j -> new String[a.job().replicas()])[a.replica()] =
+                    addresses.get(a.machineId());
+        }
+        Map<UUID, String> peers = new HashMap<>();
+        byRank.forEach((job, hosts) -> peers.put(job, String.join(",",
+                GangRendezvous.peers(List.of(hosts), GangRendezvous.port(job, byId.get(job).attempt())))));
+        return peers;
     }
 
     /**
@@ -263,8 +307,15 @@ public final class PlacementStore {
                 .update();
     }
 
-    /** A job placed on a machine, holding {@code held} there. */
-    public record NewAttempt(ClaimedJob job, String machineId, Amounts held) {
+    /**
+     * A job placed on a machine, holding {@code held} there; {@code replica}: its rank in its gang (0 for a job of
+     * one replica). A gang is placed with all its replicas in one commit, or not at all.
+     */
+    public record NewAttempt(ClaimedJob job, String machineId, Amounts held, int replica) {
+        public NewAttempt(ClaimedJob job, String machineId, Amounts held) {
+            this(job, machineId, held, 0);
+        }
+
         public NewAttempt(ClaimedJob job, String machineId, long cpuMillis, long memoryMb, int gpuCount) {
             this(job, machineId, new Amounts(cpuMillis, memoryMb, gpuCount));
         }

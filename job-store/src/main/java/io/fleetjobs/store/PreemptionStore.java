@@ -22,12 +22,15 @@ public final class PreemptionStore {
                             long placedAtMillis, boolean preemptible) {
     }
 
-    /** The live attempts, not already being preempted, of jobs below {@code priority}, by machine then job. */
+    /**
+     * The live attempts, not already being preempted, of jobs below {@code priority}, by machine then job. A gang's
+     * replicas are never preemptible (gangs neither preempt nor are preempted in this version).
+     */
     public List<Candidate> below(int priority) {
         return jdbc.sql("""
                         select a.job_id, a.attempt, a.machine_id, j.tenant_id, j.priority, a.cpu_millis, a.memory_mb,
                                a.gpu_count, (extract(epoch from a.scheduled_at) * 1000)::bigint,
-                               coalesce((j.spec->>'preemptible')::boolean, true)
+                               coalesce((j.spec->>'preemptible')::boolean, true) and a.world_size = 1
                         from attempts a join jobs j on j.id = a.job_id
                         where a.released_at is null and a.state in ('SCHEDULED', 'RUNNING') and a.preempted_by is null
                           and j.priority < :p

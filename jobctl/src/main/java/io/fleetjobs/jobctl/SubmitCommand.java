@@ -92,6 +92,17 @@ final class SubmitCommand extends CommandBase {
             description = "Wait before a retry (doubles each time; default 5s).")
     Duration backoff;
 
+    @Option(names = "--replicas", paramLabel = "N",
+            description = "Run as a gang of N replicas (1-64), placed all or none, one per machine, started and ended together.")
+    Integer replicas;
+
+    @Option(names = "--gang-scope", paramLabel = "SCOPE",
+            description = "Where a gang's replicas must be together: 'region' or 'label:KEY' (one value of label KEY).")
+    String gangScope;
+
+    @Option(names = "--no-preempt", description = "Never end this job to make room for a job of a higher priority.")
+    boolean noPreempt;
+
     @Option(names = "--idempotency-key", paramLabel = "KEY", description = "Makes retrying this submit safe.")
     String idempotencyKey;
 
@@ -142,7 +153,13 @@ final class SubmitCommand extends CommandBase {
             }
             spec.setResources(r);
         }
-        if (region != null || machineLabels != null || strategy != null) {
+        if (replicas != null) {
+            spec.setReplicas(replicas);
+        }
+        if (noPreempt) {
+            spec.setPreemptible(false);
+        }
+        if (region != null || machineLabels != null || strategy != null || gangScope != null) {
             Placement p = spec.getPlacement() == null ? new Placement() : spec.getPlacement();
             if (region != null) {
                 p.setRegion(region);
@@ -152,6 +169,9 @@ final class SubmitCommand extends CommandBase {
             }
             if (strategy != null) {
                 p.setStrategy(strategy);
+            }
+            if (gangScope != null) {
+                p.setGangScope(gangScope);
             }
             spec.setPlacement(p);
         }

@@ -61,6 +61,21 @@ class JobCtlParsingTest {
     }
 
     @Test
+    void submitTakesAGangAndAnOptOutOfPreemption() {
+        SubmitCommand submit = command(parse("submit", "--name", "ddp", "--cpu", "4", "--memory", "8Gi", "--replicas", "8",
+                "--gang-scope", "label:rack", "--no-preempt", "--", "torchrun", "train.py"));
+        JobSpec spec = submit.spec();
+        assertThat(spec.getReplicas()).isEqualTo(8);
+        assertThat(spec.getPlacement().getGangScope()).isEqualTo("label:rack");
+        assertThat(spec.getPreemptible()).isFalse();
+
+        JobSpec plain = ((SubmitCommand) command(parse("submit", "--name", "n", "--cpu", "1", "--memory", "512", "--",
+                "true"))).spec();
+        assertThat(plain.getReplicas()).as("the contract's default").isEqualTo(1);
+        assertThat(plain.getPreemptible()).isTrue();
+    }
+
+    @Test
     void submitLeavesUnsetFieldsToTheContractsDefaults() {
         SubmitCommand submit = command(parse("submit", "--name", "n", "--cpu", "1", "--memory", "512", "--", "true"));
         JobSpec spec = submit.spec();

@@ -102,6 +102,11 @@ class SilentPartitionTest {
             return lives.stream().filter(l -> l.attempt().equals(attempt)).toList();
         }
 
+        /** Every process heard from whose first line starts with {@code prefix}. */
+        List<Life> startingWith(String prefix) {
+            return lives.stream().filter(l -> l.attempt().startsWith(prefix)).toList();
+        }
+
         @Override
         public void close() throws IOException {
             server.close();

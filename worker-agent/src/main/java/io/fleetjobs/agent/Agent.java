@@ -10,6 +10,7 @@ import io.fleetjobs.agent.process.Requested;
 import io.fleetjobs.agent.process.StartFailedException;
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.GangRendezvous;
 import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
@@ -269,7 +270,7 @@ final class Agent implements SmartLifecycle {
 
     private void startInContext(AttemptKey key, Lease lease) {
         try {
-            Attempt process = runner.start(key, lease.command(), withDevices(lease.env(), lease.gpus()),
+            Attempt process = runner.start(key, lease.command(), inGang(withDevices(lease.env(), lease.gpus()), lease.gang()),
                     new Requested(lease.cpuMillis(), lease.memoryMb(), resources.deviceMinors(lease.gpus())));
             Instant deadline = lease.timeoutSeconds() == null ? null
                     : process.startedAt().plusSeconds(lease.timeoutSeconds());
@@ -313,6 +314,16 @@ final class Agent implements SmartLifecycle {
         return withDevices;
     }
 
+    /** The job's environment with its place in its gang ({@link GangRendezvous}); unchanged for a job of one replica. */
+    static Map<String, String> inGang(Map<String, String> env, AgentProtocol.Gang gang) {
+        if (gang == null) {
+            return env;
+        }
+        Map<String, String> withGang = new java.util.LinkedHashMap<>(env == null ? Map.of() : env);
+        withGang.putAll(GangRendezvous.environment(gang.rank(), gang.worldSize(), gang.peers()));
+        return withGang;
+    }
+
     /** An attempt's process is gone: its final report waits for the scheduler's acknowledgement. */
     private void ended(AttemptKey key, Tracked tracked, Outcome outcome) {
         String why = tracked.killReason;
@@ -325,6 +336,9 @@ final class Agent implements SmartLifecycle {
             report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.TIMEOUT, outcome);
         } else if (FENCED.equals(why)) {
             report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.LEASE_EXPIRED, outcome);
+        } else if (AgentProtocol.GANG_MEMBER_FAILED.equals(why)) {
+            report = withNote(report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.GANG_MEMBER_FAILED,
+                    outcome), "ended with its gang: another replica failed");
         } else if (AgentProtocol.PREEMPTED.equals(why)) {
             report = withNote(report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.PREEMPTED, outcome),
                     "preempted: ended to make room for a job of a higher priority");

@@ -38,6 +38,18 @@ final class Joining {
         this.credentials = credentials;
     }
 
+    /** The address peers reach this machine's jobs at: the one configured, else the host's name (null if unknown). */
+    static String address(String configured) {
+        if (configured != null && !configured.isBlank()) {
+            return configured;
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
     /** A join answered, and when it was sent (the monotonic clock): the lease it grants counts from then. */
     record Joined(JoinResponse identity, long sentAt) {
     }
@@ -51,7 +63,7 @@ final class Joining {
         String kept = keptCredential();
         JoinRequest request = new JoinRequest(resources.machineId(), properties.region(), properties.labels(),
                 resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType(),
-                isolation, resources.gpus(), kept);
+                isolation, resources.gpus(), kept, address(properties.address()));
         int refusedAsLive = 0;
         JoinResponse identity;
         while (true) {

@@ -19,6 +19,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *                of the agent's environment reaches a job (its join token, its Java options), only these, the
  *                job's own {@code env} and {@code JOBS_JOB_ID}, {@code JOBS_ATTEMPT}
  * @param isolation how attempts are held apart on the machine and bounded (see {@link Isolation})
+ * @param address where this machine's jobs can be reached by the other replicas of their gangs (a host name or
+ *                address; default: the host's name), told to the scheduler at join
  * @param simulate the fleet simulator: when {@code simulate.machines} names a CSV file, this process plays every
  *                 machine in it instead of this one (API.md, "Fleet simulator")
  */
@@ -40,7 +42,8 @@ public record WorkerProperties(
         Duration joinTimeout,
         java.util.List<String> passEnv,
         Simulate simulate,
-        Isolation isolation) {
+        Isolation isolation,
+        String address) {
 
     /**
      * How attempts are held apart and bounded, {@code jobs.worker.isolation.*}. Takes effect where the agent runs as
@@ -112,6 +115,6 @@ public record WorkerProperties(
     WorkerProperties forMachine(String id, String machineRegion, Map<String, String> machineLabels) {
         return new WorkerProperties(schedulerUrl, id, machineRegion, machineLabels, null, null, null, null, joinToken,
                 heartbeatInterval, workDir, killGrace, logCapBytes, joinTimeout, passEnv, simulate,
-                isolation);
+                isolation, address);
     }
 }

@@ -60,7 +60,7 @@ class AgentCadenceTest {
     private void startAgent(Duration ownInterval) {
         WorkerProperties properties = new WorkerProperties("http://127.0.0.1:" + scheduler.getAddress().getPort(), "m-1",
                 null, null, null, null, null, null, "join-token", ownInterval, workDir, Duration.ofSeconds(5),
-                null, null, null, null, null);
+                null, null, null, null, null, null);
         ProcessRunner runner = new ProcessRunner(workDir.resolve("m-1"), 1 << 20, 4096, Duration.ofSeconds(5),
                 InstantSource.system());
         agent = new Agent(properties, new MachineResources("m-1", 1000, 1024, 0, null),

@@ -98,7 +98,7 @@ class AgentFenceTest {
     void cutOffItKillsItsAttemptsByTheLeasesEndPlusTheGraceTheSchedulerSaid() {
         WorkerProperties properties = new WorkerProperties("http://127.0.0.1:" + scheduler.getAddress().getPort(), "m-1",
                 null, null, null, null, null, null, "join-token", Duration.ofMillis(200), workDir, Duration.ofMinutes(1),
-                null, null, null, null, null);
+                null, null, null, null, null, null);
         runner = new ProcessRunner(workDir.resolve("m-1"), 1 << 20, 4096, Duration.ofMinutes(1), InstantSource.system());
         agent = new Agent(properties, new MachineResources("m-1", 1000, 1024, 0, null),
                 new SchedulerClient(RestClient.builder(), properties.schedulerUrl(), Duration.ofSeconds(5)), runner,

@@ -79,7 +79,7 @@ class KeptCredentialTest {
     Agent anAgent() {
         WorkerProperties properties = new WorkerProperties("http://127.0.0.1:" + scheduler.getAddress().getPort(), "m-1",
                 null, null, null, null, null, null, "join-token", Duration.ofMillis(200), workDir, null, null, null, null,
-                null, null);
+                null, null, null);
         SchedulerClient client = new SchedulerClient(RestClient.builder(), properties.schedulerUrl(), Duration.ofSeconds(5));
         AttemptRunner runner = new AttemptRunner() {
             @Override

@@ -25,9 +25,16 @@ public final class AgentProtocol {
      *                  and IPC namespaces, a cgroup each) or {@code "none"} (the agent's uid, no limits); optional,
      *                  null from agents that do not say
      * @param gpus      the devices behind {@code gpuCount}, by index; null or empty: devices 0…gpuCount-1
+     * @param address   the host name or address at which the machine's jobs can be reached by the other replicas
+     *                  of a gang; optional (null: the machine id is used)
      */
     public record JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
-            int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus, String credential) {
+            int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus, String credential, String address) {
+
+        public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
+                int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus, String credential) {
+            this(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, isolation, gpus, credential, null);
+        }
 
         public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
                 int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus) {
@@ -46,7 +53,8 @@ public final class AgentProtocol {
 
         /** This join without the credential, for a scheduler that does not know the field. */
         public JoinRequest withoutCredential() {
-            return new JoinRequest(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, isolation, gpus, null);
+            return new JoinRequest(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, isolation, gpus, null,
+                    address);
         }
 
         /** Never the credential itself: a join may be logged. */
@@ -55,7 +63,7 @@ public final class AgentProtocol {
             return "JoinRequest[machineId=" + machineId + ", region=" + region + ", labels=" + labels + ", cpuMillis="
                     + cpuMillis + ", memoryMb=" + memoryMb + ", gpuCount=" + gpuCount + ", gpuType=" + gpuType
                     + ", isolation=" + isolation + ", gpus=" + gpus + ", credential=" + (credential == null ? "none" : "***")
-                    + "]";
+                    + ", address=" + address + "]";
         }
     }
 
@@ -107,11 +115,17 @@ public final class AgentProtocol {
      *                  attempt's {@code lease_expires_at} less the database's clock then, so that no two machines'
      *                  clocks are compared): past it the reconciler ends the attempt and retries the job, and the
      *                  agent does not start it; optional (null from older schedulers: no deadline known)
+     * @param gang      the attempt's place in its gang; null for a job of one replica
      */
     public record Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
-            Integer timeoutSeconds, Long cpuMillis, Long memoryMb, List<Integer> gpus, Long startWithinMs) {
+            Integer timeoutSeconds, Long cpuMillis, Long memoryMb, List<Integer> gpus, Long startWithinMs, Gang gang) {
         public Lease {
             gpus = gpus == null ? List.of() : List.copyOf(gpus);
+        }
+
+        public Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
+                Integer timeoutSeconds, Long cpuMillis, Long memoryMb, List<Integer> gpus, Long startWithinMs) {
+            this(jobId, attempt, epoch, command, env, timeoutSeconds, cpuMillis, memoryMb, gpus, startWithinMs, null);
         }
 
         public Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
@@ -129,6 +143,19 @@ public final class AgentProtocol {
             this(jobId, attempt, epoch, command, env, timeoutSeconds, null, null, List.of());
         }
     }
+
+    /**
+     * One replica of a gang: its rank (0…worldSize-1) and every replica's {@code host:port}, by rank (replica 0's is
+     * the rendezvous, {@code MASTER_ADDR}/{@code MASTER_PORT}).
+     */
+    public record Gang(int rank, int worldSize, List<String> peers) {
+        public Gang {
+            peers = peers == null ? List.of() : List.copyOf(peers);
+        }
+    }
+
+    /** The reason of a {@link Kill} that ends a gang's replica because another replica failed: GANG_MEMBER_FAILED. */
+    public static final String GANG_MEMBER_FAILED = "gang member failed";
 
     /** The reason of a {@link Kill} that ends an attempt for a job of a higher priority: reported PREEMPTED. */
     public static final String PREEMPTED = "preempted";

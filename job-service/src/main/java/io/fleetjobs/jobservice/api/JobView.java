@@ -29,6 +29,7 @@ record JobView(
         RetryPolicy retry,
         Map<String, String> labels,
         boolean preemptible,
+        int replicas,
         JobState state,
         String stateReason,
         int attempt,
@@ -43,7 +44,7 @@ record JobView(
     static JobView of(JobRecord job, String tenantName) {
         var s = job.spec();
         return new JobView(job.id(), tenantName, s.name(), s.queue(), s.priority(), s.resources(), s.placement(),
-                s.execution(), s.retry(), s.labels(), s.preemptible(), job.state(), job.stateReason(), job.attempt(), job.machineId(),
+                s.execution(), s.retry(), s.labels(), s.preemptible(), s.replicas(), job.state(), job.stateReason(), job.attempt(), job.machineId(),
                 job.exitCode(), job.failureReason(), job.cancelRequested(), job.createdAt(), job.updatedAt(),
                 job.finishedAt());
     }
@@ -51,11 +52,13 @@ record JobView(
     record Page(List<JobView> items, String nextPageToken) {
     }
 
+    /** One replica's try: a job of one replica has replica 0 of a world of 1; a gang's replicas share the attempt. */
     record AttemptView(int attempt, String machineId, String state, Instant scheduledAt, Instant startedAt,
-            Instant finishedAt, Integer exitCode, FailureReason failureReason, List<Integer> gpus) {
+            Instant finishedAt, Integer exitCode, FailureReason failureReason, List<Integer> gpus, int replica,
+            int worldSize) {
         static AttemptView of(AttemptRecord a) {
             return new AttemptView(a.attempt(), a.machineId(), a.state().name(), a.scheduledAt(), a.startedAt(),
-                    a.finishedAt(), a.exitCode(), a.failureReason(), a.gpus());
+                    a.finishedAt(), a.exitCode(), a.failureReason(), a.gpus(), a.replica(), a.worldSize());
         }
     }
 

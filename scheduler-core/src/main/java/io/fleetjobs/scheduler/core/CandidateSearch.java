@@ -4,6 +4,7 @@ import io.fleetjobs.model.PlacementStrategy;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Finds the machine for one job: walks the job's pools tier by tier, keeps in each pool the first
@@ -34,11 +35,16 @@ final class CandidateSearch {
 
     /** The best machine for the job now, or null if none fits. */
     MachineState best(PendingJob job) {
+        return best(job, Set.of());
+    }
+
+    /** The best machine for the job now other than {@code excluded} (a gang's machines so far), or null. */
+    MachineState best(PendingJob job, Set<MachineState> excluded) {
         boolean tightestFirst = job.strategy() != PlacementStrategy.SPREAD;
         FilterChain filters = afterIndex.forJob(job);
         Scorer scorer = scorers.get(job.strategy());
         for (List<Pool> tier : index.tiers(job)) {
-            Window window = new Window(job, filters, scorer);
+            Window window = new Window(job, filters, scorer, excluded);
             for (Pool pool : tier) {
                 window.found = 0;
                 pool.visit(job, tightestFirst, window);
@@ -55,19 +61,21 @@ final class CandidateSearch {
         private final PendingJob job;
         private final FilterChain filters;
         private final Scorer scorer;
+        private final Set<MachineState> excluded;
         private MachineState best;
         private double bestScore = Double.NEGATIVE_INFINITY;
         private int found;
 
-        Window(PendingJob job, FilterChain filters, Scorer scorer) {
+        Window(PendingJob job, FilterChain filters, Scorer scorer, Set<MachineState> excluded) {
             this.job = job;
+            this.excluded = excluded;
             this.filters = filters;
             this.scorer = scorer;
         }
 
         @Override
         public boolean visit(MachineState machine) {
-            if (!filters.accepts(job, machine)) {
+            if (!filters.accepts(job, machine) || (!excluded.isEmpty() && excluded.contains(machine))) {
                 return true;
             }
             double score = scorer.score(job, machine);

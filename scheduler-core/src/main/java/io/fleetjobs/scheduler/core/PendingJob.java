@@ -22,6 +22,8 @@ import java.util.UUID;
  * @param replicas  1 for a job; N &gt; 1 for a gang, whose N replicas (each of these amounts) are placed all or none
  * @param gangScope where a gang's replicas must be together: null anywhere, {@link #SAME_REGION}, or
  *                  {@code label:KEY} (every replica on machines with the same value of label KEY)
+ * @param gangDue   a gang that has waited past the scheduler's patience: when it does not fit whole, it keeps the
+ *                  room its replicas found from the jobs after it in the plan, so that small jobs cannot starve it
  */
 public record PendingJob(
         UUID jobId,
@@ -37,12 +39,21 @@ public record PendingJob(
         long order,
         boolean requireIsolation,
         int replicas,
-        String gangScope) {
+        String gangScope,
+        boolean gangDue) {
 
     /** A gang's replicas all in one region. */
     public static final String SAME_REGION = "region";
     /** The prefix of a gang scope naming a label whose value all replicas' machines share. */
     public static final String SAME_LABEL = "label:";
+
+    /** A gang not yet due (or a job of one replica). */
+    public PendingJob(UUID jobId, UUID tenantId, int priority, long cpuMillis, long memoryMb, int gpuCount,
+            List<String> gpuTypes, String region, Map<String, String> labels, PlacementStrategy strategy, long order,
+            boolean requireIsolation, int replicas, String gangScope) {
+        this(jobId, tenantId, priority, cpuMillis, memoryMb, gpuCount, gpuTypes, region, labels, strategy, order,
+                requireIsolation, replicas, gangScope, false);
+    }
 
     /** A job of one replica. */
     public PendingJob(UUID jobId, UUID tenantId, int priority, long cpuMillis, long memoryMb, int gpuCount,
@@ -83,13 +94,13 @@ public record PendingJob(
         return new PendingJob(jobId, tenantId, spec.priority(),
                 resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuTypes(),
                 spec.placement().region(), spec.placement().labels(), spec.placement().strategy(), order,
-                spec.placement().requireIsolation());
+                spec.placement().requireIsolation(), spec.replicas(), spec.isGang() ? spec.placement().gangScope() : null);
     }
 
     /** The same job, chosen for by another strategy. */
     public PendingJob withStrategy(PlacementStrategy other) {
         return new PendingJob(jobId, tenantId, priority, cpuMillis, memoryMb, gpuCount, gpuTypes, region, labels, other, order,
-                requireIsolation, replicas, gangScope);
+                requireIsolation, replicas, gangScope, gangDue);
     }
 
     /** One replica of the job, held to a region and labels (a gang's scope made concrete). */
@@ -102,6 +113,12 @@ public record PendingJob(
     PendingJob wholeGang() {
         return new PendingJob(jobId, tenantId, priority, cpuMillis * replicas, memoryMb * replicas, gpuCount * replicas,
                 gpuTypes, region, labels, strategy, order, requireIsolation, 1, null);
+    }
+
+    /** The same gang, due (see {@code gangDue}). */
+    public PendingJob due() {
+        return new PendingJob(jobId, tenantId, priority, cpuMillis, memoryMb, gpuCount, gpuTypes, region, labels, strategy,
+                order, requireIsolation, replicas, gangScope, isGang());
     }
 
     public boolean isGang() {

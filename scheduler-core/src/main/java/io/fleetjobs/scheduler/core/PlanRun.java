@@ -29,6 +29,8 @@ final class PlanRun {
     private final Set<Shape> unplaceable = new HashSet<>();
     /** Explanations by shape, valid while no placement has changed any machine since. */
     private final Map<Shape, Unplaced> explained = new HashMap<>();
+    /** Due gangs that keep, for the rest of the plan, the room they found without fitting whole. */
+    private final Set<UUID> heldFor = new HashSet<>();
     /** Explanations of attributes no machine has at all: valid for the whole plan, whatever the amounts. */
     private final Map<Attributes, Unplaced> attributesNowhere = new HashMap<>();
 
@@ -107,25 +109,35 @@ final class PlanRun {
         boolean everFits = false;
         Unplaced lastReplica = null;
         for (PendingJob replica : GangScopes.of(gang, index.regions(), all)) {
-            List<MachineState> taken = new ArrayList<>();
+            // one replica per machine: replicas rendezvous on one port, and the agent knows an attempt by (job, attempt)
+            Set<MachineState> taken = new java.util.LinkedHashSet<>();
             MachineState machine;
-            while (taken.size() < gang.replicas() && (machine = search.best(replica)) != null) {
+            while (taken.size() < gang.replicas() && (machine = search.best(replica, taken)) != null) {
                 index.take(machine, replica);
                 pressure.took(machine, replica);
                 taken.add(machine);
             }
             if (taken.size() == gang.replicas()) {
-                for (int rank = 0; rank < taken.size(); rank++) {
-                    assignments.add(new Assignment(gang.jobId(), gang.tenantId(), taken.get(rank).id(),
-                            new Amounts(gang.cpuMillis(), gang.memoryMb(), gang.gpuCount()), rank));
+                int rank = 0;
+                for (MachineState m : taken) {
+                    assignments.add(new Assignment(gang.jobId(), gang.tenantId(), m.id(),
+                            new Amounts(gang.cpuMillis(), gang.memoryMb(), gang.gpuCount()), rank++));
                 }
                 ledger.charge(gang.wholeGang());
                 explained.clear();
                 return null;
             }
             most = Math.max(most, taken.size());
-            lastReplica = explainer.explain(replica).unplaced();
+            lastReplica = search.best(replica) == null ? explainer.explain(replica).unplaced()
+                    : new Unplaced(Unplaced.Kind.DOES_NOT_FIT_NOW, "every other machine it fits holds a replica already",
+                            null);
             everFits |= !taken.isEmpty() || lastReplica.kind() != Unplaced.Kind.CAN_NEVER_FIT;
+            if (gang.gangDue() && !taken.isEmpty() && !heldFor.contains(gang.jobId())) {
+                // due: the room found stays taken for the rest of this plan (in the first scope that found any)
+                heldFor.add(gang.jobId());
+                explained.clear();
+                continue;
+            }
             for (MachineState m : taken) {
                 index.give(m, replica);
                 pressure.gave(m, replica);
@@ -133,8 +145,9 @@ final class PlanRun {
         }
         Unplaced.Kind kind = everFits || lastReplica == null ? Unplaced.Kind.DOES_NOT_FIT_NOW : Unplaced.Kind.CAN_NEVER_FIT;
         String reason = "a gang of " + gang.replicas() + " replicas is placed whole or not at all; at most " + most
-                + " fit at once" + (gang.gangScope() == null ? "" : " in one " + GangScopes.describe(gang.gangScope()))
-                + (lastReplica == null ? "" : "; the next replica: " + lastReplica.reason());
+                + " fit at once (one per machine)" + (gang.gangScope() == null ? "" : " in one " + GangScopes.describe(gang.gangScope()))
+                + (lastReplica == null ? "" : "; the next replica: " + lastReplica.reason())
+                + (heldFor.contains(gang.jobId()) ? "; waiting long enough, it holds the room it found for itself" : "");
         return new Unplaced(kind, reason, lastReplica == null ? null : lastReplica.rejectedBy());
     }
 

@@ -63,6 +63,8 @@ class GangPropertyTest {
                 assertThat(placed.stream().map(Assignment::replica).collect(Collectors.toSet()))
                         .as("seed %d: ranks", seed).isEqualTo(Set.copyOf(rangeTo(job.replicas())));
                 List<MachineView> on = placed.stream().map(a -> machines.get(a.machineId())).toList();
+                assertThat(on.stream().map(MachineView::id).distinct()).as("seed %d: one replica per machine", seed)
+                        .hasSize(job.replicas());
                 if (PendingJob.SAME_REGION.equals(job.gangScope())) {
                     assertThat(on.stream().map(MachineView::region).distinct()).as("seed %d: one region", seed).hasSize(1);
                 } else if ("label:zone".equals(job.gangScope())) {
@@ -108,11 +110,43 @@ class GangPropertyTest {
 
         Plan plan = Snapshots.plan(snapshot, gang, small);
         assertThat(plan.unplaced()).containsOnlyKeys(gang.jobId());
-        assertThat(plan.unplaced().get(gang.jobId()).reason()).contains("at most 2 fit at once in one region");
+        assertThat(plan.unplaced().get(gang.jobId()).reason()).contains("at most 2 fit at once (one per machine) in one region");
         assertThat(plan.assignments()).extracting(Assignment::jobId).containsExactly(small.jobId());
 
         PendingJob anywhere = asGang(gang, 3, null);
         assertThat(Snapshots.plan(snapshot, anywhere).assignments()).extracting(Assignment::machineId)
                 .containsExactlyInAnyOrder("a", "b", "c");
+    }
+
+    @Test
+    void aGangNeverDoublesUpOnAMachineEvenWhenOneMachineHasRoomForAll() {
+        Snapshot snapshot = Snapshots.of(aMachine("big").cores(64).build(), aMachine("small").cores(2).build());
+        PendingJob gang = asGang(aJob().cores(1).memoryMb(64).build(), 3, null);
+
+        Plan plan = Snapshots.plan(snapshot, gang);
+        assertThat(plan.assignments()).isEmpty();
+        assertThat(plan.unplaced().get(gang.jobId()).reason())
+                .contains("a gang of 3 replicas is placed whole or not at all; at most 2 fit at once (one per machine); the next replica: every other machine it fits holds a replica already");
+        assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.DOES_NOT_FIT_NOW);
+    }
+
+    @Test
+    void aGangThatWaitedPastItsPatienceHoldsTheRoomItFoundFromTheJobsAfterIt() {
+        Snapshot snapshot = Snapshots.of(
+                aMachine("a").cores(8).build(),
+                aMachine("b").cores(8).build(),
+                aMachine("c").cores(8).allocated(8000, 0, 0).build());
+        PendingJob gang = asGang(aJob().priority(500).cores(8).memoryMb(1024).build(), 3, null);
+        PendingJob small = aJob().priority(500).cores(8).memoryMb(1024).build();
+
+        Plan patient = Snapshots.plan(snapshot, gang, small);
+        assertThat(patient.assignments()).as("a gang that does not fit holds nothing").extracting(Assignment::jobId)
+                .containsExactly(small.jobId());
+
+        Plan due = Snapshots.plan(snapshot, gang.due(), small);
+        assertThat(due.assignments()).as("a due gang keeps a and b for itself").isEmpty();
+        assertThat(due.unplaced()).containsOnlyKeys(gang.jobId(), small.jobId());
+        assertThat(due.unplaced().get(gang.jobId()).reason()).contains("it holds the room it found for itself");
+        assertThat(due.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.DOES_NOT_FIT_NOW);
     }
 }

@@ -14,6 +14,7 @@ import io.fleetjobs.store.ClaimedJob;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.PlacementStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -167,18 +168,18 @@ public final class SchedulerCycle {
         Map<UUID, ClaimedJob> byId = new HashMap<>();
         claimed.forEach(j -> byId.put(j.id(), j));
         Instant now = jobs.clock().instant();
-        List<PendingJob> pending = pending(claimed);
+        List<PendingJob> pending = pending(claimed, now);
         Snapshot[] seen = new Snapshot[1];
         Plan plan = fleet.plan(token, now, pending, snapshot -> {
             seen[0] = snapshot;
             return meters.plan.record(() -> engine.plan(snapshot, pending));
         });
         Map<UUID, String> preempting = preemption == null ? Map.of() : preemption.decide(seen[0], plan.assignments(),
-                pending.stream().filter(j -> plan.unplaced().containsKey(j.jobId())
+                pending.stream().filter(j -> !j.isGang() && plan.unplaced().containsKey(j.jobId())
                         && plan.unplaced().get(j.jobId()).kind() == Unplaced.Kind.DOES_NOT_FIT_NOW).toList());
         List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
         for (Assignment a : plan.assignments()) {
-            attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.amounts()));
+            attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.amounts(), a.replica()));
         }
         List<PlacementStore.Deferral> deferrals = new ArrayList<>(plan.unplaced().size());
         int noRoom = 0;
@@ -210,12 +211,21 @@ public final class SchedulerCycle {
         return new QueuePosition(job.priority(), job.id());
     }
 
-    private static List<PendingJob> pending(List<ClaimedJob> claimed) {
+    /**
+     * How long a gang waits before it is due: a due gang that does not fit whole keeps the room it found from the
+     * jobs after it in the plan, so that small jobs cannot starve it (docs/architecture.md, "Gangs").
+     */
+    static final Duration GANG_PATIENCE = Duration.ofMinutes(2);
+
+    private static List<PendingJob> pending(List<ClaimedJob> claimed, Instant now) {
         List<PendingJob> pending = new ArrayList<>(claimed.size());
+        Instant dueBefore = now.minus(GANG_PATIENCE);
         for (ClaimedJob j : claimed) {
             List<String> gpuTypes = j.gpuType() == null ? List.of() : Arrays.asList(j.gpuType().split("\\|"));
-            pending.add(new PendingJob(j.id(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), j.gpuCount(),
-                    gpuTypes, j.region(), j.labels(), j.strategy(), j.createdAt().toEpochMilli(), j.requireIsolation()));
+            PendingJob job = new PendingJob(j.id(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), j.gpuCount(),
+                    gpuTypes, j.region(), j.labels(), j.strategy(), j.createdAt().toEpochMilli(), j.requireIsolation(),
+                    j.replicas(), j.replicas() > 1 ? j.gangScope() : null);
+            pending.add(job.isGang() && j.createdAt().isBefore(dueBefore) ? job.due() : job);
         }
         return pending;
     }

@@ -28,10 +28,12 @@ import java.util.Set;
  *  runs, epoch e        no such live attempt, or another epoch      kill "not current"
  *  runs, epoch e        epoch e, cancel asked                       kill "canceled"
  *  runs, epoch e        epoch e, preempted                          kill "preempted"
+ *  runs, epoch e        epoch e, another replica of its gang failed kill "gang member failed"
  *  runs, epoch e        epoch e, SCHEDULED                          settle RUNNING (its start report is late or lost)
  *  ended                SCHEDULED or RUNNING                        nothing: its end report is being applied
  *  nothing              cancel asked                                settle CANCELED (nothing to kill)
  *  nothing              SCHEDULED, preempted                        settle FAILED PREEMPTED (nothing to kill)
+ *  nothing              SCHEDULED, another replica failed           settle FAILED GANG_MEMBER_FAILED (nothing to kill)
  *  nothing              SCHEDULED                                   start
  *  nothing              RUNNING                                     nothing: the agent's next report (or the reconciler) settles it
  * </pre>
@@ -98,6 +100,8 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
                     kill.add(new Kill(ref.jobId(), ref.attempt(), "canceled"));
                 } else if (a.preempted()) {
                     kill.add(new Kill(ref.jobId(), ref.attempt(), AgentProtocol.PREEMPTED));
+                } else if (a.gangFailed()) {
+                    kill.add(new Kill(ref.jobId(), ref.attempt(), AgentProtocol.GANG_MEMBER_FAILED));
                 } else if (a.state() == AttemptState.SCHEDULED) {
                     settle.add(running);
                 }
@@ -109,10 +113,13 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
             } else if (a.preempted() && a.state() == AttemptState.SCHEDULED) {
                 settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), reported.machineId(), AttemptState.FAILED,
                         null, FailureReason.PREEMPTED, null, now, null, null));
+            } else if (a.gangFailed() && a.state() == AttemptState.SCHEDULED) {
+                settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), reported.machineId(), AttemptState.FAILED,
+                        null, FailureReason.GANG_MEMBER_FAILED, null, now, null, null));
             } else if (a.state() == AttemptState.SCHEDULED) {
                 var execution = a.execution();
                 start.add(new Lease(a.jobId(), a.attempt(), a.epoch(), execution.command(), execution.env(),
-                        execution.timeoutSeconds(), a.cpuMillis(), a.memoryMb(), a.gpus(), a.startWithinMs()));
+                        execution.timeoutSeconds(), a.cpuMillis(), a.memoryMb(), a.gpus(), a.startWithinMs(), a.gang()));
             }
         }
         return new AgentDiff(List.copyOf(start), List.copyOf(kill), List.copyOf(settle));

@@ -92,6 +92,7 @@ public final class AgentService {
                     request.cpuMillis(), request.memoryMb(), request.gpuCount(), hash(credential));
             machines.offerGpus(request.machineId(), request.gpus());
             machines.recordIsolation(request.machineId(), request.isolation());
+            machines.recordAddress(request.machineId(), request.address());
             return joined;
         });
         fleetChanged.run();

@@ -76,6 +76,31 @@ class AgentDiffTest {
         });
     }
 
+    /** Gangs (issue 20): a replica is leased with its place in the gang; one whose gang failed is killed or settled. */
+    @Test
+    void aGangsReplicaIsLeasedWithItsRankAndEndedWhenAnotherReplicaFailed() {
+        var gang = new io.fleetjobs.model.agent.AgentProtocol.Gang(2, 3, List.of("a:29501", "b:29501", "c:29501"));
+        AssignedAttempt toStart = new AssignedAttempt(JOB, 1, 1, AttemptState.SCHEDULED, false, Execution.of("echo", "hi"),
+                1000, 64, List.of(), 30_000L, false, gang, false);
+        AgentDiff start = AgentDiff.of(AgentDiff.Reported.of("m1", List.of()), List.of(toStart), NOW);
+        assertThat(start.start()).singleElement().satisfies(l -> assertThat(l.gang()).isEqualTo(gang));
+
+        AssignedAttempt running = new AssignedAttempt(JOB, 1, 1, AttemptState.RUNNING, false, null, 1000, 64, List.of(),
+                null, false, gang, true);
+        AgentDiff kill = AgentDiff.of(AgentDiff.Reported.of("m1", List.of(report(JOB, AttemptState.RUNNING, 1))),
+                List.of(running), NOW);
+        assertThat(describe(kill)).containsExactly("kill: gang member failed");
+
+        AssignedAttempt unstarted = new AssignedAttempt(JOB, 1, 1, AttemptState.SCHEDULED, false, Execution.of("echo", "hi"),
+                1000, 64, List.of(), 30_000L, false, gang, true);
+        AgentDiff settle = AgentDiff.of(AgentDiff.Reported.of("m1", List.of()), List.of(unstarted), NOW);
+        assertThat(settle.start()).isEmpty();
+        assertThat(settle.settle()).singleElement().satisfies(r -> {
+            assertThat(r.state()).isEqualTo(AttemptState.FAILED);
+            assertThat(r.failureReason()).isEqualTo(io.fleetjobs.model.FailureReason.GANG_MEMBER_FAILED);
+        });
+    }
+
     @Test
     void reportsAreBoundToTheMachineOfTheCredential() {
         var reported = AgentDiff.Reported.of("m1", List.of(new AttemptReport(JOB, 1, 1, "someone-else", AttemptState.SUCCEEDED,
