@@ -44,7 +44,6 @@ export function usePoll<T>(load: () => Promise<T>, intervalMs: number, deps: unk
       stopped = true;
       if (timer) clearTimeout(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, intervalMs, tick]);
 
   return { data, error, loading, refresh: () => setTick((t) => t + 1) };

@@ -160,4 +160,27 @@ describe("FleetJobsClient", () => {
     await client.revokeApiKey("alice", "k1");
     expect(seen.map((s) => s.method)).toEqual(["POST", "DELETE"]);
   });
+
+  it("follows an attempt's output while it runs, none yet included, and ends once it has ended", async () => {
+    const outputs = [undefined, "a\n", "a\n", "a\nb\n"];
+    const states = ["RUNNING", "RUNNING", "RUNNING", "SUCCEEDED"];
+    let call = 0;
+    routes.set(`GET /api/v1/jobs/${job.id}/attempts/1/logs`, (_req, res) => {
+      const out = outputs[Math.min(call, outputs.length - 1)];
+      if (out === undefined) json(res, 404, { status: 404 }, "application/problem+json");
+      else json(res, 200, { stdout: out, stderr: "" });
+    });
+    routes.set(`GET /api/v1/jobs/${job.id}/attempts`, (_req, res) => {
+      json(res, 200, { items: [{ attempt: 1, machineId: "m", state: states[Math.min(call, states.length - 1)] }] });
+      call++;
+    });
+    const client = new FleetJobsClient({ baseUrl, token: "k" });
+
+    const seenOutput: string[] = [];
+    for await (const logs of client.followLogs(job.id, 1, { intervalMs: 5 })) {
+      seenOutput.push(logs.stdout ?? "");
+    }
+
+    expect(seenOutput).toEqual(["a\n", "a\nb\n"]);
+  });
 });
