@@ -1,0 +1,206 @@
+import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Bar } from "../src/components/Bar";
+import { JobPage } from "../src/pages/JobPage";
+import { initialState, Jobs, matches } from "../src/pages/Jobs";
+import { Login } from "../src/pages/Login";
+import { MachineCard } from "../src/pages/Machines";
+import { byGpuModel } from "../src/pages/Overview";
+import { groupByReason, Pending } from "../src/pages/Pending";
+import { Submit, toSpec } from "../src/pages/Submit";
+import { Tenants } from "../src/pages/Tenants";
+import { loadSession, saveSession } from "../src/session";
+import { fakeClient, job, renderWith } from "./support";
+
+afterEach(cleanup);
+
+describe("Login", () => {
+  it("tries the key and tells an admin key apart", async () => {
+    const onLogin = vi.fn();
+    const calls: string[] = [];
+    const client = fakeClient({
+      "GET /api/v1/jobs?limit=1": { status: 200, body: { items: [job()] } },
+      "GET /api/v1/admin/tenants": { status: 403, body: { status: 403, detail: "admin role required" } },
+    }, calls);
+    render(<Login onLogin={onLogin} makeClient={() => client} />);
+
+    fireEvent.change(screen.getByLabelText("API key"), { target: { value: " key-1 " } });
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+
+    await waitFor(() => expect(onLogin).toHaveBeenCalledWith({ key: "key-1", admin: false, tenant: "alice" }));
+  });
+
+  it("says a refused key is not valid", async () => {
+    const client = fakeClient({ "GET /api/v1/jobs?limit=1": { status: 401, body: { status: 401 } } });
+    render(<Login onLogin={vi.fn()} makeClient={() => client} />);
+
+    fireEvent.change(screen.getByLabelText("API key"), { target: { value: "bad" } });
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+
+    expect(await screen.findByRole("alert")).toHaveProperty("textContent", "this key is not valid (or was revoked)");
+  });
+});
+
+describe("session", () => {
+  it("keeps the key in the storage it is given, and forgets it", () => {
+    const storage = new Map<string, string>();
+    const fake = { getItem: (k: string) => storage.get(k) ?? null, setItem: (k: string, v: string) => storage.set(k, v), removeItem: (k: string) => storage.delete(k) } as unknown as Storage;
+    saveSession({ key: "k", admin: true }, fake);
+    expect(loadSession(fake)).toEqual({ key: "k", admin: true });
+    saveSession(null, fake);
+    expect(loadSession(fake)).toBeNull();
+  });
+});
+
+describe("Submit", () => {
+  it("shows the API's field errors next to their fields", async () => {
+    const client = fakeClient({
+      "POST /api/v1/jobs": {
+        status: 400,
+        body: { type: "about:blank", status: 400, detail: "the request is not valid", errors: [{ field: "resources.cpu", message: "must be greater than 0" }] },
+      },
+    });
+    renderWith(<Submit />, client);
+
+    fireEvent.change(screen.getByLabelText("Name"), { target: { value: "x" } });
+    fireEvent.change(screen.getByLabelText("CPU cores"), { target: { value: "0" } });
+    fireEvent.click(screen.getByRole("button", { name: "Submit" }));
+
+    const cpu = screen.getByLabelText("CPU cores");
+    await waitFor(() => expect(cpu.getAttribute("aria-invalid")).toBe("true"));
+    expect(document.getElementById(cpu.getAttribute("aria-describedby")!)?.textContent).toBe("must be greater than 0");
+  });
+
+  it("goes to the new job's page", async () => {
+    const navigate = vi.fn();
+    const client = fakeClient({ "POST /api/v1/jobs": { status: 201, body: job() } });
+    renderWith(<Submit />, client, { key: "k", admin: false }, navigate);
+
+    fireEvent.change(screen.getByLabelText("Name"), { target: { value: "hello" } });
+    fireEvent.click(screen.getByRole("button", { name: "Submit" }));
+
+    await waitFor(() => expect(navigate).toHaveBeenCalledWith(`#/jobs/${job().id}`));
+  });
+
+  it("builds the spec the API takes", () => {
+    const spec = toSpec({ name: " a ", queue: "", priority: "7", cpu: "0.5", memoryMb: "128", gpuCount: "", gpuType: "A100|H100",
+      command: "echo hi", labels: "team=vision", placementLabels: "", maxAttempts: "" });
+    expect(spec).toMatchObject({ name: "a", queue: undefined, priority: 7, resources: { cpu: 0.5, memoryMb: 128, gpuType: "A100|H100" },
+      execution: { command: ["sh", "-c", "echo hi"] }, labels: { team: "vision" }, retry: undefined, placement: undefined });
+  });
+});
+
+describe("Jobs", () => {
+  it("filters a page by queue, label and name", () => {
+    const j = job({ queue: "gpu", name: "train-resnet", labels: { team: "vision" } }) as never;
+    expect(matches(j, "gpu", "team=vision", "RESNET")).toBe(true);
+    expect(matches(j, "cpu", "", "")).toBe(false);
+    expect(matches(j, "", "team=nlp", "")).toBe(false);
+    expect(matches(j, "", "team", "")).toBe(true);
+    expect(matches(j, "", "", "bert")).toBe(false);
+  });
+
+  it("asks the server for the chosen state, and takes it from the route", async () => {
+    expect(initialState("#/jobs?state=RUNNING")).toBe("RUNNING");
+    expect(initialState("#/jobs?state=NOPE")).toBe("");
+    const calls: string[] = [];
+    const client = fakeClient({
+      "GET /api/v1/jobs?limit=50": { status: 200, body: { items: [job()], nextPageToken: "t2" } },
+      "GET /api/v1/jobs?state=FAILED&limit=50": { status: 200, body: { items: [] } },
+    }, calls);
+    renderWith(<Jobs />, client);
+
+    expect(await screen.findByRole("link", { name: "hello" })).toBeTruthy();
+    fireEvent.change(screen.getByLabelText("State"), { target: { value: "FAILED" } });
+    expect(await screen.findByText("No jobs on this page.")).toBeTruthy();
+    expect(calls).toContain("GET /api/v1/jobs?state=FAILED&limit=50");
+  });
+});
+
+describe("JobPage", () => {
+  it("shows the timeline, the attempts with their GPUs, and no output yet as no error", async () => {
+    const id = job().id;
+    const client = fakeClient({
+      [`GET /api/v1/jobs/${id}`]: { status: 200, body: job({ state: "RUNNING", attempt: 1 }) },
+      [`GET /api/v1/jobs/${id}/events`]: { status: 200, body: { items: [{ at: "2026-01-01T00:00:00Z", to: "SUBMITTED" }, { at: "2026-01-01T00:00:01Z", from: "SUBMITTED", to: "RUNNING", reason: "placed on m-1" }] } },
+      [`GET /api/v1/jobs/${id}/attempts`]: { status: 200, body: { items: [{ attempt: 1, machineId: "m-1", state: "RUNNING", gpus: [0, 3] }] } },
+    });
+    renderWith(<JobPage id={id} />, client);
+
+    expect(await screen.findByText("placed on m-1")).toBeTruthy();
+    expect(screen.getByText("0, 3")).toBeTruthy();
+    expect(await screen.findByTestId("no-output")).toBeTruthy();
+    expect(screen.queryByRole("alert")).toBeNull();
+    expect(screen.getByRole("button", { name: "Cancel job" })).toBeTruthy();
+  });
+});
+
+describe("Pending", () => {
+  it("groups waiting jobs by their reason, the largest group first", async () => {
+    const a = job({ id: "a", stateReason: "no machine has 64 GPUs" });
+    const b = job({ id: "b", stateReason: "no machine has 64 GPUs" });
+    const c = job({ id: "c", state: "SUBMITTED", stateReason: undefined });
+    expect(groupByReason([c, a, b] as never).map((g) => [g.reason, g.jobs.length]))
+      .toEqual([["no machine has 64 GPUs", 2], ["waiting for the scheduler's next pass", 1]]);
+
+    const client = fakeClient({
+      "GET /api/v1/jobs?state=QUEUED&limit=500": { status: 200, body: { items: [a, b] } },
+      "GET /api/v1/jobs?state=SUBMITTED&limit=500": { status: 200, body: { items: [c] } },
+    });
+    renderWith(<Pending />, client);
+    expect(await screen.findByText("no machine has 64 GPUs")).toBeTruthy();
+  });
+});
+
+describe("machines", () => {
+  const machine = {
+    id: "m-1", region: "eu", status: "DRAINING" as const, statusReason: "drained by ops: disk", gpuType: "H100",
+    capacity: { cpu: 8, memoryMb: 1000, gpuCount: 2 }, allocated: { cpu: 2, memoryMb: 900, gpuCount: 2 },
+    gpus: [{ index: 0, model: "NVIDIA H100" }, { index: 1, model: "NVIDIA H100" }], lastHeartbeatAt: new Date().toISOString(),
+  };
+
+  it("draws each dimension as a bar of allocated over capacity", () => {
+    render(<Bar label="CPU" used={2} total={8} />);
+    const meter = screen.getByRole("meter", { name: "CPU" });
+    expect(meter.getAttribute("aria-valuetext")).toBe("CPU: 2 of 8 (25%)");
+    expect((meter.firstChild as HTMLElement).style.width).toBe("25%");
+  });
+
+  it("shows status, reason and GPUs, and operates it", () => {
+    const onOperate = vi.fn();
+    render(<MachineCard machine={machine} onOperate={onOperate} />);
+    expect(screen.getByText("drained by ops: disk")).toBeTruthy();
+    expect(screen.getByText("GPU 1: NVIDIA H100")).toBeTruthy();
+    expect((screen.getByRole("button", { name: "Drain" }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(screen.getByRole("button", { name: "Uncordon" }));
+    expect(onOperate).toHaveBeenCalledWith("uncordon");
+  });
+
+  it("sums the fleet by GPU model, lost machines left out", () => {
+    const cpu = { ...machine, id: "c", status: "READY" as const, gpus: [], gpuType: undefined, capacity: { cpu: 4, memoryMb: 100, gpuCount: 0 }, allocated: { cpu: 1, memoryMb: 0, gpuCount: 0 } };
+    const lost = { ...machine, id: "l", status: "LOST" as const };
+    expect(byGpuModel([machine, cpu, lost])).toEqual([
+      { model: "CPU only", machines: 1, cpu: [1, 4], memoryMb: [0, 100], gpuCount: [0, 0] },
+      { model: "NVIDIA H100", machines: 1, cpu: [2, 8], memoryMb: [900, 1000], gpuCount: [2, 2] },
+    ]);
+  });
+});
+
+describe("Tenants", () => {
+  it("issues a key, shows it once, and revokes it; the list of keys is hidden where the API has none", async () => {
+    const calls: string[] = [];
+    const client = fakeClient({
+      "GET /api/v1/admin/tenants": { status: 200, body: { items: [{ id: "t1", name: "alice", weight: 1 }] } },
+      "POST /api/v1/admin/tenants/alice/api-keys": { status: 201, body: { id: "k1", key: "secret-1" } },
+      "DELETE /api/v1/admin/tenants/alice/api-keys/k1": { status: 204 },
+    }, calls);
+    renderWith(<Tenants />, client, { key: "k", admin: true });
+
+    fireEvent.click(await screen.findByRole("button", { name: "Issue API key" }));
+    expect((await screen.findByTestId("issued-key")).textContent).toBe("secret-1");
+    expect(screen.queryByRole("list", { name: "API keys of alice" })).toBeNull();
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Revoke k1" })));
+    await waitFor(() => expect(screen.queryByTestId("issued-key")).toBeNull());
+    expect(calls).toContain("DELETE /api/v1/admin/tenants/alice/api-keys/k1");
+  });
+});

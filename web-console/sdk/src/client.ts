@@ -1,0 +1,241 @@
+import type {
+  ApiKey, ApiKeyInfo, Attempt, AttemptLogs, Job, JobEvent, JobPage, JobSpec, JobState, Machine, NewTenant,
+  Problem, Tenant, TenantChange,
+} from "./types.js";
+import { isTerminal } from "./types.js";
+
+/** An answer other than 2xx: the status, and the problem+json body where the API sent one. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly problem?: Problem;
+  readonly retryAfterSeconds?: number;
+
+  constructor(status: number, problem: Problem | undefined, retryAfterSeconds?: number) {
+    super(problem?.detail ?? problem?.title ?? `HTTP ${status}`);
+    this.name = "ApiError";
+    this.status = status;
+    this.problem = problem;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /** The message for a field of the request, where the API named it (validation errors). */
+  fieldMessage(field: string): string | undefined {
+    return this.problem?.errors?.find((e) => e.field === field)?.message;
+  }
+}
+
+export interface ClientOptions {
+  /** Where the gateway answers; "" (the default) means the page's own origin. */
+  baseUrl?: string;
+  /** The API key or JWT, or a function that gives it at each call (a key that may change). */
+  token?: string | (() => string | undefined);
+  fetch?: typeof fetch;
+}
+
+export interface ListOptions {
+  state?: JobState;
+  limit?: number;
+  pageToken?: string;
+}
+
+export interface PollOptions {
+  intervalMs?: number;
+  signal?: AbortSignal;
+}
+
+export type MachineOperation = "drain" | "cordon" | "uncordon";
+
+/**
+ * The public API of FleetJobs, for browsers and Node.js 20+. Each method is one call, except the watchers,
+ * which poll until the job or attempt is done or the signal aborts.
+ */
+export class FleetJobsClient {
+  private readonly baseUrl: string;
+  private readonly token: () => string | undefined;
+  private readonly fetcher: typeof fetch;
+
+  constructor(options: ClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? "").replace(/\/+$/, "");
+    const token = options.token;
+    this.token = typeof token === "function" ? token : () => token;
+    this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  submit(spec: JobSpec, idempotencyKey?: string): Promise<Job> {
+    return this.call("POST", "/api/v1/jobs", spec, idempotencyKey ? { "Idempotency-Key": idempotencyKey } : {});
+  }
+
+  get(id: string): Promise<Job> {
+    return this.call("GET", `/api/v1/jobs/${enc(id)}`);
+  }
+
+  list(options: ListOptions = {}): Promise<JobPage> {
+    return this.call("GET", "/api/v1/jobs" + query({ state: options.state, limit: options.limit, pageToken: options.pageToken }));
+  }
+
+  cancel(id: string): Promise<Job> {
+    return this.call("POST", `/api/v1/jobs/${enc(id)}/cancel`);
+  }
+
+  async attempts(id: string): Promise<Attempt[]> {
+    return (await this.call<{ items: Attempt[] }>("GET", `/api/v1/jobs/${enc(id)}/attempts`)).items;
+  }
+
+  async events(id: string): Promise<JobEvent[]> {
+    return (await this.call<{ items: JobEvent[] }>("GET", `/api/v1/jobs/${enc(id)}/events`)).items;
+  }
+
+  /** An attempt's output; null where there is none yet (the API answers 404 until the agent reports some). */
+  async logs(id: string, attempt: number): Promise<AttemptLogs | null> {
+    try {
+      return await this.call<AttemptLogs>("GET", `/api/v1/jobs/${enc(id)}/attempts/${attempt}/logs`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * A job's state changes as they happen, oldest first, each once; it ends after a terminal state. It polls the
+   * events of the job (every {@code intervalMs}, 500 by default).
+   */
+  async *watch(id: string, options: PollOptions = {}): AsyncGenerator<JobEvent> {
+    let seen = 0;
+    while (!options.signal?.aborted) {
+      const events = await this.events(id);
+      for (const event of events.slice(seen)) {
+        yield event;
+      }
+      seen = Math.max(seen, events.length);
+      if (isTerminal(events[events.length - 1]?.to)) {
+        return;
+      }
+      await pause(options.intervalMs ?? 500, options.signal);
+    }
+  }
+
+  /** An attempt's output each time it changes, until the attempt has ended (then once more) or the signal aborts. */
+  async *followLogs(id: string, attempt: number, options: PollOptions = {}): AsyncGenerator<AttemptLogs> {
+    let last: string | undefined;
+    while (!options.signal?.aborted) {
+      const [logs, attempts] = await Promise.all([this.logs(id, attempt), this.attempts(id)]);
+      const key = logs ? JSON.stringify(logs) : undefined;
+      if (logs && key !== last) {
+        last = key;
+        yield logs;
+      }
+      const state = attempts.find((a) => a.attempt === attempt)?.state;
+      if (state !== undefined && state !== "SCHEDULED" && state !== "RUNNING") {
+        const final = await this.logs(id, attempt);
+        if (final && JSON.stringify(final) !== last) {
+          yield final;
+        }
+        return;
+      }
+      await pause(options.intervalMs ?? 1000, options.signal);
+    }
+  }
+
+  async machines(): Promise<Machine[]> {
+    return (await this.call<{ items: Machine[] }>("GET", "/api/v1/machines")).items;
+  }
+
+  operateMachine(machineId: string, operation: MachineOperation, reason: string): Promise<Machine> {
+    return this.call("POST", `/api/v1/machines/${enc(machineId)}/${operation}`, { reason });
+  }
+
+  async tenants(): Promise<Tenant[]> {
+    return (await this.call<{ items: Tenant[] }>("GET", "/api/v1/admin/tenants")).items;
+  }
+
+  tenant(name: string): Promise<Tenant> {
+    return this.call("GET", `/api/v1/admin/tenants/${enc(name)}`);
+  }
+
+  createTenant(tenant: NewTenant): Promise<Tenant> {
+    return this.call("POST", "/api/v1/admin/tenants", tenant);
+  }
+
+  updateTenant(name: string, change: TenantChange): Promise<Tenant> {
+    return this.call("PATCH", `/api/v1/admin/tenants/${enc(name)}`, change);
+  }
+
+  issueApiKey(tenant: string): Promise<ApiKey> {
+    return this.call("POST", `/api/v1/admin/tenants/${enc(tenant)}/api-keys`, {});
+  }
+
+  async revokeApiKey(tenant: string, keyId: string): Promise<void> {
+    await this.call("DELETE", `/api/v1/admin/tenants/${enc(tenant)}/api-keys/${enc(keyId)}`);
+  }
+
+  /** A tenant's keys without their secrets; null where this platform does not list keys. */
+  async apiKeys(tenant: string): Promise<ApiKeyInfo[] | null> {
+    try {
+      const page = await this.call<{ items: ApiKeyInfo[] } | ApiKeyInfo[]>("GET", `/api/v1/admin/tenants/${enc(tenant)}/api-keys`);
+      return Array.isArray(page) ? page : page.items;
+    } catch (e) {
+      if (e instanceof ApiError && (e.status === 404 || e.status === 405)) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const all: Record<string, string> = { Accept: "application/json, application/problem+json", ...headers };
+    const token = this.token();
+    if (token) {
+      all.Authorization = `Bearer ${token}`;
+    }
+    if (body !== undefined) {
+      all["Content-Type"] = "application/json";
+    }
+    const response = await this.fetcher(this.baseUrl + path, {
+      method, headers: all, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) {
+      const retry = Number(response.headers.get("Retry-After"));
+      throw new ApiError(response.status, parseProblem(text), Number.isFinite(retry) && retry > 0 ? retry : undefined);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+}
+
+function parseProblem(text: string): Problem | undefined {
+  try {
+    const parsed = JSON.parse(text);
+    return parsed && typeof parsed === "object" ? (parsed as Problem) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function enc(segment: string): string {
+  return encodeURIComponent(segment);
+}
+
+function query(params: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== "") {
+      search.set(name, String(value));
+    }
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
