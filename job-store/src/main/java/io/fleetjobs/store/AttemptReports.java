@@ -198,7 +198,7 @@ public final class AttemptReports {
             Optional<JobOutcome> outcome = JobOutcome.ofEnd(end, rulesView(job), locked == null ? null : locked::retry, now,
                     random);
             if (outcome.isPresent()) {
-                changes.add(Change.of(job, transition(outcome.get())));
+                changes.add(Change.of(job, transition(outcome.get(), preemptor(end, current.get(Key.of(r))))));
                 if (outcome.get() instanceof JobOutcome.Retried retried) {
                     metrics.retried(retried.failure());
                 }
@@ -251,8 +251,15 @@ public final class AttemptReports {
                 job.infraFailures(), job.updatedAt());
     }
 
-    private static Transition transition(JobOutcome outcome) {
-        Transition move = Transition.to(outcome.target(), outcome.reason());
+    /** The job an attempt that ended PREEMPTED was ended for; null for every other end. */
+    private static UUID preemptor(AttemptReport end, Current attempt) {
+        return end.failureReason() == FailureReason.PREEMPTED && attempt != null ? attempt.preemptedBy() : null;
+    }
+
+    /** @param preemptor named in the reason: whom a preempted job made room for */
+    private static Transition transition(JobOutcome outcome, UUID preemptor) {
+        Transition move = Transition.to(outcome.target(), outcome.reason()
+                + (preemptor == null ? "" : "; preempted by job " + preemptor));
         return switch (outcome) {
             case JobOutcome.Succeeded s -> move.outcome(s.exitCode(), null);
             case JobOutcome.Canceled c -> move.outcome(c.exitCode(), null);

@@ -36,7 +36,8 @@ final class Attempts {
      * An attempt as locked: what the fence checks, what it holds on its machine, and how many replicas its gang
      * has (1 for a job of one replica).
      */
-    record Current(ReportFence.RecordedAttempt recorded, Amounts held, int worldSize) {
+    /** @param preemptedBy the job it is being ended for ({@code attempts.preempted_by}); null for most */
+    record Current(ReportFence.RecordedAttempt recorded, Amounts held, int worldSize, UUID preemptedBy) {
         AttemptState state() {
             return recorded.state();
         }
@@ -89,7 +90,7 @@ final class Attempts {
         Map<Key, Current> found = new HashMap<>();
         jdbc.sql("""
                         select a.job_id, a.attempt, a.state, a.lease_epoch, a.machine_id, a.cpu_millis, a.memory_mb, a.gpu_count,
-                               a.world_size
+                               a.world_size, a.preempted_by
                         from attempts a join unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:e as bigint[])) as d(id, n, e)
                              on a.job_id = d.id and a.attempt = d.n and (a.world_size = 1 or a.lease_epoch = d.e)
                         order by a.job_id, a.attempt, a.replica for update of a""" + (skipLocked ? " skip locked" : ""))
@@ -99,7 +100,8 @@ final class Attempts {
                 .query(rs -> {
                     found.put(new Key(rs.getObject(1, UUID.class), rs.getInt(2)), new Current(new ReportFence.RecordedAttempt(
                             AttemptState.valueOf(rs.getString(3)), rs.getLong(4), rs.getString(5)),
-                            new Amounts(rs.getLong(6), rs.getLong(7), rs.getInt(8)), rs.getInt(9)));
+                            new Amounts(rs.getLong(6), rs.getLong(7), rs.getInt(8)), rs.getInt(9),
+                            rs.getObject(10, UUID.class)));
                 });
         return found;
     }
