@@ -60,7 +60,8 @@ class EventsController {
         }
     }
 
-    @Operation(operationId = "followJobEvents", summary = "A job's state changes as they happen (Server-Sent Events)")
+    // the contract documents it as listEvents with follow=true (one operation per method and path)
+    @Operation(hidden = true)
     @GetMapping(path = "/api/v1/jobs/{id}/events", params = "follow=true")
     void followJob(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id,
             @RequestHeader(name = "Last-Event-ID", required = false) String lastEventId,
