@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -35,9 +36,17 @@ final class ApiKeys {
     private final Cache<String, Optional<CallerIdentity>> answers;
     private final Cache<String, RateLimiter> perAddress;
     private final RateLimiterConfig limit;
+    /** Told of each key that authenticates, by its digest (when it was last used, written off this path). */
+    private final Consumer<String> used;
 
     ApiKeys(Function<String, Optional<Principal>> lookup, InstantSource clock, Duration ttl, int lookupsPerSecond) {
+        this(lookup, clock, ttl, lookupsPerSecond, digest -> { });
+    }
+
+    ApiKeys(Function<String, Optional<Principal>> lookup, InstantSource clock, Duration ttl, int lookupsPerSecond,
+            Consumer<String> used) {
         this.lookup = lookup;
+        this.used = used;
         Ticker ticker = () -> {
             var now = clock.instant();
             return now.getEpochSecond() * 1_000_000_000L + now.getNano();
@@ -68,6 +77,7 @@ final class ApiKeys {
         String digest = digest(key);
         Optional<CallerIdentity> known = answers.getIfPresent(digest);
         if (known != null) {
+            known.ifPresent(c -> used.accept(digest));
             return known;
         }
         RateLimiter limiter = perAddress.get(address == null ? "" : address, a -> RateLimiter.of("lookups-" + a, limit));
@@ -77,6 +87,7 @@ final class ApiKeys {
         }
         Optional<CallerIdentity> caller = lookup.apply(key).map(ApiKeys::caller);
         answers.put(digest, caller);
+        caller.ifPresent(c -> used.accept(digest));
         return caller;
     }
 

@@ -1,12 +1,15 @@
 package io.fleetjobs.gateway;
 
+import io.fleetjobs.store.ApiKeyStore;
 import io.fleetjobs.store.TenantStore;
 import io.fleetjobs.support.SignedIdentity;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.time.InstantSource;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
@@ -52,15 +55,57 @@ class GatewayConfig {
         return args -> keyStore.ready();
     }
 
+    /** When each key was last used, noted at most once per {@code jobs.gateway.key-use-every} per key. */
+    @Bean
+    KeyUse keyUse(JdbcClient jdbc, InstantSource clock, @Value("${jobs.gateway.key-use-every:60s}") Duration every) {
+        return new KeyUse(new ApiKeyStore(jdbc), clock, every);
+    }
+
+    /** Writes when keys were last used, every {@code jobs.gateway.key-use-flush-interval}, on a virtual thread; once more at stop. */
+    @Bean
+    SmartLifecycle keyUseWriter(KeyUse keyUse, @Value("${jobs.gateway.key-use-flush-interval:10s}") Duration interval) {
+        return new SmartLifecycle() {
+            private volatile Thread thread;
+
+            @Override
+            public void start() {
+                thread = Thread.ofVirtual().name("key-use").start(() -> {
+                    try {
+                        while (true) {
+                            Thread.sleep(interval);
+                            keyUse.flush();
+                        }
+                    } catch (InterruptedException stop) {
+                        keyUse.flush();
+                    }
+                });
+            }
+
+            @Override
+            public void stop() {
+                Thread t = thread;
+                thread = null;
+                if (t != null) {
+                    t.interrupt();
+                }
+            }
+
+            @Override
+            public boolean isRunning() {
+                return thread != null;
+            }
+        };
+    }
+
     @Bean
     FilterRegistrationBean<FrontDoor> frontDoor(KeyStoreReadiness keyStore, TenantStore tenants, InstantSource clock,
-            SignedIdentity identities, GatewayProperties properties, MeterRegistry meters) {
+            SignedIdentity identities, GatewayProperties properties, MeterRegistry meters, KeyUse keyUse) {
         GatewayProperties.Jwt jwt = properties.jwt();
         JwtCallers jwts = jwt.enabled()
                 ? new JwtCallers(JwtCallers.decoder(jwt), jwt, tenants, clock, properties.keyCacheTtl())
                 : null;
         FrontDoor door = new FrontDoor(keyStore, new ApiKeys(tenants::authenticate, clock, properties.keyCacheTtl(),
-                properties.keyLookupsPerSecond()), jwts,
+                properties.keyLookupsPerSecond(), keyUse::used), jwts,
                 new TenantRateLimits(properties.rateLimit()), identities, properties.maxBodyBytes(), meters);
         FilterRegistrationBean<FrontDoor> registration = new FilterRegistrationBean<>(door);
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);

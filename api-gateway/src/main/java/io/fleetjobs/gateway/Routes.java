@@ -21,9 +21,13 @@ import org.springframework.web.servlet.function.ServerResponse;
  *
  * <pre>
  *   /api/v1/jobs/**, /api/v1/admin/**,
- *   /api/v1/webhooks/**                 job-service        (JOBS_JOB_SERVICE_URL)
+ *   /api/v1/webhooks/**,
+ *   /api/v1/events/**                   job-service        (JOBS_JOB_SERVICE_URL)
  *   /api/v1/machines/**                 scheduler-service  (JOBS_SCHEDULER_URL)
  * </pre>
+ *
+ * Answers of type {@code text/event-stream} (live events) are passed on as they come, flushed after each read
+ * (the gateway's {@code streaming-media-types}); the services write a heartbeat within the client read timeout.
  *
  * The OpenAPI document is the gateway's own: the whole contract, {@code api/openapi.yaml} (see {@link Contract}).
  */
@@ -32,7 +36,8 @@ class Routes {
     @Bean
     RouterFunction<ServerResponse> jobService(GatewayProperties properties) {
         return route("job-service")
-                .route(path("/api/v1/jobs/**").or(path("/api/v1/admin/**")).or(path("/api/v1/webhooks/**")), http())
+                .route(path("/api/v1/jobs/**").or(path("/api/v1/admin/**")).or(path("/api/v1/webhooks/**"))
+                        .or(path("/api/v1/events/**")), http())
                 .before(uri(properties.jobServiceUrl()))
                 .onError(ResourceAccessException.class, (e, request) -> unavailable("job-service"))
                 .build();

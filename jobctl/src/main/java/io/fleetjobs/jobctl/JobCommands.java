@@ -156,7 +156,7 @@ final class JobCommands {
 
         @Override
         public Integer call() {
-            String body = client().jobs().listEventsWithResponseSpec(jobId(id)).body(String.class);
+            String body = client().jobs().listEventsWithResponseSpec(jobId(id), null, null, null).body(String.class);
             if (json()) {
                 printJson(body);
                 return JobCtl.OK;

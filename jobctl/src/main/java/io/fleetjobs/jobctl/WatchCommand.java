@@ -10,7 +10,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code jobctl watch}: prints each state change of a job as it happens (those before too) until the job ends;
+ * {@code jobctl watch}: prints each state change of a job as it happens (those before too) until the job ends, from
+ * the job's live events (Server-Sent Events; polling a server without them);
  * the exit code is the outcome: 0 SUCCEEDED, 1 FAILED, 2 CANCELED.
  */
 @Command(name = "watch", description = {"Follows a job until it ends, printing each state change.",
@@ -20,7 +21,7 @@ final class WatchCommand extends CommandBase {
     String id;
 
     @Option(names = "--interval", paramLabel = "DURATION", converter = Values.DurationConverter.class, defaultValue = "500ms",
-            description = "How often to look (default ${DEFAULT-VALUE}).")
+            description = "How often to look when the server sends no live events (default ${DEFAULT-VALUE}).")
     Duration interval;
 
     @Option(names = "--for", paramLabel = "DURATION", converter = Values.DurationConverter.class,

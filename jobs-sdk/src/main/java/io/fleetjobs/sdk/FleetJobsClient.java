@@ -43,7 +43,7 @@ import tools.jackson.databind.json.JsonMapper;
  * cannot be reached is Spring's {@code ResourceAccessException}.
  */
 public final class FleetJobsClient {
-    /** The poll interval of {@link #watch} unless told otherwise. */
+    /** The poll interval of {@link #watch} (against a server without live events) unless told otherwise. */
     public static final Duration DEFAULT_POLL = Duration.ofMillis(500);
     private static final JsonMapper PROBLEM_READER = ApiClient.createDefaultMapper(null);
 
@@ -52,9 +52,12 @@ public final class FleetJobsClient {
     private final AdminApi admin;
     private final MachinesApi machines;
     private final Duration pollInterval;
+    /** The bearer token, for the event stream that {@link #watch} reads itself; null for none. */
+    private final String token;
 
-    private FleetJobsClient(ApiClient apiClient, Duration pollInterval) {
+    private FleetJobsClient(ApiClient apiClient, String token, Duration pollInterval) {
         this.apiClient = apiClient;
+        this.token = token;
         this.jobs = new JobsApi(apiClient);
         this.admin = new AdminApi(apiClient);
         this.machines = new MachinesApi(apiClient);
@@ -69,7 +72,7 @@ public final class FleetJobsClient {
             client.setBearerToken(token);
         }
         client.setUserAgent("fleetjobs-sdk");
-        return new FleetJobsClient(client, DEFAULT_POLL);
+        return new FleetJobsClient(client, token == null || token.isBlank() ? null : token, DEFAULT_POLL);
     }
 
     /** The same connection, polling every {@code interval} in {@link #watch}. */
@@ -77,7 +80,7 @@ public final class FleetJobsClient {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("poll interval must be positive: " + interval);
         }
-        return new FleetJobsClient(apiClient, interval);
+        return new FleetJobsClient(apiClient, token, interval);
     }
 
     public JobsApi jobs() {
@@ -145,15 +148,39 @@ public final class FleetJobsClient {
 
     /**
      * Follows a job until it ends: calls {@code onTransition} once for each of its state changes, in order (those
-     * before the call too), and returns the job as it ended.
+     * before the call too), and returns the job as it ended. Reads the job's live events (Server-Sent Events,
+     * reconnecting from the last event id when the connection drops); a server that answers without a stream is
+     * polled every {@link #withPollInterval poll interval} instead.
      *
      * @throws TimeoutException when the job has not ended within {@code timeout}
      */
     public Job watch(UUID id, Duration timeout, Consumer<Event> onTransition) throws TimeoutException, InterruptedException {
         Instant deadline = Instant.now().plus(timeout);
-        int seen = 0;
+        EventStream stream = new EventStream(apiClient.getRestClient(), apiClient.getBasePath(), token, mapper(), id);
         while (true) {
-            List<Event> events = jobs.listEvents(id).getItems();
+            switch (stream.follow(deadline, onTransition)) {
+                case ENDED -> {
+                    return jobs.getJob(id);
+                }
+                case NOT_A_STREAM -> {
+                    return poll(id, deadline, timeout, (int) stream.seenVersion(), onTransition);
+                }
+                case TIMED_OUT -> throw new TimeoutException("job " + id + " has not ended within " + timeout);
+                case DROPPED -> {
+                    if (!Instant.now().isBefore(deadline)) {
+                        throw new TimeoutException("job " + id + " has not ended within " + timeout);
+                    }
+                    Thread.sleep(pollInterval.toMillis()); // then again, from the last event id
+                }
+            }
+        }
+    }
+
+    /** {@link #watch} by asking for the job's events again and again, the first {@code seen} of them already given. */
+    private Job poll(UUID id, Instant deadline, Duration timeout, int seen, Consumer<Event> onTransition)
+            throws TimeoutException, InterruptedException {
+        while (true) {
+            List<Event> events = jobs.listEvents(id, null, null, null).getItems();
             for (int i = seen; i < events.size(); i++) {
                 onTransition.accept(events.get(i));
             }

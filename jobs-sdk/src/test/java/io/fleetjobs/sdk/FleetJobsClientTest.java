@@ -101,6 +101,34 @@ class FleetJobsClientTest {
     }
 
     @Test
+    void watchReadsTheLiveStreamAndResumesFromTheLastIdWithoutRepeating() throws Exception {
+        api.on("GET", "/api/v1/jobs/" + id + "/events",
+                new Answer(200, "text/event-stream", "retry: 1000\n\n" + sse(11, 1, null, "SUBMITTED") + ": keep-alive\n\n"
+                        + sse(12, 2, "SUBMITTED", "QUEUED")),
+                new Answer(200, "text/event-stream", sse(12, 2, "SUBMITTED", "QUEUED") + sse(15, 3, "QUEUED", "SCHEDULED")
+                        + sse(16, 4, "SCHEDULED", "SUCCEEDED")));
+        api.on("GET", "/api/v1/jobs/" + id, ok(StubApi.job(id, "SUCCEEDED", 1)));
+        List<JobState> seen = new ArrayList<>();
+        Job done = client().watch(id, Duration.ofMinutes(1), e -> seen.add(e.getTo()));
+        assertThat(done.getState()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(seen).as("each change once, in order, across the dropped connection")
+                .containsExactly(JobState.SUBMITTED, JobState.QUEUED, JobState.SCHEDULED, JobState.SUCCEEDED);
+        var calls = api.calls("GET", "/api/v1/jobs/" + id + "/events");
+        assertThat(calls).hasSize(2);
+        assertThat(calls.getFirst().query()).isEqualTo("follow=true");
+        assertThat(calls.getFirst().header("Accept")).isEqualTo("text/event-stream");
+        assertThat(calls.getFirst().header("Authorization")).isEqualTo("Bearer fj_token");
+        assertThat(calls.getFirst().header("Last-Event-ID")).isNull();
+        assertThat(calls.get(1).header("Last-Event-ID")).isEqualTo("12");
+    }
+
+    private static String sse(long position, long version, String from, String to) {
+        return "id: " + position + "\ndata: {\"jobId\":\"" + UUID.randomUUID() + "\",\"version\":" + version
+                + ",\"at\":\"2026-01-01T00:00:0" + version + "Z\",\"from\":" + (from == null ? "null" : "\"" + from + "\"")
+                + ",\"to\":\"" + to + "\",\"reason\":\"r\"}\n\n";
+    }
+
+    @Test
     void watchGivesUpAfterItsTimeout() {
         api.on("GET", "/api/v1/jobs/" + id + "/events", ok(StubApi.events("SUBMITTED", "QUEUED")));
         List<Event> seen = new ArrayList<>();

@@ -87,7 +87,7 @@ class ClientsEndToEndTest {
             assertThat(a.getMachineId()).isEqualTo("clients-machine-1");
             assertThat(a.getState()).isEqualTo(AttemptState.SUCCEEDED);
         });
-        List<Event> events = fleet.jobs().listEvents(job.getId()).getItems();
+        List<Event> events = fleet.jobs().listEvents(job.getId(), null, null, null).getItems();
         assertThat(events.getFirst().getFrom()).isNull();
         assertThat(events.getLast().getTo()).isEqualTo(JobState.SUCCEEDED);
         var logs = fleet.jobs().getAttemptLogs(job.getId(), 1);

@@ -98,7 +98,8 @@ public final class Api {
         return send(r);
     }
 
-    private HttpRequest.Builder request(String method, String path) {
+    /** A request to this server with this client's credentials, for callers that read the answer their own way. */
+    public HttpRequest.Builder request(String method, String path) {
         HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(base + path));
         credentials.apply(method, path).forEach(r::header);
         return r;

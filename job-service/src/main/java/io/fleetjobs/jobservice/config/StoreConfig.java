@@ -2,6 +2,7 @@ package io.fleetjobs.jobservice.config;
 
 import io.fleetjobs.jobservice.outbox.OutboxSignal;
 import io.fleetjobs.jobservice.webhooks.HostResolver;
+import io.fleetjobs.store.ApiKeyStore;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.WebhookStore;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -18,6 +19,11 @@ class StoreConfig {
     @Bean
     WebhookStore webhookStore(JdbcClient jdbc, PlatformTransactionManager transactions, InstantSource clock) {
         return new WebhookStore(jdbc, transactions, clock);
+    }
+
+    @Bean
+    ApiKeyStore apiKeyStore(JdbcClient jdbc) {
+        return new ApiKeyStore(jdbc);
     }
 
     /** How webhook hosts are resolved: the system's resolver (a test may answer otherwise). */

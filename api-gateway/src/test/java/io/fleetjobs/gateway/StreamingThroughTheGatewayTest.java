@@ -1,0 +1,136 @@
+package io.fleetjobs.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import io.fleetjobs.store.Principal;
+import io.fleetjobs.store.TenantStore;
+import io.fleetjobs.testsupport.Api;
+import io.fleetjobs.testsupport.SseReader;
+import io.fleetjobs.testsupport.TestDatabases;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * Live events through the gateway: each event reaches the client while the service still holds the stream open
+ * (nothing is buffered), for both event paths, and a stream outlives the client read timeout while heartbeats flow.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class StreamingThroughTheGatewayTest {
+    private static final TestDatabases.Database DB = TestDatabases.create();
+    private static final StreamingUpstream JOB_SERVICE = new StreamingUpstream();
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @LocalServerPort
+    int port;
+    @Autowired
+    TenantStore tenants;
+
+    @DynamicPropertySource
+    static void servers(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", DB::url);
+        registry.add("spring.datasource.username", DB::user);
+        registry.add("spring.datasource.password", DB::password);
+        registry.add("jobs.internal-secret", () -> "gateway-streaming-test-internal-secret");
+        registry.add("jobs.gateway.job-service-url", () -> "http://127.0.0.1:" + JOB_SERVICE.port());
+        registry.add("jobs.gateway.scheduler-url", () -> "http://127.0.0.1:1");
+        registry.add("spring.http.clients.read-timeout", () -> "1s");
+    }
+
+    @AfterAll
+    static void stop() {
+        JOB_SERVICE.server.stop(0);
+    }
+
+    @Test
+    void eachEventArrivesWhileTheStreamIsStillOpen() {
+        var t = tenants.create("streamer", 1, null, null, null).orElseThrow();
+        Api client = new Api(port, tenants.issueKey(t.id(), Principal.Role.USER).key());
+        for (String path : List.of("/api/v1/events?follow=true", "/api/v1/jobs/0190c0de-0000-7000-8000-000000000001/events?follow=true")) {
+            JOB_SERVICE.reset();
+            try (SseReader events = SseReader.open(client, path, Map.of("Last-Event-ID", "41"))) {
+                assertThat(events.status()).as(path).isEqualTo(200);
+                assertThat(events.contentType()).startsWith("text/event-stream");
+                SseReader.Event first = events.next(WAIT);
+                assertThat(first).as("the first event before the service sends the second").isNotNull();
+                assertThat(first.id()).isEqualTo("42");
+                JOB_SERVICE.firstSeen.countDown();
+                SseReader.Event second = events.next(WAIT);
+                assertThat(second).as("after heartbeats longer than the read timeout").isNotNull();
+                assertThat(second.id()).isEqualTo("43");
+                assertThat(events.comments()).isPositive();
+            }
+            assertThat(JOB_SERVICE.lastEventId).isEqualTo("41");
+            assertThat(JOB_SERVICE.path).isEqualTo(path);
+        }
+    }
+
+    /**
+     * A stand-in job-service: one event, then heartbeats until the client has the first (for longer than the
+     * gateway's read timeout), then another, and holds the stream open until the client leaves.
+     */
+    static final class StreamingUpstream {
+        final HttpServer server;
+        volatile CountDownLatch firstSeen = new CountDownLatch(1);
+        volatile String lastEventId;
+        volatile String path;
+
+        StreamingUpstream() {
+            try {
+                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+            server.createContext("/", exchange -> {
+                lastEventId = exchange.getRequestHeaders().getFirst("Last-Event-ID");
+                path = exchange.getRequestURI().toString();
+                exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+                exchange.sendResponseHeaders(200, 0);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    send(out, "id: 42\ndata: {\"to\":\"QUEUED\"}\n\n");
+                    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_500);
+                    while (!firstSeen.await(300, TimeUnit.MILLISECONDS) || System.nanoTime() < until) {
+                        send(out, ": keep-alive\n\n");
+                    }
+                    send(out, "id: 43\ndata: {\"to\":\"RUNNING\"}\n\n");
+                    for (int i = 0; i < 100; i++) {
+                        send(out, ": keep-alive\n\n");
+                        Thread.sleep(100); // the stand-in's pace, not a wait of the test
+                    }
+                } catch (IOException | InterruptedException gone) {
+                    // the client left
+                }
+            });
+            server.start();
+        }
+
+        void reset() {
+            firstSeen = new CountDownLatch(1);
+        }
+
+        private static void send(OutputStream out, String text) throws IOException {
+            out.write(text.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+        }
+
+        int port() {
+            return server.getAddress().getPort();
+        }
+    }
+}

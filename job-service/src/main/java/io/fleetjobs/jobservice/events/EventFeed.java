@@ -1,0 +1,175 @@
+package io.fleetjobs.jobservice.events;
+
+import io.fleetjobs.store.FeedEvent;
+import io.fleetjobs.store.HistoryFeed;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The live changes of jobs for every open stream of this instance, read from job_history by position: one query per
+ * {@link #poll()} for all streams, whatever their number. A stream that resumes behind the feed catches up with a
+ * query of its own (its job's or its tenant's rows up to the watermark), then rides along.
+ *
+ * <p>Each stream has a bounded queue; a stream whose client does not keep up is ended (the client resumes from the
+ * last id it got), so that one slow reader holds no memory and no other stream back. At least once and in order:
+ * a stream is given exactly the changes above its cursor up to the {@link Watermark}, in position order.
+ */
+public final class EventFeed {
+    static final int BATCH = 2_000;
+    static final int CATCH_UP = 500;
+
+    private final HistoryFeed history;
+    private final InstantSource clock;
+    private final java.time.Duration grace;
+    /** Made at the first read (the database may not answer while the instance starts). */
+    private Watermark watermark;
+    private final int maxStreamsPerTenant;
+    private final int queueCapacity;
+    private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
+    private final Map<UUID, AtomicInteger> perTenant = new ConcurrentHashMap<>();
+
+    public EventFeed(HistoryFeed history, InstantSource clock, Duration grace, int maxStreamsPerTenant, int queueCapacity) {
+        this.history = history;
+        this.clock = clock;
+        this.grace = grace;
+        this.maxStreamsPerTenant = maxStreamsPerTenant;
+        this.queueCapacity = queueCapacity;
+    }
+
+    /** The tenant has as many streams open here as it may. */
+    public static final class TooManyStreams extends RuntimeException {
+        public TooManyStreams(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** Every change up to here has been handed to the streams that want it. */
+    public synchronized long head() {
+        return watermark().settled();
+    }
+
+    private Watermark watermark() {
+        if (watermark == null) {
+            watermark = new Watermark(history.newest(), grace);
+        }
+        return watermark;
+    }
+
+    public long oldestKept() {
+        return history.oldestKept();
+    }
+
+    public int openStreams() {
+        return streams.size();
+    }
+
+    /**
+     * A stream of the tenant's changes ({@code jobId} null) or of one job's, after position {@code after}.
+     *
+     * @throws TooManyStreams when the tenant has {@code maxStreamsPerTenant} open on this instance
+     */
+    public Stream open(UUID tenantId, UUID jobId, long after) {
+        AtomicInteger count = perTenant.computeIfAbsent(tenantId, t -> new AtomicInteger());
+        if (count.incrementAndGet() > maxStreamsPerTenant) {
+            count.decrementAndGet();
+            throw new TooManyStreams("tenant has " + maxStreamsPerTenant + " event streams open on this instance");
+        }
+        Stream stream = new Stream(tenantId, jobId, after, queueCapacity);
+        streams.add(stream);
+        return stream;
+    }
+
+    /** Reads what is new, moves the watermark and hands each stream its changes. Returns how many rows it read. */
+    public synchronized int poll() {
+        long before = watermark().settled();
+        List<FeedEvent> rows = history.after(before, BATCH);
+        long settled = watermark().advance(rows.stream().map(FeedEvent::position).toList(), clock.instant());
+        for (Stream s : streams) {
+            if (s.cursor >= before) {
+                for (FeedEvent e : rows) {
+                    if (e.position() > settled) {
+                        break;
+                    }
+                    if (e.position() > s.cursor && s.wants(e)) {
+                        s.offer(e);
+                    }
+                }
+                s.cursor = Math.max(s.cursor, settled);
+            } else {
+                catchUp(s, settled);
+            }
+        }
+        return rows.size();
+    }
+
+    private void catchUp(Stream s, long upTo) {
+        List<FeedEvent> rows = s.jobId != null
+                ? history.ofJob(s.jobId, s.cursor, upTo, CATCH_UP)
+                : history.ofTenant(s.tenantId, s.cursor, upTo, CATCH_UP);
+        rows.forEach(s::offer);
+        s.cursor = rows.size() < CATCH_UP ? upTo : rows.getLast().position();
+    }
+
+    /** Ends every stream (the instance stops): each client resumes elsewhere from its last id. */
+    public void closeAll() {
+        streams.forEach(Stream::close);
+    }
+
+    /** One open stream: what the feed gave it, to be written by the request's thread. */
+    public final class Stream implements AutoCloseable {
+        private final UUID tenantId;
+        private final UUID jobId;
+        private final BlockingQueue<FeedEvent> queue;
+        /** The feed's own: the highest position this stream has been given or judged not to want. */
+        private long cursor;
+        private volatile boolean ended;
+
+        private Stream(UUID tenantId, UUID jobId, long after, int capacity) {
+            this.tenantId = tenantId;
+            this.jobId = jobId;
+            this.cursor = after;
+            this.queue = new ArrayBlockingQueue<>(capacity);
+        }
+
+        private boolean wants(FeedEvent e) {
+            return e.tenantId().equals(tenantId) && (jobId == null || e.jobId().equals(jobId));
+        }
+
+        private void offer(FeedEvent e) {
+            if (!ended && !queue.offer(e)) {
+                ended = true; // too slow: the client resumes from the last id it got
+            }
+        }
+
+        /** The next change, or null when none came within {@code wait} or the stream has {@link #ended()}. */
+        public FeedEvent next(Duration wait) throws InterruptedException {
+            FeedEvent e = queue.poll();
+            if (e != null || ended) {
+                return e;
+            }
+            return queue.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        /** No more will come: the client was too slow, or the instance stops. What is queued may still be read. */
+        public boolean ended() {
+            return ended && queue.isEmpty();
+        }
+
+        @Override
+        public void close() {
+            ended = true;
+            if (streams.remove(this)) {
+                perTenant.get(tenantId).decrementAndGet();
+            }
+        }
+    }
+}
