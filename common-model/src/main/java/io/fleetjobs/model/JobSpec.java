@@ -56,11 +56,6 @@ public record JobSpec(
         labels = Copies.map(labels);
     }
 
-    /** Whether the job is a gang: more than one replica. */
-    public boolean isGang() {
-        return replicas > 1;
-    }
-
     /** The patterns that names in the spec follow. */
     public static final class Names {
         public static final String NAME = "[A-Za-z0-9._-]{1,128}";

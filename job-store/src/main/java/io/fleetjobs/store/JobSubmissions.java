@@ -74,7 +74,7 @@ final class JobSubmissions {
                 .param("gpuType", spec.resources().gpuType())
                 .param("region", spec.placement().region())
                 .param("replicas", spec.replicas())
-                .param("gangScope", spec.isGang() ? spec.placement().gangScope() : null)
+                .param("gangScope", spec.replicas() > 1 ? spec.placement().gangScope() : null)
                 .param("key", idempotencyKey)
                 .param("hash", hash)
                 .query(UUID.class).list();
