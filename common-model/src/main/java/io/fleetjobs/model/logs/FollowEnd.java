@@ -5,8 +5,8 @@ import java.time.Instant;
 
 /**
  * When a follow of a stream ends: never while its attempt runs; once it ended, when the reader has every byte up to
- * the end the agent marked, or, when no end came within {@link LogLimits#AFTER_END_GRACE} of the attempt's end (its
- * machine is gone, or keeps no output), with what arrived.
+ * the end the agent marked, or, when nothing came for {@link LogLimits#AFTER_END_GRACE} (its machine is gone, or
+ * keeps no output any more), with what arrived.
  */
 public final class FollowEnd {
     private FollowEnd() {
@@ -22,7 +22,8 @@ public final class FollowEnd {
     }
 
     /**
-     * @param attemptEndedAt when the attempt ended, or null while it is live
+     * @param attemptEndedAt null while the attempt is live; once it ended, since when nothing came: the latest of its
+     *                       end, the follow's start and the last bytes the reader was sent
      * @param streamEnd      the end offset the agent marked as the stream's last, or null when none came yet
      * @param position       how far the reader was sent
      */
