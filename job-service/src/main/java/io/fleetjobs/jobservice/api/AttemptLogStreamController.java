@@ -100,7 +100,8 @@ class AttemptLogStreamController {
             if (chunks.size() == CHUNKS_PER_READ) {
                 continue; // more is stored: no wait
             }
-            Instant endedAt = logs.attempt(jobId, attempt).map(LogStreams.AttemptOnMachine::endedAt).orElse(started);
+            var current = logs.attempt(jobId, attempt);
+            Instant endedAt = current.isEmpty() ? started : current.get().endedAt(); // null while it runs
             Instant quietSince = endedAt == null ? null : latest(endedAt, lastBytes);
             FollowEnd.Decision decision = FollowEnd.decide(quietSince, logs.streamEnd(jobId, attempt, stream).orElse(null),
                     position, now, LogLimits.AFTER_END_GRACE);
