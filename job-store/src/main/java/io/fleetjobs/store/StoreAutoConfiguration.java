@@ -109,5 +109,11 @@ public class StoreAutoConfiguration {
         CadenceStore cadenceStore(JdbcClient jdbc, InstantSource clock) {
             return new CadenceStore(jdbc, clock);
         }
+
+        @Bean
+        @ConditionalOnMissingBean
+        LogStreams logStreams(JdbcClient jdbc, InstantSource clock) {
+            return new LogStreams(jdbc, clock);
+        }
     }
 }

@@ -170,13 +170,23 @@ final class JobCommands {
         }
     }
 
-    @Command(name = "logs", description = "Prints an attempt's output: stdout here, stderr on stderr (the last 64 KiB of each).")
+    @Command(name = "logs", description = "Prints an attempt's output: stdout here, stderr on stderr (the last 64 KiB of each);"
+            + " with -f, follows one stream live until the attempt ends.")
     static final class Logs extends CommandBase {
         @Parameters(paramLabel = "JOB_ID")
         String id;
 
         @Option(names = {"-a", "--attempt"}, paramLabel = "N", description = "The attempt (1 for the first); default the latest.")
         Integer attempt;
+
+        @Option(names = {"-f", "--follow"}, description = "Follow the output as the job prints it, until the attempt ends.")
+        boolean follow;
+
+        @Option(names = "--stderr", description = "With -f: follow stderr rather than stdout.")
+        boolean stderr;
+
+        @Option(names = "--from-start", description = "With -f: from the first byte (the whole output), not the last 64 KiB.")
+        boolean fromStart;
 
         @Override
         public Integer call() {
@@ -185,7 +195,16 @@ final class JobCommands {
             if (n < 1) {
                 throw new JobCtl.CliException(JobCtl.NOT_FOUND, "job " + id + " has no attempt yet");
             }
-            String body = client().jobs().getAttemptLogsWithResponseSpec(job, n).body(String.class);
+            if (follow) {
+                Utf8Pieces text = new Utf8Pieces();
+                var to = stderr ? err() : out();
+                client().followLogs(job, n, stderr ? "stderr" : "stdout", fromStart ? 0L : null, piece -> {
+                    to.print(text.next(piece));
+                    to.flush();
+                });
+                return JobCtl.OK;
+            }
+            String body = client().jobs().getAttemptLogsWithResponseSpec(job, n, null, null, null).body(String.class);
             if (json()) {
                 printJson(body);
                 return JobCtl.OK;

@@ -116,6 +116,49 @@ public final class FleetJobsClient {
         return jobs.cancelJob(id);
     }
 
+    /**
+     * Follows one stream of an attempt (live logs, {@code GET …/logs?follow=true}): {@code onBytes} gets each piece
+     * of output as it arrives, within about a second of the job printing it; returns when the attempt ended and
+     * every byte up to its end was read. A refusal (404, 400) throws {@link RestClientResponseException}.
+     *
+     * @param stream {@code stdout} or {@code stderr}
+     * @param offset where to start: a byte offset (0 for the whole output), negative for the last bytes, null for
+     *               the server's default (the last 64 KiB)
+     */
+    public void followLogs(UUID jobId, int attempt, String stream, Long offset, Consumer<byte[]> onBytes) {
+        StringBuilder uri = new StringBuilder(apiClient.getBasePath()).append("/api/v1/jobs/").append(jobId)
+                .append("/attempts/").append(attempt).append("/logs?follow=true&stream=")
+                .append(Objects.requireNonNull(stream, "stream"));
+        if (offset != null) {
+            uri.append("&offset=").append(offset);
+        }
+        var auth = apiClient.getAuthentication("bearerAuth");
+        String token = auth instanceof io.fleetjobs.sdk.invoker.auth.HttpBearerAuth bearer ? bearer.getBearerToken() : null;
+        apiClient.getRestClient().get().uri(java.net.URI.create(uri.toString()))
+                .headers(h -> {
+                    h.setAccept(List.of(org.springframework.http.MediaType.TEXT_PLAIN));
+                    if (token != null && !token.isBlank()) {
+                        h.setBearerAuth(token);
+                    }
+                })
+                .exchange((request, response) -> {
+                    if (response.getStatusCode().isError()) {
+                        byte[] body = response.getBody().readAllBytes();
+                        throw new RestClientResponseException("following the logs of " + jobId + "/" + attempt
+                                + " failed: " + response.getStatusCode(), response.getStatusCode(),
+                                response.getStatusText(), response.getHeaders(), body, null);
+                    }
+                    try (var in = response.getBody()) {
+                        byte[] buffer = new byte[8192];
+                        int n;
+                        while ((n = in.read(buffer)) != -1) {
+                            onBytes.accept(java.util.Arrays.copyOf(buffer, n));
+                        }
+                    }
+                    return null;
+                }, true);
+    }
+
     /** Every job of the caller in {@code state} (null for all), newest first, fetching pages of {@code pageSize} as read. */
     public Stream<Job> listAll(JobState state, int pageSize) {
         Iterator<Job> jobsIterator = new Iterator<>() {

@@ -64,6 +64,7 @@ final class Agent implements SmartLifecycle {
     private final Thread.Builder loopThread;
     private final Duration firstBeatDelay;
     private final Joining joining;
+    private final LogShipper shipper;
     private final Map<AttemptKey, Tracked> running = new ConcurrentHashMap<>();
     private final Map<AttemptKey, AttemptReport> finals = new ConcurrentHashMap<>();
     private final Semaphore wake = new Semaphore(0);
@@ -119,6 +120,13 @@ final class Agent implements SmartLifecycle {
         this.firstBeatDelay = firstBeatDelay;
         this.joining = new Joining(properties, resources, scheduler, runner.isolation().wire(), clock, monotonic,
                 credentials);
+        this.shipper = new LogShipper(runner, this::pushLogs, io.fleetjobs.model.logs.LogLimits.PUSH_EVERY);
+    }
+
+    private boolean pushLogs(AttemptKey key, long epoch, String stream, long offset, byte[] data, boolean eof) {
+        JoinResponse me = identity;
+        return scheduler.pushLogs(me.credential(), new AgentProtocol.LogPush(me.machineId(), me.incarnation(),
+                key.jobId(), key.attempt(), epoch, stream, offset, data, eof)).followed();
     }
 
     /** An attempt this agent runs. */
@@ -144,6 +152,7 @@ final class Agent implements SmartLifecycle {
         join();
         active = true;
         fence.start(resources.machineId());
+        shipper.start();
         loop = loopThread.start(() -> {
             if (firstBeatDelay.isPositive()) {
                 waitFor(firstBeatDelay);
@@ -200,11 +209,12 @@ final class Agent implements SmartLifecycle {
             boolean progress = false;
             try {
                 HeartbeatResponse reply = scheduler.heartbeat(identity.credential(), new Heartbeat(identity.machineId(),
-                        identity.incarnation(), reports(), timing.hold().toMillis()));
+                        identity.incarnation(), reports(), timing.hold().toMillis(), shipper.shipping()));
                 fence.renewed(sentAt, Duration.ofMillis(reply.leaseTtlMs()));
                 obey(reply.heartbeatIntervalMs() == null ? null : Duration.ofMillis(reply.heartbeatIntervalMs()),
                         Duration.ofMillis(reply.leaseTtlMs()));
                 progress = apply(reply, sentAt);
+                shipper.follow(reply.follow());
             } catch (HttpClientErrorException.Unauthorized | HttpClientErrorException.Conflict e) {
                 // the credential is unknown or another incarnation took this machine over: its attempts were ended
                 log.warn("the scheduler no longer knows this agent ({}): {}; stopping attempts and joining again",
@@ -275,6 +285,7 @@ final class Agent implements SmartLifecycle {
             Instant deadline = lease.timeoutSeconds() == null ? null
                     : process.startedAt().plusSeconds(lease.timeoutSeconds());
             Tracked tracked = new Tracked(lease, process, deadline);
+            shipper.attemptStarted(key, lease.epoch());
             running.put(key, tracked); // the heartbeat that follows this reply's work says it runs
             process.exit().whenComplete((outcome, error) -> ended(key, tracked, outcome));
         } catch (StartFailedException e) {
@@ -353,6 +364,7 @@ final class Agent implements SmartLifecycle {
         }
         finals.put(key, report);
         running.remove(key);
+        shipper.attemptEnded(key);
         wake.release(); // the next heartbeat carries it at once: reports go only over the agent API
 
     }
@@ -454,6 +466,7 @@ final class Agent implements SmartLifecycle {
     public void stop() {
         active = false;
         fence.close();
+        shipper.stop();
         if (loop != null) {
             loop.interrupt();
         }

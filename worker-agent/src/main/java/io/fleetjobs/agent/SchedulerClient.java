@@ -63,4 +63,10 @@ final class SchedulerClient {
         return http.post().uri(AgentProtocol.HEARTBEAT_PATH).header("Authorization", "Bearer " + credential)
                 .body(heartbeat).retrieve().body(HeartbeatResponse.class);
     }
+
+    /** @return whether someone still follows the stream; a refused push (409) throws */
+    AgentProtocol.LogPushResponse pushLogs(String credential, AgentProtocol.LogPush push) {
+        return http.post().uri(AgentProtocol.LOGS_PATH).header("Authorization", "Bearer " + credential)
+                .body(push).retrieve().body(AgentProtocol.LogPushResponse.class);
+    }
 }

@@ -47,4 +47,19 @@ class ProtocolCompatibilityTest {
         assertThat(join.withoutCredential().credential()).isNull();
         assertThat(new JoinRequest("m-1", "r", Map.of(), 2000, 4096, 0, null, "sandbox", List.of()).credential()).isNull();
     }
+
+    @Test
+    void liveLogsFieldsAreOptionalBothWays() {
+        var old = json.readValue("{\"leaseTtlMs\":1000,\"start\":[],\"kill\":[],\"ack\":[],\"heartbeatIntervalMs\":null}",
+                io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse.class);
+        assertThat(old.follow()).as("an older scheduler says nothing of follows: the agent keeps what it ships").isNull();
+        var beat = json.readValue("{\"machineId\":\"m-1\",\"incarnation\":1,\"attempts\":[],\"waitMs\":0}",
+                io.fleetjobs.model.agent.AgentProtocol.Heartbeat.class);
+        assertThat(beat.following()).as("an older agent ships nothing").isNull();
+        var follow = new io.fleetjobs.model.agent.AgentProtocol.LogFollow(UUID.randomUUID(), 1, "stdout", -65536);
+        var answer = new io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse(1000, List.of(), List.of(), List.of(),
+                2000L, List.of(follow));
+        assertThat(json.readValue(json.writeValueAsString(answer),
+                io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse.class).follow()).containsExactly(follow);
+    }
 }

@@ -14,6 +14,8 @@ import java.util.UUID;
 public final class AgentProtocol {
     public static final String JOIN_PATH = "/agent/v1/join";
     public static final String HEARTBEAT_PATH = "/agent/v1/heartbeat";
+    /** Where an agent pushes the output of followed attempts ({@link LogPush}). */
+    public static final String LOGS_PATH = "/agent/v1/logs";
 
     private AgentProtocol() {
     }
@@ -88,7 +90,11 @@ public final class AgentProtocol {
      * @param attempts every attempt the agent runs (state RUNNING) and every final report not yet acknowledged
      * @param waitMs how long the scheduler may hold the reply while there is nothing to start or kill
      */
-    public record Heartbeat(String machineId, long incarnation, List<AttemptReport> attempts, long waitMs) {
+    public record Heartbeat(String machineId, long incarnation, List<AttemptReport> attempts, long waitMs,
+            List<LogFollow> following) {
+        public Heartbeat(String machineId, long incarnation, List<AttemptReport> attempts, long waitMs) {
+            this(machineId, incarnation, attempts, waitMs, null);
+        }
     }
 
     /**
@@ -98,10 +104,45 @@ public final class AgentProtocol {
      *                            (null from older schedulers: the agent keeps the one it joined with)
      */
     public record HeartbeatResponse(long leaseTtlMs, List<Lease> start, List<Kill> kill, List<AttemptRef> ack,
-            Long heartbeatIntervalMs) {
+            Long heartbeatIntervalMs, List<LogFollow> follow) {
+        public HeartbeatResponse(long leaseTtlMs, List<Lease> start, List<Kill> kill, List<AttemptRef> ack,
+                Long heartbeatIntervalMs) {
+            this(leaseTtlMs, start, kill, ack, heartbeatIntervalMs, null);
+        }
+
         public HeartbeatResponse(long leaseTtlMs, List<Lease> start, List<Kill> kill, List<AttemptRef> ack) {
             this(leaseTtlMs, start, kill, ack, null);
         }
+    }
+
+    /**
+     * A stream someone follows (in a {@link HeartbeatResponse}: every stream of the machine's attempts followed now;
+     * in a {@link Heartbeat}: the ones the agent ships). Optional on both sides: null from older peers.
+     *
+     * @param stream {@code stdout} or {@code stderr}
+     * @param from   where a reader asked to start: an offset, or negative for the last {@code -from} bytes
+     *               ({@code LogWindow.start}); the agent uses it only when it starts shipping the stream
+     */
+    public record LogFollow(UUID jobId, int attempt, String stream, long from) {
+        /** The same stream, whatever the start: what the agent ships is compared by this. */
+        public LogFollow key() {
+            return new LogFollow(jobId, attempt, stream, 0);
+        }
+    }
+
+    /**
+     * Bytes of a followed stream from {@code offset} (at most {@code LogLimits.PUSH_MAX_BYTES}), sent with the machine
+     * credential and the attempt's lease epoch: a push of another epoch, or of an attempt of another machine, is
+     * refused (409), so that an incarnation that lost the attempt writes nothing.
+     *
+     * @param eof whether these bytes end the stream (the attempt ended and its output is all read)
+     */
+    public record LogPush(String machineId, long incarnation, UUID jobId, int attempt, long epoch, String stream,
+            long offset, byte[] data, boolean eof) {
+    }
+
+    /** @param followed whether anyone still follows the stream: false, and the agent stops shipping it */
+    public record LogPushResponse(boolean followed) {
     }
 
     /**

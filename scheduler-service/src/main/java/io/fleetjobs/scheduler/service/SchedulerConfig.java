@@ -57,6 +57,15 @@ class SchedulerConfig {
         return new AgentService(jobs, machines, reports, broker, heartbeats, properties, loop::fleetChanged, cadence::current);
     }
 
+    /** Live logs: heartbeats' answers name the streams followed on the machine, and a new follow wakes its heartbeat. */
+    @Bean
+    io.fleetjobs.scheduler.service.agent.LogFollowWatcher logFollowWatcher(AgentService agents,
+            io.fleetjobs.store.LogStreams logs, LeaseBroker broker, InstantSource clock) {
+        agents.logFollows(logs::followsOn);
+        return new io.fleetjobs.scheduler.service.agent.LogFollowWatcher(logs, broker, clock,
+                java.time.Duration.ofMillis(200));
+    }
+
     @Bean
     SchedulerLoop schedulerLoop(SchedulerCycle cycle, PlacementStore placement, FleetStatistics statistics,
             SchedulerProperties properties, InstantSource clock, MeterRegistry meters,

@@ -34,6 +34,14 @@ public interface AttemptRunner {
         return Isolation.NONE;
     }
 
+    /**
+     * The file an attempt's stream is kept in, while this runner keeps it (until the attempt's directory is removed
+     * after its retention); empty where the runner keeps no files.
+     */
+    default java.util.Optional<java.nio.file.Path> logFile(AttemptKey key, io.fleetjobs.model.logs.LogStream stream) {
+        return java.util.Optional.empty();
+    }
+
     /** Periodic upkeep, called from the agent's loop: removes the directories of attempts past their retention. */
     default void housekeeping() {
     }

@@ -552,6 +552,13 @@ public final class ProcessRunner implements AttemptRunner {
         return records.stream().map(PgidRecord::key).toList();
     }
 
+    @Override
+    public Optional<Path> logFile(AttemptKey key, io.fleetjobs.model.logs.LogStream stream) {
+        Path file = attemptsDir.resolve(key.fileName())
+                .resolve(stream == io.fleetjobs.model.logs.LogStream.STDOUT ? STDOUT : STDERR);
+        return Files.isRegularFile(file) ? Optional.of(file) : Optional.empty();
+    }
+
     /** Removes the directories of attempts that ended longer ago than the retention. */
     @Override
     public void housekeeping() {

@@ -7,6 +7,8 @@ import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
+import io.fleetjobs.model.agent.AgentProtocol.LogFollow;
+import io.fleetjobs.model.logs.FollowSet;
 import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.JobStore;
@@ -39,6 +41,8 @@ public final class AgentService {
     private final AgentProperties properties;
     private final Runnable fleetChanged;
     private final java.util.function.Supplier<HeartbeatCadence> cadence;
+    /** The streams of a machine's attempts followed now ({@code LogStreams.followsOn}); null when not known. */
+    private volatile java.util.function.Function<String, List<LogFollow>> follows = machineId -> null;
 
     public AgentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
             HeartbeatWriter heartbeats, AgentProperties properties) {
@@ -63,6 +67,11 @@ public final class AgentService {
         this.broker = broker;
         this.heartbeats = heartbeats;
         this.properties = properties;
+    }
+
+    /** Where heartbeats' answers take the streams followed on the machine from (live logs); none until set. */
+    public void logFollows(java.util.function.Function<String, List<LogFollow>> follows) {
+        this.follows = follows;
     }
 
     /** Checks the cluster join token, in constant time. */
@@ -157,8 +166,9 @@ public final class AgentService {
                 ack.add(new AttemptRef(ended.get(i).jobId(), ended.get(i).attempt()));
             }
         }
+        List<LogFollow> follow = followsOn(machineId);
         boolean held = false;
-        while (diff.tellsNothing() && ack.isEmpty()) {
+        while (diff.tellsNothing() && ack.isEmpty() && !FollowSet.differs(heartbeat.following(), follow)) {
             long left = deadline - System.nanoTime();
             held = true;
             if (left <= 0 || !broker.await(ticket, Duration.ofNanos(left))) {
@@ -167,13 +177,24 @@ public final class AgentService {
             ticket = broker.register(machineId); // before reading, so a signal during the read is not lost
             requireIncarnation(machineId, heartbeat.incarnation());
             diff = AgentDiff.of(reported, machines.liveAttempts(machineId), jobs.clock().instant());
+            follow = followsOn(machineId);
         }
         if (held) {
             requireIncarnation(machineId, heartbeat.incarnation());
             requireRecording();
         }
         HeartbeatCadence told = cadence.get();
-        return new HeartbeatResponse(told.leaseTtl().toMillis(), diff.start(), diff.kill(), ack, told.interval().toMillis());
+        return new HeartbeatResponse(told.leaseTtl().toMillis(), diff.start(), diff.kill(), ack, told.interval().toMillis(),
+                follow);
+    }
+
+    /** The streams followed on the machine, or null when the database cannot say (the agent keeps what it ships). */
+    private List<LogFollow> followsOn(String machineId) {
+        try {
+            return follows.apply(machineId);
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /** Heartbeats are not being written: answering would renew a lease the reconciler does not know of. */

@@ -1,0 +1,154 @@
+package io.fleetjobs.jobservice.api;
+
+import io.fleetjobs.model.logs.FollowEnd;
+import io.fleetjobs.model.logs.LogLimits;
+import io.fleetjobs.model.logs.LogStream;
+import io.fleetjobs.model.logs.LogWindow;
+import io.fleetjobs.store.JobRecord;
+import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.LogStreams;
+import io.fleetjobs.support.CallerIdentity;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.UUID;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code GET /api/v1/jobs/{id}/attempts/{n}/logs?follow=true}: one stream of an attempt as {@code text/plain},
+ * chunked, as its agent ships it (live logs, see docs/architecture.md). The reader registers a follow (renewed while
+ * the response is open, removed when it ends); the agent learns of it from its heartbeat's answer and pushes the
+ * stream's new bytes to the scheduler, which stores them in {@code log_chunks}; this reads them by offset. The
+ * response ends when the attempt ended and every byte up to its end was sent ({@link FollowEnd}).
+ */
+@RestController
+@RequestMapping("/api/v1/jobs")
+class AttemptLogStreamController {
+    private static final int CHUNKS_PER_READ = 16;
+
+    private final JobStore store;
+    private final LogStreams logs;
+    private final InstantSource clock;
+    private final Duration pollEvery;
+
+    AttemptLogStreamController(JobStore store, LogStreams logs, InstantSource clock,
+            @Value("${jobs.logs.poll-interval:200ms}") Duration pollEvery) {
+        this.store = store;
+        this.logs = logs;
+        this.clock = clock;
+        this.pollEvery = pollEvery;
+    }
+
+    @io.swagger.v3.oas.annotations.Hidden // in the contract as getAttemptLogs with follow=true (one operation a path)
+    @GetMapping(path = "/{id}/attempts/{attempt}/logs", params = "follow=true")
+    void follow(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id,
+            @PathVariable int attempt, @RequestParam(defaultValue = "stdout") String stream,
+            @RequestParam(required = false) Long offset, HttpServletResponse response) throws IOException {
+        JobRecord job = find(caller, id);
+        String wire = LogStream.ofWire(stream)
+                .orElseThrow(() -> ApiException.badRequest("stream", "is stdout or stderr")).wire();
+        LogStreams.AttemptOnMachine onMachine = logs.attempt(job.id(), attempt)
+                .orElseThrow(() -> ApiException.notFound("attempt " + attempt + " of job " + id));
+        long from = offset == null ? LogLimits.DEFAULT_FROM : offset;
+        response.setContentType("text/plain;charset=UTF-8");
+        response.setHeader("Cache-Control", "no-cache");
+        response.setHeader("X-Content-Type-Options", "nosniff");
+        response.setHeader("X-Accel-Buffering", "no");
+        UUID follower = UUID.randomUUID();
+        logs.follow(follower, job.id(), attempt, wire, onMachine.machineId(), from);
+        try {
+            OutputStream out = response.getOutputStream();
+            response.flushBuffer(); // the reader sees the answer begin before the first bytes come
+            stream(job.id(), attempt, wire, onMachine.machineId(), from, follower, out);
+        } finally {
+            logs.unfollow(follower);
+        }
+    }
+
+    private void stream(UUID jobId, int attempt, String stream, String machineId, long from, UUID follower,
+            OutputStream out) throws IOException {
+        Instant started = clock.instant();
+        Instant renewed = started;
+        Instant lastBytes = started;
+        long position = Math.max(0, from); // a negative from: wherever the stored bytes begin
+        while (true) {
+            List<LogStreams.Chunk> chunks = logs.chunksAfter(jobId, attempt, stream, position, CHUNKS_PER_READ);
+            boolean wrote = false;
+            for (LogStreams.Chunk chunk : chunks) {
+                var slice = LogWindow.slice(position, chunk.range());
+                if (slice.isPresent()) {
+                    out.write(chunk.data(), (int) (slice.get().offset() - chunk.offset()), slice.get().length());
+                    position = slice.get().end();
+                    wrote = true;
+                }
+            }
+            Instant now = clock.instant();
+            if (wrote) {
+                out.flush();
+                lastBytes = now;
+            }
+            if (chunks.size() == CHUNKS_PER_READ) {
+                continue; // more is stored: no wait
+            }
+            var current = logs.attempt(jobId, attempt);
+            Instant endedAt = current.isEmpty() ? started : current.get().endedAt(); // null while it runs
+            Instant quietSince = endedAt == null ? null : latest(endedAt, lastBytes);
+            FollowEnd.Decision decision = FollowEnd.decide(quietSince, logs.streamEnd(jobId, attempt, stream).orElse(null),
+                    position, now, LogLimits.AFTER_END_GRACE);
+            if (decision == FollowEnd.Decision.GAVE_UP && lastBytes.equals(started)) {
+                writeTail(jobId, attempt, stream, out); // no agent sent anything: the tail the attempt's end reported
+            }
+            if (decision != FollowEnd.Decision.GO_ON) {
+                return;
+            }
+            if (!now.isBefore(renewed.plus(LogLimits.FOLLOW_RENEW_EVERY))) {
+                logs.follow(follower, jobId, attempt, stream, machineId, from);
+                renewed = now;
+            }
+            pause();
+        }
+    }
+
+    private void writeTail(UUID jobId, int attempt, String stream, OutputStream out) throws IOException {
+        var tails = store.logs(jobId, attempt);
+        if (tails.isPresent()) {
+            String tail = "stdout".equals(stream) ? tails.get().stdout() : tails.get().stderr();
+            out.write(tail.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            out.flush();
+        }
+    }
+
+    private static Instant latest(Instant a, Instant b) {
+        return a.isAfter(b) ? a : b;
+    }
+
+    /** The poll's interval: the stored chunks are read again after it (bytes come at most 4 times a second). */
+    private void pause() throws IOException {
+        try {
+            Thread.sleep(pollEvery);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while following", e);
+        }
+    }
+
+    private JobRecord find(CallerIdentity caller, String id) {
+        UUID jobId;
+        try {
+            jobId = UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.notFound("job " + id);
+        }
+        return store.find(caller.tenantId(), jobId).orElseThrow(() -> ApiException.notFound("job " + id));
+    }
+}

@@ -1,0 +1,129 @@
+package io.fleetjobs.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fleetjobs.model.agent.AgentProtocol.LogFollow;
+import io.fleetjobs.model.logs.LogLimits;
+import io.fleetjobs.store.LogStreams.PushOutcome;
+import io.fleetjobs.testsupport.SettableClock;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Live logs in the database: follows, fenced pushes, bounded chunks, cleanup. */
+class LogStreamsTest {
+    private static final SettableClock clock = new SettableClock(Instant.parse("2030-01-01T00:00:00Z"));
+    private static StoreFixture f;
+    private static PlacementStore placement;
+    private static LogStreams logs;
+
+    @BeforeAll
+    static void start() {
+        f = new StoreFixture(4, clock);
+        placement = new PlacementStore(f.jdbc, f.jobs);
+        logs = new LogStreams(f.jdbc, clock);
+        MachineStore machines = new MachineStore(f.jdbc, clock);
+        machines.register("m", "eu", Map.of(), null, 64_000, 65_536, 0);
+        machines.register("other", "eu", Map.of(), null, 64_000, 65_536, 0);
+    }
+
+    @AfterAll
+    static void stop() {
+        f.close();
+    }
+
+    private static JobRecord placed() {
+        JobRecord job = ((Submission.Accepted) f.jobs.submit(f.tenant, StoreFixture.aJob("logs"), null)).job();
+        JobRecord queued = f.jobs.transition(job, Transition.admit()).orElseThrow();
+        f.jobs.inTransaction(() -> {
+            ClaimedJob claimed = placement.reclaim(List.of(queued.id())).getFirst();
+            return placement.commit(List.of(new PlacementStore.NewAttempt(claimed, "m", 1000, 256, 0)), List.of(),
+                    Duration.ofSeconds(30));
+        });
+        return f.jobs.get(job.id()).orElseThrow();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aPushWithAnOldEpochOrFromAnotherMachineStoresNothing() {
+        JobRecord job = placed();
+        long epoch = f.epoch(job);
+        logs.follow(UUID.randomUUID(), job.id(), 1, "stdout", "m", 0);
+
+        assertThat(logs.push("m", job.id(), 1, epoch - 1, "stdout", 0, bytes("stale\n"), false)).isEqualTo(PushOutcome.FENCED);
+        assertThat(logs.push("other", job.id(), 1, epoch, "stdout", 0, bytes("theirs\n"), false))
+                .isEqualTo(PushOutcome.FENCED);
+        assertThat(logs.chunksAfter(job.id(), 1, "stdout", 0, 10)).isEmpty();
+
+        assertThat(logs.push("m", job.id(), 1, epoch, "stdout", 0, bytes("mine\n"), false)).isEqualTo(PushOutcome.FOLLOWED);
+        assertThat(logs.chunksAfter(job.id(), 1, "stdout", 0, 10)).singleElement()
+                .satisfies(c -> assertThat(new String(c.data(), StandardCharsets.UTF_8)).isEqualTo("mine\n"));
+    }
+
+    @Test
+    void aPushSentTwiceIsStoredOnceAndTheEndIsMarked() {
+        JobRecord job = placed();
+        long epoch = f.epoch(job);
+        logs.follow(UUID.randomUUID(), job.id(), 1, "stderr", "m", 0);
+        logs.push("m", job.id(), 1, epoch, "stderr", 0, bytes("a\n"), false);
+        logs.push("m", job.id(), 1, epoch, "stderr", 0, bytes("a\n"), false);
+        assertThat(logs.streamEnd(job.id(), 1, "stderr")).isEmpty();
+        logs.push("m", job.id(), 1, epoch, "stderr", 2, bytes("b\n"), true);
+
+        assertThat(logs.chunksAfter(job.id(), 1, "stderr", 0, 10)).extracting(LogStreams.Chunk::offset)
+                .containsExactly(0L, 2L);
+        assertThat(logs.chunksAfter(job.id(), 1, "stderr", 2, 10)).extracting(LogStreams.Chunk::offset)
+                .containsExactly(2L);
+        assertThat(logs.streamEnd(job.id(), 1, "stderr")).contains(4L);
+    }
+
+    @Test
+    void aStreamKeepsAtMostItsCapOfChunks() {
+        JobRecord job = placed();
+        long epoch = f.epoch(job);
+        byte[] chunk = new byte[LogLimits.PUSH_MAX_BYTES];
+        int pushes = (int) (LogLimits.STORED_PER_STREAM / chunk.length) + 3;
+        for (int i = 0; i < pushes; i++) {
+            logs.push("m", job.id(), 1, epoch, "stdout", (long) i * chunk.length, chunk, false);
+        }
+        Long stored = f.jdbc.sql("select sum(octet_length(data)) from log_chunks where job_id = :j")
+                .param("j", job.id()).query(Long.class).single();
+        assertThat(stored).isLessThanOrEqualTo(LogLimits.STORED_PER_STREAM);
+        assertThat(logs.chunksAfter(job.id(), 1, "stdout", 0, 1).getFirst().offset())
+                .isEqualTo((long) (pushes * chunk.length) - LogLimits.STORED_PER_STREAM);
+    }
+
+    @Test
+    void followsAreTheMachinesUntilTheyExpireAndThenTheirChunksGo() {
+        JobRecord job = placed();
+        long epoch = f.epoch(job);
+        UUID reader = UUID.randomUUID();
+        UUID tailReader = UUID.randomUUID();
+        Instant before = clock.instant();
+        clock.advance(Duration.ofMillis(1));
+        logs.follow(reader, job.id(), 1, "stdout", "m", 0);
+        logs.follow(tailReader, job.id(), 1, "stdout", "m", -100);
+        assertThat(logs.followsOn("m")).contains(new LogFollow(job.id(), 1, "stdout", -100));
+        assertThat(logs.machinesFollowedSince(before)).contains("m");
+        logs.push("m", job.id(), 1, epoch, "stdout", 0, bytes("x\n"), false);
+
+        logs.unfollow(tailReader);
+        clock.advance(LogLimits.FOLLOW_TTL);
+        assertThat(logs.followsOn("m")).noneMatch(fl -> fl.jobId().equals(job.id()));
+        assertThat(logs.push("m", job.id(), 1, epoch, "stdout", 2, bytes("y\n"), false))
+                .isEqualTo(PushOutcome.NOT_FOLLOWED);
+
+        clock.advance(LogLimits.UNFOLLOWED_RETENTION.plusMillis(1));
+        logs.cleanup(LogLimits.UNFOLLOWED_RETENTION, LogLimits.CHUNK_RETENTION);
+        assertThat(logs.chunksAfter(job.id(), 1, "stdout", 0, 10)).isEmpty();
+    }
+}

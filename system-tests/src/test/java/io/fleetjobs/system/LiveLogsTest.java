@@ -1,0 +1,128 @@
+package io.fleetjobs.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fleetjobs.sdk.FleetJobsClient;
+import io.fleetjobs.sdk.model.Execution;
+import io.fleetjobs.sdk.model.Job;
+import io.fleetjobs.sdk.model.JobSpec;
+import io.fleetjobs.sdk.model.JobState;
+import io.fleetjobs.sdk.model.NewTenant;
+import io.fleetjobs.sdk.model.Resources;
+import io.fleetjobs.sdk.model.RetryPolicy;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.web.client.RestClientResponseException;
+
+/**
+ * Live logs end to end: a reader follows a running job's output through the gateway while a real agent process ships
+ * it; what the job prints after the follow began arrives while it runs, and the follow ends with the attempt.
+ */
+class LiveLogsTest {
+    private static final Duration WITHIN = Duration.ofSeconds(60);
+    private static Platform platform;
+    private static FleetJobsClient fleet;
+
+    @BeforeAll
+    static void start() {
+        platform = new Platform(Map.of());
+        var admin = FleetJobsClient.connect(platform.clientUrl(), Platform.ADMIN_TOKEN);
+        admin.admin().createTenant(new NewTenant().name("live-logs"));
+        String token = admin.admin().issueApiKey("live-logs", Map.of()).getKey();
+        fleet = FleetJobsClient.connect(platform.clientUrl(), token);
+        platform.agent("logs-machine-1", platform.schedulerPort());
+    }
+
+    @AfterAll
+    static void stop() {
+        platform.close();
+    }
+
+    private static Job submit(String script) {
+        return fleet.submit(new JobSpec().name("live-logs").resources(new Resources().cpu(new BigDecimal("0.5")).memoryMb(64L))
+                .execution(new Execution().command(List.of("sh", "-c", script))).retry(new RetryPolicy().maxAttempts(1)));
+    }
+
+    /** Output as read so far, by a follow running on its own thread. */
+    private static final class Followed {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final CompletableFuture<Void> done;
+
+        Followed(UUID job, String stream, Long offset) {
+            done = CompletableFuture.runAsync(() -> fleet.followLogs(job, 1, stream, offset, piece -> {
+                synchronized (bytes) {
+                    bytes.writeBytes(piece);
+                }
+            }));
+        }
+
+        String text() {
+            synchronized (bytes) {
+                return bytes.toString(StandardCharsets.UTF_8);
+            }
+        }
+    }
+
+    @Test
+    void aFollowerReceivesWhatTheJobPrintsAfterTheFollowBeganAndTheFollowEndsWithTheAttempt() throws IOException {
+        // a sandboxed job runs as a uid of its own: the directory it looks in must be open to it
+        Path dir = Files.createTempDirectory("live-logs");
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path go = dir.resolve("go");
+        Job job = submit("echo before; while [ ! -e '" + go + "' ]; do sleep 0.05; done; echo after the follow began;"
+                + " echo to stderr >&2");
+        await().atMost(WITHIN).until(() -> fleet.get(job.getId()).getAttempt() >= 1);
+
+        Followed stdout = new Followed(job.getId(), "stdout", null);
+        await().atMost(WITHIN).until(() -> stdout.text().equals("before\n"));
+        assertThat(stdout.done).as("the job still runs: so does the follow (%s)", stdout.done.isCompletedExceptionally()
+                ? stdout.done.exceptionNow() : "").isNotDone();
+
+        Files.createFile(go);
+        long printedAt = System.nanoTime();
+        await().atMost(Duration.ofSeconds(10)).until(() -> stdout.text().contains("after the follow began"));
+        System.out.printf("live logs: a line printed during the follow arrived %d ms after the job could print it%n",
+                (System.nanoTime() - printedAt) / 1_000_000);
+
+        await().atMost(WITHIN).until(stdout.done::isDone);
+        assertThat(stdout.done).as("%s", stdout.done.isCompletedExceptionally() ? stdout.done.exceptionNow() : "")
+                .isCompleted();
+        assertThat(stdout.text()).isEqualTo("before\nafter the follow began\n");
+        // the agent marks the stream's end when the attempt's process is gone, maybe before its report is applied
+        await().atMost(WITHIN).until(() -> fleet.get(job.getId()).getState() == JobState.SUCCEEDED);
+
+        // the finished attempt's whole output, each stream, read back from the agent's files
+        Followed again = new Followed(job.getId(), "stdout", 0L);
+        Followed stderr = new Followed(job.getId(), "stderr", 0L);
+        await().atMost(WITHIN).until(() -> again.done.isDone() && stderr.done.isDone());
+        assertThat(again.text()).isEqualTo("before\nafter the follow began\n");
+        assertThat(stderr.text()).isEqualTo("to stderr\n");
+    }
+
+    @Test
+    void aFollowOfAStreamThatDoesNotExistIsRefusedNamingTheField() {
+        Job job = submit("true");
+        await().atMost(WITHIN).until(() -> fleet.get(job.getId()).getAttempt() >= 1);
+        Followed wrong = new Followed(job.getId(), "stdin", null);
+        await().atMost(WITHIN).until(wrong.done::isDone);
+        assertThat(wrong.done).isCompletedExceptionally();
+        assertThat(wrong.done.exceptionNow()).isInstanceOf(RestClientResponseException.class)
+                .satisfies(e -> {
+                    assertThat(((RestClientResponseException) e).getStatusCode().value()).isEqualTo(400);
+                    assertThat(((RestClientResponseException) e).getResponseBodyAsString()).contains("stream");
+                });
+    }
+}
