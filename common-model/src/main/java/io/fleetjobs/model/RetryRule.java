@@ -75,6 +75,9 @@ public final class RetryRule {
     }
 
     static Duration backoff(Duration base, Duration cap, int failures, RandomGenerator random) {
+        if (base.isZero()) {
+            return Duration.ZERO; // backoffSeconds 0: again at once, not "up to the cap"
+        }
         long capMs = cap.toMillis();
         long ceiling = base.toMillis() << Math.min(failures - 1, 30);
         if (ceiling <= 0 || ceiling > capMs) {

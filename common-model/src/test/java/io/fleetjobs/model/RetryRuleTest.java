@@ -69,4 +69,12 @@ class RetryRuleTest {
             assertThat(max).as("seed %d: jitter reaches near the ceiling", seed).isGreaterThan(ceiling * 9 / 10);
         }
     }
+
+    @Test
+    void aBackoffOfZeroRetriesAtOnceWhateverTheCap() {
+        Random random = new Random(7);
+        for (int failures = 1; failures <= 12; failures++) {
+            assertThat(RetryRule.backoff(Duration.ZERO, Duration.ofSeconds(60), failures, random)).isEqualTo(Duration.ZERO);
+        }
+    }
 }
