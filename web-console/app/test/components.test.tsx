@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-libra
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Bar } from "../src/components/Bar";
 import { JobPage } from "../src/pages/JobPage";
-import { initialState, Jobs, matches } from "../src/pages/Jobs";
+import { initialState, Jobs } from "../src/pages/Jobs";
 import { Login } from "../src/pages/Login";
 import { MachineCard } from "../src/pages/Machines";
 import { byGpuModel } from "../src/pages/Overview";
@@ -91,13 +91,21 @@ describe("Submit", () => {
 });
 
 describe("Jobs", () => {
-  it("filters a page by queue, label and name", () => {
-    const j = job({ queue: "gpu", name: "train-resnet", labels: { team: "vision" } }) as never;
-    expect(matches(j, "gpu", "team=vision", "RESNET")).toBe(true);
-    expect(matches(j, "cpu", "", "")).toBe(false);
-    expect(matches(j, "", "team=nlp", "")).toBe(false);
-    expect(matches(j, "", "team", "")).toBe(true);
-    expect(matches(j, "", "", "bert")).toBe(false);
+  it("asks the server for queue, label and name, from the first page", async () => {
+    const calls: string[] = [];
+    const client = fakeClient({
+      "GET /api/v1/jobs?limit=50": { status: 200, body: { items: [job()] } },
+      "GET /api/v1/jobs?limit=50&queue=gpu": { status: 200, body: { items: [] } },
+      "GET /api/v1/jobs?limit=50&queue=gpu&label=team%3Dvision": { status: 200, body: { items: [] } },
+      "GET /api/v1/jobs?limit=50&queue=gpu&name=resnet&label=team%3Dvision": { status: 200, body: { items: [job({ name: "train-resnet" })] } },
+    }, calls);
+    renderWith(<Jobs />, client);
+    expect(await screen.findByRole("link", { name: "hello" })).toBeTruthy();
+    fireEvent.change(screen.getByLabelText("Queue"), { target: { value: "gpu" } });
+    fireEvent.change(screen.getByLabelText("Label"), { target: { value: "team=vision" } });
+    fireEvent.change(screen.getByLabelText("Name"), { target: { value: "resnet" } });
+    expect(await screen.findByRole("link", { name: "train-resnet" })).toBeTruthy();
+    expect(calls).toContain("GET /api/v1/jobs?limit=50&queue=gpu&name=resnet&label=team%3Dvision");
   });
 
   it("asks the server for the chosen state, and takes it from the route", async () => {

@@ -36,6 +36,12 @@ export interface ListOptions {
   state?: JobState;
   limit?: number;
   pageToken?: string;
+  /** exactly this queue */
+  queue?: string;
+  /** a part of the name, in any case */
+  name?: string;
+  /** "key" (has the label) or "key=value" */
+  label?: string;
 }
 
 export interface PollOptions {
@@ -70,7 +76,8 @@ export class FleetJobsClient {
   }
 
   list(options: ListOptions = {}): Promise<JobPage> {
-    return this.call("GET", "/api/v1/jobs" + query({ state: options.state, limit: options.limit, pageToken: options.pageToken }));
+    return this.call("GET", "/api/v1/jobs" + query({ state: options.state, limit: options.limit, pageToken: options.pageToken,
+      queue: options.queue, name: options.name, label: options.label }));
   }
 
   cancel(id: string): Promise<Job> {

@@ -3,20 +3,10 @@ import { useState } from "react";
 import { ErrorBox } from "../components/ErrorBox";
 import { StateBadge } from "../components/StateBadge";
 import { useConsole } from "../context";
-import { labels, parseLabels, time } from "../format";
+import { labels, time } from "../format";
 import { usePoll } from "../hooks";
 
 export const PAGE_SIZE = 50;
-
-/** Whether a job matches the filters the API does not take (queue, a label, a part of the name). */
-export function matches(job: Job, queue: string, label: string, name: string): boolean {
-  if (queue && job.queue !== queue) return false;
-  if (name && !job.name.toLowerCase().includes(name.toLowerCase())) return false;
-  for (const [k, v] of Object.entries(parseLabels(label))) {
-    if (!(k in (job.labels ?? {})) || (v && job.labels[k] !== v)) return false;
-  }
-  return true;
-}
 
 /** The state asked for in the route ("#/jobs?state=RUNNING"), where it names one. */
 export function initialState(hash: string): JobState | "" {
@@ -33,8 +23,11 @@ export function Jobs() {
   const [name, setName] = useState("");
   const [tokens, setTokens] = useState<(string | undefined)[]>([undefined]);
   const token = tokens[tokens.length - 1];
-  const page = usePoll(() => client.list({ state: state || undefined, limit: PAGE_SIZE, pageToken: token }), 2000, [state, token]);
-  const shown = (page.data?.items ?? []).filter((j) => matches(j, queue, label, name));
+  // every filter is the server's, so a page is a page of matching jobs however many there are
+  const page = usePoll(() => client.list({ state: state || undefined, limit: PAGE_SIZE, pageToken: token,
+    queue: queue.trim() || undefined, label: label.trim() || undefined, name: name.trim() || undefined }), 2000,
+    [state, token, queue, label, name]);
+  const shown = page.data?.items ?? [];
 
   return (
     <section aria-labelledby="jobs-title">
@@ -46,9 +39,9 @@ export function Jobs() {
             {JOB_STATES.map((s) => <option key={s} value={s}>{s}</option>)}
           </select>
         </label>
-        <label>Queue <input value={queue} onChange={(e) => setQueue(e.target.value)} placeholder="default" /></label>
-        <label>Label <input value={label} onChange={(e) => setLabel(e.target.value)} placeholder="team=vision" /></label>
-        <label>Name <input value={name} onChange={(e) => setName(e.target.value)} placeholder="part of a name" /></label>
+        <label>Queue <input value={queue} onChange={(e) => { setQueue(e.target.value); setTokens([undefined]); }} placeholder="default" /></label>
+        <label>Label <input value={label} onChange={(e) => { setLabel(e.target.value); setTokens([undefined]); }} placeholder="team=vision" /></label>
+        <label>Name <input value={name} onChange={(e) => { setName(e.target.value); setTokens([undefined]); }} placeholder="part of a name" /></label>
       </form>
       <ErrorBox error={page.error} />
       <div className="table-wrap">

@@ -129,6 +129,31 @@ class JobsApiTest extends JobServiceTestBase {
         assertThat(allPages(dave)).containsExactlyElementsOf(ids.reversed());
     }
 
+    @Test
+    void listingFiltersByQueueLabelAndNameOnTheServer() {
+        Api gwen = newTenant("gwen");
+        String vision = gwen.post("/api/v1/jobs", """
+                {"name": "train-ResNet", "queue": "gpu", "labels": {"team": "vision"}, "resources": {"cpu": 0.5, "memoryMb": 256},
+                 "execution": {"command": ["true"]}}""").field("id");
+        String nlp = gwen.post("/api/v1/jobs", """
+                {"name": "train-bert", "queue": "gpu", "labels": {"team": "nlp"}, "resources": {"cpu": 0.5, "memoryMb": 256},
+                 "execution": {"command": ["true"]}}""").field("id");
+        String plain = gwen.post("/api/v1/jobs", spec("resnet-eval")).field("id");
+        assertThat(ids(gwen, "queue=gpu")).containsExactly(nlp, vision);
+        assertThat(ids(gwen, "label=team%3Dvision")).containsExactly(vision);
+        assertThat(ids(gwen, "label=team")).containsExactly(nlp, vision);
+        assertThat(ids(gwen, "name=resnet")).as("a part of the name, in any case").containsExactly(plain, vision);
+        assertThat(ids(gwen, "name=resnet&queue=gpu&label=team%3Dvision")).containsExactly(vision);
+        assertThat(ids(gwen, "label=team%3Dvision&limit=1")).as("a page of matches, not a filtered page").containsExactly(vision);
+        assertThat(gwen.get("/api/v1/jobs?label=%3Dvision").status()).isEqualTo(400);
+    }
+
+    private static List<String> ids(Api api, String query) {
+        List<String> ids = new ArrayList<>();
+        api.get("/api/v1/jobs?" + query).json().get("items").forEach(j -> ids.add(j.get("id").asString()));
+        return ids;
+    }
+
     private static List<String> allPages(Api api) {
         List<String> seen = new ArrayList<>();
         String token = null;

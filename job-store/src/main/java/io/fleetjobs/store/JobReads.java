@@ -35,11 +35,15 @@ final class JobReads {
      * range scan per state (at most {@code limit} rows each), so that no second index on
      * {@code (tenant_id, id)} has to be written at every change of every job.
      */
-    List<JobRecord> list(UUID tenantId, JobState state, UUID after, int limit) {
+    List<JobRecord> list(UUID tenantId, JobFilter filter, UUID after, int limit) {
         String range = " from jobs where tenant_id = :t and state = %s" + (after != null ? " and id < :after" : "")
+                + (filter.queue() != null ? " and queue = :queue" : "")
+                + (filter.name() != null ? " and strpos(lower(name), lower(:name)) > 0" : "")
+                + (filter.labelKey() == null ? "" : filter.labelValue() == null
+                        ? " and spec->'labels'->>cast(:lk as text) is not null" : " and spec->'labels'->>cast(:lk as text) = :lv")
                 + " order by id desc limit :limit";
         String sql;
-        if (state != null) {
+        if (filter.state() != null) {
             sql = "select " + JobRows.COLUMNS + range.formatted(":state");
         } else {
             sql = Arrays.stream(JobState.values())
@@ -47,11 +51,23 @@ final class JobReads {
                     .collect(Collectors.joining(" union all ", "select * from (", ") j order by id desc limit :limit"));
         }
         JdbcClient.StatementSpec q = jdbc.sql(sql).param("t", tenantId).param("limit", limit);
-        if (state != null) {
-            q = q.param("state", state.name());
+        if (filter.state() != null) {
+            q = q.param("state", filter.state().name());
         }
         if (after != null) {
             q = q.param("after", after);
+        }
+        if (filter.queue() != null) {
+            q = q.param("queue", filter.queue());
+        }
+        if (filter.name() != null) {
+            q = q.param("name", filter.name());
+        }
+        if (filter.labelKey() != null) {
+            q = q.param("lk", filter.labelKey());
+            if (filter.labelValue() != null) {
+                q = q.param("lv", filter.labelValue());
+            }
         }
         return q.query(JobRows.JOB).list();
     }

@@ -107,8 +107,9 @@ public final class JobStore {
     }
 
     /** A tenant's jobs, newest first, after {@code after} (exclusive; null for the first page). */
-    public List<JobRecord> list(UUID tenantId, JobState state, UUID after, int limit) {
-        return reads.list(tenantId, state, after, limit);
+    /** A tenant's jobs that match the filter, newest first, after a job id (a page's end) when given. */
+    public List<JobRecord> list(UUID tenantId, JobFilter filter, UUID after, int limit) {
+        return reads.list(tenantId, filter, after, limit);
     }
 
     public List<HistoryEntry> history(UUID jobId) {

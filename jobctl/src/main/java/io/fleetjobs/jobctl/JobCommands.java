@@ -70,13 +70,22 @@ final class JobCommands {
         @Option(names = "--all", description = "Every page, not just the first.")
         boolean all;
 
+        @Option(names = "--queue", paramLabel = "QUEUE", description = "Only jobs of this queue.")
+        String queue;
+
+        @Option(names = "--name", paramLabel = "TEXT", description = "Only jobs whose name contains this, in any case.")
+        String name;
+
+        @Option(names = "--label", paramLabel = "KEY[=VALUE]", description = "Only jobs with this label, or this value of it.")
+        String label;
+
         @Override
         public Integer call() {
             String token = pageToken;
             Table table = new Table("ID", "NAME", "STATE", "ATTEMPT", "MACHINE", "CREATED");
             ArrayNode items = mapper().createArrayNode();
             while (true) {
-                String body = client().jobs().listJobsWithResponseSpec(state, limit, token).body(String.class);
+                String body = client().jobs().listJobsWithResponseSpec(state, limit, token, queue, name, label).body(String.class);
                 if (json() && !all) {
                     printJson(body);
                     return JobCtl.OK;

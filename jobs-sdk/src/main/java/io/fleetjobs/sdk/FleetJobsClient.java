@@ -162,13 +162,13 @@ public final class FleetJobsClient {
     /** Every job of the caller in {@code state} (null for all), newest first, fetching pages of {@code pageSize} as read. */
     public Stream<Job> listAll(JobState state, int pageSize) {
         Iterator<Job> jobsIterator = new Iterator<>() {
-            private JobPage page = jobs.listJobs(state, pageSize, null);
+            private JobPage page = jobs.listJobs(state, pageSize, null, null, null, null);
             private int next;
 
             @Override
             public boolean hasNext() {
                 while (next >= page.getItems().size() && page.getNextPageToken() != null) {
-                    page = jobs.listJobs(state, pageSize, page.getNextPageToken());
+                    page = jobs.listJobs(state, pageSize, page.getNextPageToken(), null, null, null);
                     next = 0;
                 }
                 return next < page.getItems().size();

@@ -102,10 +102,10 @@ class ClientsEndToEndTest {
         for (int i = 0; i < 5; i++) {
             ids.add(pager.submit(spec("page-" + i, "sleep 60")).getId());
         }
-        JobPage first = pager.jobs().listJobs(null, 2, null);
+        JobPage first = pager.jobs().listJobs(null, 2, null, null, null, null);
         assertThat(first.getItems()).hasSize(2);
         assertThat(first.getNextPageToken()).isNotNull();
-        JobPage second = pager.jobs().listJobs(null, 2, first.getNextPageToken());
+        JobPage second = pager.jobs().listJobs(null, 2, first.getNextPageToken(), null, null, null);
         assertThat(second.getItems()).hasSize(2).doesNotContainAnyElementsOf(first.getItems());
         assertThat(pager.listAll(null, 2).map(Job::getId)).containsExactlyInAnyOrderElementsOf(ids);
 

@@ -4,6 +4,7 @@ import io.fleetjobs.jobservice.JobCancellation;
 import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.store.JobLogContext;
+import io.fleetjobs.store.JobFilter;
 import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Submission;
@@ -110,7 +111,10 @@ class JobsController {
     JobView.Page list(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
             @RequestParam(required = false) String state,
             @RequestParam(required = false) Integer limit,
-            @RequestParam(required = false) String pageToken) {
+            @RequestParam(required = false) String pageToken,
+            @RequestParam(required = false) String queue,
+            @RequestParam(required = false) String name,
+            @RequestParam(required = false) String label) {
         JobState wanted = null;
         if (state != null) {
             try {
@@ -124,7 +128,18 @@ class JobsController {
             throw ApiException.badRequest("limit", "must be between 1 and " + MAX_PAGE);
         }
         UUID after = pageToken == null ? null : decodeToken(pageToken);
-        List<JobRecord> rows = store.list(caller.tenantId(), wanted, after, size + 1);
+        String labelKey = null;
+        String labelValue = null;
+        if (label != null) {
+            int eq = label.indexOf('=');
+            if (eq == 0 || label.isBlank()) {
+                throw ApiException.badRequest("label", "must be key or key=value");
+            }
+            labelKey = eq < 0 ? label : label.substring(0, eq);
+            labelValue = eq < 0 ? null : label.substring(eq + 1);
+        }
+        List<JobRecord> rows = store.list(caller.tenantId(), new JobFilter(wanted, blankToNull(queue), blankToNull(name),
+                labelKey, labelValue), after, size + 1);
         boolean more = rows.size() > size;
         List<JobRecord> page = more ? rows.subList(0, size) : rows;
         String next = more ? encodeToken(page.getLast().id()) : null;
@@ -184,5 +199,9 @@ class JobsController {
         } catch (IllegalArgumentException e) {
             throw ApiException.badRequest("pageToken", "is not a token this API issued");
         }
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value;
     }
 }
