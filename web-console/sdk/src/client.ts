@@ -52,8 +52,9 @@ export interface PollOptions {
 export type MachineOperation = "drain" | "cordon" | "uncordon";
 
 /**
- * The public API of FleetJobs, for browsers and Node.js 20+. Each method is one call, except the watchers,
- * which poll until the job or attempt is done or the signal aborts.
+ * The public API of FleetJobs, for browsers and Node.js 20+. Each method is one call, except the watchers: watch
+ * reads the job's live event stream (and polls a platform without one), followLogs polls, until the job or attempt is
+ * done or the signal aborts.
  */
 export class FleetJobsClient {
   private readonly baseUrl: string;
@@ -109,6 +110,55 @@ export class FleetJobsClient {
    * events of the job (every {@code intervalMs}, 500 by default).
    */
   async *watch(id: string, options: PollOptions = {}): AsyncGenerator<JobEvent> {
+    // the live stream (Server-Sent Events), resumed from the last id after a drop; a platform without it is polled
+    let lastId: string | undefined;
+    let version = 0;
+    let failures = 0;
+    while (!options.signal?.aborted) {
+      const headers: Record<string, string> = { Accept: "text/event-stream, application/problem+json" };
+      const token = this.token();
+      if (token) headers.Authorization = `Bearer ${token}`;
+      if (lastId) headers["Last-Event-ID"] = lastId;
+      let response: Response;
+      try {
+        response = await this.fetcher(`${this.baseUrl}/api/v1/jobs/${enc(id)}/events?follow=true`,
+          { headers, signal: options.signal });
+      } catch (e) {
+        if (options.signal?.aborted || ++failures > 5) throw e; // unreachable five times in a row: say so
+        await pause(options.intervalMs ?? 500, options.signal);
+        continue;
+      }
+      failures = 0;
+      if (!response.ok) {
+        const text = await response.text();
+        const retry = Number(response.headers.get("Retry-After"));
+        throw new ApiError(response.status, parseProblem(text), Number.isFinite(retry) && retry > 0 ? retry : undefined);
+      }
+      if (!(response.headers.get("Content-Type") ?? "").startsWith("text/event-stream") || !response.body) {
+        await response.body?.cancel();
+        yield* this.poll(id, options);
+        return;
+      }
+      try {
+        for await (const message of serverSentEvents(response.body)) {
+          if (message.event !== "message") continue; // "horizon": what came before is no longer kept
+          if (message.id) lastId = message.id;
+          const change = JSON.parse(message.data) as JobEvent & { version: number };
+          if (change.version <= version) continue; // at least once across reconnects: each change once here
+          version = change.version;
+          yield { at: change.at, from: change.from, to: change.to, reason: change.reason } as JobEvent;
+          if (isTerminal(change.to)) return;
+        }
+      } catch (e) {
+        if (options.signal?.aborted) return;
+        // the connection dropped: resume from the last id
+      }
+      await pause(options.intervalMs ?? 500, options.signal);
+    }
+  }
+
+  /** The job's events by polling its history, each once, until a terminal state. */
+  private async *poll(id: string, options: PollOptions): AsyncGenerator<JobEvent> {
     let seen = 0;
     while (!options.signal?.aborted) {
       const events = await this.events(id);
@@ -208,6 +258,50 @@ export class FleetJobsClient {
       throw new ApiError(response.status, parseProblem(text), Number.isFinite(retry) && retry > 0 ? retry : undefined);
     }
     return (text ? JSON.parse(text) : undefined) as T;
+  }
+}
+
+/** One Server-Sent Event: its type ("message" unless named), its id, its data lines joined. */
+interface ServerSentEvent {
+  event: string;
+  id?: string;
+  data: string;
+}
+
+/** The events of a text/event-stream body, as they arrive (comments and retry: lines skipped). */
+export async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  let buffer = "";
+  let event = "message";
+  let id: string | undefined;
+  let data: string[] = [];
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline).replace(/\r$/, "");
+        buffer = buffer.slice(newline + 1);
+        if (line === "") {
+          if (data.length > 0) yield { event, id, data: data.join("\n") };
+          event = "message";
+          id = undefined;
+          data = [];
+        } else if (!line.startsWith(":")) {
+          const colon = line.indexOf(":");
+          const field = colon < 0 ? line : line.slice(0, colon);
+          const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+          if (field === "data") data.push(value);
+          else if (field === "event") event = value;
+          else if (field === "id") id = value;
+        }
+      }
+    }
+  } finally {
+    reader.releaseLock();
   }
 }
 

@@ -121,18 +121,47 @@ describe("FleetJobsClient", () => {
     expect(seen[0].headers.authorization).toBeUndefined();
   });
 
-  it("watches a job's events, each once, until a terminal state", async () => {
+  it("watches a job's live stream, resumes after a drop from the last id, and passes each change on once", async () => {
+    const frame = (position: number, version: number, to: string) =>
+      `id: ${position}\ndata: ${JSON.stringify({ jobId: job.id, version, at: "2026-01-01T00:00:00Z", to })}\n\n`;
+    let connections = 0;
+    routes.set(`GET /api/v1/jobs/${job.id}/events?follow=true`, (req, res) => {
+      connections++;
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      if (connections === 1) {
+        res.write("retry: 1000\n\n: keep-alive\n\n" + frame(10, 1, "SUBMITTED") + frame(11, 2, "QUEUED"));
+        setTimeout(() => res.destroy(), 50); // dropped mid-stream, once those went out
+        return;
+      }
+      expect(req.headers["last-event-id"]).toBe("11");
+      // at least once: the server may send the last change again
+      res.end(frame(11, 2, "QUEUED") + frame(14, 3, "RUNNING") + frame(15, 4, "SUCCEEDED"));
+    });
+    const client = new FleetJobsClient({ baseUrl, token: "k" });
+
+    const states: string[] = [];
+    for await (const event of client.watch(job.id, { intervalMs: 5 })) {
+      states.push(event.to);
+    }
+
+    expect(states).toEqual(["SUBMITTED", "QUEUED", "RUNNING", "SUCCEEDED"]);
+    expect(connections).toBe(2);
+  });
+
+  it("polls the job's events where the platform has no live stream, each once, until a terminal state", async () => {
     const history: JobEvent[] = [{ at: "2026-01-01T00:00:00Z", to: "SUBMITTED" }];
     const later: JobEvent[] = [
       { at: "2026-01-01T00:00:01Z", from: "SUBMITTED", to: "QUEUED" },
       { at: "2026-01-01T00:00:02Z", from: "QUEUED", to: "RUNNING" },
       { at: "2026-01-01T00:00:03Z", from: "RUNNING", to: "SUCCEEDED" },
     ];
-    routes.set(`GET /api/v1/jobs/${job.id}/events`, (_req, res) => {
+    const answer: Handler = (_req, res) => {
       json(res, 200, { items: [...history] });
       const next = later.shift();
       if (next) history.push(next);
-    });
+    };
+    routes.set(`GET /api/v1/jobs/${job.id}/events?follow=true`, answer); // an older platform: follow not known
+    routes.set(`GET /api/v1/jobs/${job.id}/events`, answer);
     const client = new FleetJobsClient({ baseUrl, token: "k" });
 
     const states: string[] = [];
