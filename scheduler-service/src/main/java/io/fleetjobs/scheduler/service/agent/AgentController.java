@@ -6,10 +6,7 @@ import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
 import io.fleetjobs.store.MachineStore;
-import java.net.URI;
-import java.util.Objects;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -31,55 +28,38 @@ class AgentController {
     @PostMapping(AgentProtocol.JOIN_PATH)
     ResponseEntity<?> join(@RequestHeader(name = "Authorization", required = false) String authorization,
             @RequestBody JoinRequest request) {
-        if (!agents.joinTokenMatches(bearer(authorization))) {
-            return problem(HttpStatus.UNAUTHORIZED, "a valid cluster join token is required (Authorization: Bearer <token>)");
+        if (!agents.joinTokenMatches(AgentCalls.bearer(authorization))) {
+            return AgentCalls.problem(HttpStatus.UNAUTHORIZED, "a valid cluster join token is required (Authorization: Bearer <token>)");
         }
         if (request.machineId() == null || !request.machineId().matches("[A-Za-z0-9._:-]{1,128}")
                 || request.region() == null || request.region().isBlank()
                 || request.cpuMillis() <= 0 || request.memoryMb() <= 0 || request.gpuCount() < 0) {
-            return problem(HttpStatus.BAD_REQUEST,
+            return AgentCalls.problem(HttpStatus.BAD_REQUEST,
                     "a join names a machine id (1-128 of [A-Za-z0-9._:-]), a region, positive cpu and memory, gpus >= 0");
         }
         try {
             return ResponseEntity.ok(agents.join(request));
         } catch (AgentService.JoinRefused e) {
-            return problem(HttpStatus.CONFLICT, e.getMessage());
+            return AgentCalls.problem(HttpStatus.CONFLICT, e.getMessage());
         }
     }
 
     @PostMapping(AgentProtocol.HEARTBEAT_PATH)
     ResponseEntity<?> heartbeat(@RequestHeader(name = "Authorization", required = false) String authorization,
             @RequestBody Heartbeat heartbeat) {
-        var identity = agents.identify(bearer(authorization));
-        if (identity.isEmpty()) {
-            return problem(HttpStatus.UNAUTHORIZED, "a valid machine credential is required; join first");
+        var identity = agents.identify(AgentCalls.bearer(authorization));
+        var refused = AgentCalls.refusal(identity, heartbeat.machineId(), heartbeat.incarnation());
+        if (refused != null) {
+            return refused;
         }
         MachineStore.Identity machine = identity.get();
-        if (!Objects.equals(machine.machineId(), heartbeat.machineId())) {
-            return problem(HttpStatus.FORBIDDEN, "this credential belongs to machine " + machine.machineId());
-        }
-        if (machine.incarnation() != heartbeat.incarnation()) {
-            return problem(HttpStatus.CONFLICT, "incarnation " + heartbeat.incarnation() + " was superseded by "
-                    + machine.incarnation() + "; join again");
-        }
         try {
             HeartbeatResponse response = agents.heartbeat(machine.machineId(), heartbeat);
             return ResponseEntity.ok(response);
         } catch (AgentService.Superseded e) {
-            return problem(HttpStatus.CONFLICT, e.getMessage());
+            return AgentCalls.problem(HttpStatus.CONFLICT, e.getMessage());
         } catch (AgentService.NotRecorded e) {
-            return problem(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+            return AgentCalls.problem(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
         }
-    }
-
-    private static String bearer(String authorization) {
-        return authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
-                ? authorization.substring(7).trim() : null;
-    }
-
-    private static ResponseEntity<ProblemDetail> problem(HttpStatus status, String detail) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
-        problem.setType(URI.create("about:blank"));
-        return ResponseEntity.status(status).body(problem);
     }
 }

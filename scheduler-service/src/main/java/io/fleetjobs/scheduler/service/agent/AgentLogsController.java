@@ -7,10 +7,7 @@ import io.fleetjobs.model.logs.LogLimits;
 import io.fleetjobs.model.logs.LogStream;
 import io.fleetjobs.store.LogStreams;
 import io.fleetjobs.store.MachineStore;
-import java.net.URI;
-import java.util.Objects;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -35,40 +32,23 @@ class AgentLogsController {
     @PostMapping(AgentProtocol.LOGS_PATH)
     ResponseEntity<?> push(@RequestHeader(name = "Authorization", required = false) String authorization,
             @RequestBody LogPush push) {
-        var identity = agents.identify(bearer(authorization));
-        if (identity.isEmpty()) {
-            return problem(HttpStatus.UNAUTHORIZED, "a valid machine credential is required; join first");
+        var identity = agents.identify(AgentCalls.bearer(authorization));
+        var refused = AgentCalls.refusal(identity, push.machineId(), push.incarnation());
+        if (refused != null) {
+            return refused;
         }
         MachineStore.Identity machine = identity.get();
-        if (!Objects.equals(machine.machineId(), push.machineId())) {
-            return problem(HttpStatus.FORBIDDEN, "this credential belongs to machine " + machine.machineId());
-        }
-        if (machine.incarnation() != push.incarnation()) {
-            return problem(HttpStatus.CONFLICT, "incarnation " + push.incarnation() + " was superseded by "
-                    + machine.incarnation() + "; join again");
-        }
         if (push.jobId() == null || push.attempt() < 1 || LogStream.ofWire(push.stream()).isEmpty() || push.offset() < 0
                 || push.data() == null || push.data().length > LogLimits.PUSH_MAX_BYTES) {
-            return problem(HttpStatus.BAD_REQUEST, "a push names a job, an attempt >= 1, a stream (stdout or stderr), an"
+            return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a push names a job, an attempt >= 1, a stream (stdout or stderr), an"
                     + " offset >= 0 and at most " + LogLimits.PUSH_MAX_BYTES + " bytes of data");
         }
         return switch (logs.push(machine.machineId(), push.jobId(), push.attempt(), push.epoch(), push.stream(),
                 push.offset(), push.data(), push.eof())) {
-            case FENCED -> problem(HttpStatus.CONFLICT, "attempt " + push.attempt() + " of job " + push.jobId()
+            case FENCED -> AgentCalls.problem(HttpStatus.CONFLICT, "attempt " + push.attempt() + " of job " + push.jobId()
                     + " is not this machine's with lease epoch " + push.epoch() + "; nothing stored");
             case FOLLOWED -> ResponseEntity.ok(new LogPushResponse(true));
             case NOT_FOLLOWED -> ResponseEntity.ok(new LogPushResponse(false));
         };
-    }
-
-    private static String bearer(String authorization) {
-        return authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
-                ? authorization.substring(7).trim() : null;
-    }
-
-    private static ResponseEntity<ProblemDetail> problem(HttpStatus status, String detail) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
-        problem.setType(URI.create("about:blank"));
-        return ResponseEntity.status(status).body(problem);
     }
 }

@@ -1,0 +1,47 @@
+package io.fleetjobs.scheduler.service.agent;
+
+import io.fleetjobs.store.MachineStore;
+import java.net.URI;
+import java.util.Objects;
+import java.util.Optional;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+
+/** What every agent call after the join checks, and how the agent API answers a refusal (problem+json). */
+final class AgentCalls {
+    private AgentCalls() {
+    }
+
+    /** The token of an {@code Authorization: Bearer …} header; null without one. */
+    static String bearer(String authorization) {
+        return authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? authorization.substring(7).trim() : null;
+    }
+
+    /**
+     * Why a call must be refused, or null: no valid machine credential (401), one of another machine than the call
+     * names (403), or of an incarnation that was superseded (409).
+     */
+    static ResponseEntity<ProblemDetail> refusal(Optional<MachineStore.Identity> identity, String machineId,
+            long incarnation) {
+        if (identity.isEmpty()) {
+            return problem(HttpStatus.UNAUTHORIZED, "a valid machine credential is required; join first");
+        }
+        MachineStore.Identity machine = identity.get();
+        if (!Objects.equals(machine.machineId(), machineId)) {
+            return problem(HttpStatus.FORBIDDEN, "this credential belongs to machine " + machine.machineId());
+        }
+        if (machine.incarnation() != incarnation) {
+            return problem(HttpStatus.CONFLICT, "incarnation " + incarnation + " was superseded by "
+                    + machine.incarnation() + "; join again");
+        }
+        return null;
+    }
+
+    static ResponseEntity<ProblemDetail> problem(HttpStatus status, String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setType(URI.create("about:blank"));
+        return ResponseEntity.status(status).body(problem);
+    }
+}
