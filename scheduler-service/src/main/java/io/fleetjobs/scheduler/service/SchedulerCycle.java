@@ -1,6 +1,5 @@
 package io.fleetjobs.scheduler.service;
 
-import io.fleetjobs.scheduler.core.Assignment;
 import io.fleetjobs.scheduler.core.ClaimPolicy;
 import io.fleetjobs.scheduler.core.PendingJob;
 import io.fleetjobs.scheduler.core.Snapshot;
@@ -14,10 +13,7 @@ import io.fleetjobs.store.ClaimedJob;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.PlacementStore;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -168,7 +164,7 @@ public final class SchedulerCycle {
         Map<UUID, ClaimedJob> byId = new HashMap<>();
         claimed.forEach(j -> byId.put(j.id(), j));
         Instant now = jobs.clock().instant();
-        List<PendingJob> pending = pending(claimed, now);
+        List<PendingJob> pending = ClaimedJobs.pending(claimed, now);
         Snapshot[] seen = new Snapshot[1];
         Plan plan = fleet.plan(token, now, pending, snapshot -> {
             seen[0] = snapshot;
@@ -177,56 +173,22 @@ public final class SchedulerCycle {
         Map<UUID, String> preempting = preemption == null ? Map.of() : preemption.decide(seen[0], plan.assignments(),
                 pending.stream().filter(j -> !j.isGang() && plan.unplaced().containsKey(j.jobId())
                         && plan.unplaced().get(j.jobId()).kind() == Unplaced.Kind.DOES_NOT_FIT_NOW).toList());
-        List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
-        for (Assignment a : plan.assignments()) {
-            attempts.add(new PlacementStore.NewAttempt(byId.get(a.jobId()), a.machineId(), a.amounts(), a.replica()));
-        }
-        List<PlacementStore.Deferral> deferrals = new ArrayList<>(plan.unplaced().size());
-        int noRoom = 0;
-        int passedOver = 0;
-        for (Map.Entry<UUID, Unplaced> e : plan.unplaced().entrySet()) {
-            Unplaced.Kind kind = e.getValue().kind();
-            noRoom += kind == Unplaced.Kind.DOES_NOT_FIT_NOW ? 1 : 0;
-            passedOver += kind == Unplaced.Kind.CAN_NEVER_FIT ? 0 : 1;
-            Instant notBefore = kind == Unplaced.Kind.CAN_NEVER_FIT ? now.plus(properties.retryNeverFits()) : null;
-            String why = preempting.getOrDefault(e.getKey(), e.getValue().reason());
-            deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()), why,
-                    notBefore));
-            meters.unschedulable(kind);
-        }
+        PlanWrites writes = PlanWrites.of(plan, byId, preempting, now.plus(properties.retryNeverFits()));
+        writes.deferrals().forEach(d -> meters.unschedulable(Unplaced.Kind.valueOf(d.kind().name())));
         PlacementStore.CommitResult committed = meters.commit.record(
-                () -> placement.commit(attempts, deferrals, properties.leaseTtl()));
+                () -> placement.commit(writes.attempts(), writes.deferrals(), properties.leaseTtl()));
         if (!committed.conflicts().isEmpty()) {
             fleet.invalidate(); // another replica changed the machines: read them again
         }
         Set<String> machines = new HashSet<>();
         committed.scheduled().forEach(s -> machines.add(s.machineId()));
-        var outcome = new ClaimPolicy.Outcome(committed.scheduled().size(), noRoom, passedOver,
+        var outcome = new ClaimPolicy.Outcome(committed.scheduled().size(), writes.noRoom(), writes.passedOver(),
                 position(claimed.getLast()));
-        return new Round(claimed.size(), outcome, deferrals.size(), committed.conflicts(), machines);
+        return new Round(claimed.size(), outcome, writes.deferrals().size(), committed.conflicts(), machines);
     }
 
     /** Where the job stands in the claim's order. */
     static QueuePosition position(ClaimedJob job) {
         return new QueuePosition(job.priority(), job.id());
-    }
-
-    /**
-     * How long a gang waits before it is due: a due gang that does not fit whole keeps the room it found from the
-     * jobs after it in the plan, so that small jobs cannot starve it (docs/architecture.md, "Gangs").
-     */
-    static final Duration GANG_PATIENCE = Duration.ofMinutes(2);
-
-    private static List<PendingJob> pending(List<ClaimedJob> claimed, Instant now) {
-        List<PendingJob> pending = new ArrayList<>(claimed.size());
-        Instant dueBefore = now.minus(GANG_PATIENCE);
-        for (ClaimedJob j : claimed) {
-            List<String> gpuTypes = j.gpuType() == null ? List.of() : Arrays.asList(j.gpuType().split("\\|"));
-            PendingJob job = new PendingJob(j.id(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), j.gpuCount(),
-                    gpuTypes, j.region(), j.labels(), j.strategy(), j.createdAt().toEpochMilli(), j.requireIsolation(),
-                    j.replicas(), j.replicas() > 1 ? j.gangScope() : null);
-            pending.add(job.isGang() && j.createdAt().isBefore(dueBefore) ? job.due() : job);
-        }
-        return pending;
     }
 }

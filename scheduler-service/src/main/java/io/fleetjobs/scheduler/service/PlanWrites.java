@@ -1,0 +1,43 @@
+package io.fleetjobs.scheduler.service;
+
+import io.fleetjobs.scheduler.core.Assignment;
+import io.fleetjobs.scheduler.core.Plan;
+import io.fleetjobs.scheduler.core.Unplaced;
+import io.fleetjobs.store.ClaimedJob;
+import io.fleetjobs.store.PlacementStore;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * What a plan asks the store to write: the attempts of its assignments, and for every job it left unplaced its
+ * reason (a preemptor's, where it preempts) and, if it could never fit, when to look at it again.
+ *
+ * @param noRoom     unplaced for want of room now
+ * @param passedOver unplaced for now (no room, or over quota): the next claims pass over them
+ */
+record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.Deferral> deferrals, int noRoom,
+        int passedOver) {
+
+    /** @param neverFitsUntil when a job that no machine could ever host is looked at again */
+    static PlanWrites of(Plan plan, Map<UUID, ClaimedJob> claimed, Map<UUID, String> preempting, Instant neverFitsUntil) {
+        List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
+        for (Assignment a : plan.assignments()) {
+            attempts.add(new PlacementStore.NewAttempt(claimed.get(a.jobId()), a.machineId(), a.amounts(), a.replica()));
+        }
+        List<PlacementStore.Deferral> deferrals = new ArrayList<>(plan.unplaced().size());
+        int noRoom = 0;
+        int passedOver = 0;
+        for (Map.Entry<UUID, Unplaced> e : plan.unplaced().entrySet()) {
+            Unplaced.Kind kind = e.getValue().kind();
+            noRoom += kind == Unplaced.Kind.DOES_NOT_FIT_NOW ? 1 : 0;
+            passedOver += kind == Unplaced.Kind.CAN_NEVER_FIT ? 0 : 1;
+            deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()),
+                    preempting.getOrDefault(e.getKey(), e.getValue().reason()),
+                    kind == Unplaced.Kind.CAN_NEVER_FIT ? neverFitsUntil : null));
+        }
+        return new PlanWrites(List.copyOf(attempts), List.copyOf(deferrals), noRoom, passedOver);
+    }
+}
