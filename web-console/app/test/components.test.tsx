@@ -5,7 +5,7 @@ import { JobPage } from "../src/pages/JobPage";
 import { initialState, Jobs } from "../src/pages/Jobs";
 import { Login } from "../src/pages/Login";
 import { MachineCard } from "../src/pages/Machines";
-import { byGpuModel } from "../src/pages/Overview";
+import { byGpuModel, lastHour, Overview } from "../src/pages/Overview";
 import { groupByReason, Pending } from "../src/pages/Pending";
 import { Submit, toSpec } from "../src/pages/Submit";
 import { Tenants } from "../src/pages/Tenants";
@@ -191,6 +191,18 @@ describe("machines", () => {
       { model: "CPU only", machines: 1, cpu: [1, 4], memoryMb: [0, 100], gpuCount: [0, 0] },
       { model: "NVIDIA H100", machines: 1, cpu: [2, 8], memoryMb: [900, 1000], gpuCount: [2, 2] },
     ]);
+  });
+});
+
+describe("Overview", () => {
+  it("shows the last hour's changes by state and the placements a second", async () => {
+    const activity = { windowSeconds: 3600, bucketSeconds: 300, placementsPerSecond: 0.25,
+      buckets: [{ start: "2026-01-01T10:00:00Z", entered: { QUEUED: 4, SCHEDULED: 3 } }] };
+    expect(lastHour(activity as never)[0].entered).toMatchObject({ QUEUED: 4, SCHEDULED: 3, FAILED: 0 });
+    const client = fakeClient({ "GET /api/v1/activity": { status: 200, body: activity } });
+    renderWith(<Overview />, client);
+    expect((await screen.findByTestId("placements")).textContent).toBe("0.25");
+    expect(screen.getByRole("table", { name: "changes by state, five minutes a row" }).textContent).toContain("4");
   });
 });
 

@@ -1,5 +1,5 @@
 import type {
-  ApiKey, ApiKeyInfo, Attempt, AttemptLogs, Job, JobEvent, JobPage, JobSpec, JobState, Machine, NewTenant,
+  Activity, ApiKey, ApiKeyInfo, Attempt, AttemptLogs, Job, JobEvent, JobPage, JobSpec, JobState, Machine, NewTenant,
   Problem, Tenant, TenantChange,
 } from "./types.js";
 import { isTerminal } from "./types.js";
@@ -193,6 +193,11 @@ export class FleetJobsClient {
       }
       await pause(options.intervalMs ?? 1000, options.signal);
     }
+  }
+
+  /** The last hour's changes by state in five-minute buckets, and placements a second over the last minute. */
+  activity(): Promise<Activity> {
+    return this.call("GET", "/api/v1/activity");
   }
 
   async machines(): Promise<Machine[]> {

@@ -18,6 +18,8 @@ export type Machine = Schemas["Machine"];
 export type MachineStatus = Schemas["MachineStatus"];
 export type Capacity = Schemas["Capacity"];
 export type GpuDevice = Schemas["GpuDevice"];
+export type Activity = Schemas["Activity"];
+export type ActivityBucket = Schemas["ActivityBucket"];
 export type Problem = Schemas["Problem"];
 export type FieldError = Schemas["FieldError"];
 

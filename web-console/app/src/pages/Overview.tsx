@@ -1,4 +1,4 @@
-import { JOB_STATES, type JobState, type Machine } from "@fleetjobs/sdk";
+import { JOB_STATES, type Activity, type JobState, type Machine } from "@fleetjobs/sdk";
 import { Bar } from "../components/Bar";
 import { ErrorBox } from "../components/ErrorBox";
 import { StateBadge } from "../components/StateBadge";
@@ -32,6 +32,14 @@ export function byGpuModel(machines: Machine[]): Utilisation[] {
   return [...out.values()].sort((a, b) => a.model.localeCompare(b.model));
 }
 
+/** The last hour as rows: each bucket's time and how many changes entered each state, every state present. */
+export function lastHour(activity: Activity): { start: string; entered: Record<JobState, number> }[] {
+  return activity.buckets.map((b) => ({
+    start: b.start,
+    entered: Object.fromEntries(JOB_STATES.map((s) => [s, Number(b.entered[s] ?? 0)])) as Record<JobState, number>,
+  }));
+}
+
 export function Overview() {
   const { client, session } = useConsole();
   const counts = usePoll(async () => {
@@ -39,6 +47,7 @@ export function Overview() {
     return JOB_STATES.map((state, i) => ({ state, count: pages[i].items.length, more: Boolean(pages[i].nextPageToken) }));
   }, 5000, []);
   const fleet = usePoll(() => (session.admin ? client.machines() : Promise.resolve(null)), 5000, [session.admin]);
+  const activity = usePoll(() => client.activity(), 5000, []);
 
   return (
     <section aria-labelledby="overview-title">
@@ -50,6 +59,25 @@ export function Overview() {
           <li key={c.state}><a href={`#/jobs?state=${c.state}`}><StateBadge state={c.state} /> <strong data-state={c.state}>{c.count}{c.more ? "+" : ""}</strong></a></li>
         ))}
       </ul>
+      <h3>The last hour</h3>
+      <ErrorBox error={activity.error} />
+      {activity.data && (
+        <>
+          <p>Placements a second over the last minute: <strong data-testid="placements">{activity.data.placementsPerSecond.toFixed(2)}</strong></p>
+          <div className="table-wrap">
+            <table aria-label="changes by state, five minutes a row">
+              <thead><tr><th>From</th>{JOB_STATES.map((s) => <th key={s}>{s}</th>)}</tr></thead>
+              <tbody>
+                {lastHour(activity.data).map((row) => (
+                  <tr key={row.start}><td>{new Date(row.start).toLocaleTimeString()}</td>
+                    {JOB_STATES.map((s) => <td key={s}>{row.entered[s] || ""}</td>)}</tr>
+                ))}
+                {activity.data.buckets.length === 0 && <tr><td colSpan={JOB_STATES.length + 1} className="empty">Nothing changed in the last hour.</td></tr>}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
       {session.admin && (
         <>
           <h3>Fleet utilisation by GPU model</h3>

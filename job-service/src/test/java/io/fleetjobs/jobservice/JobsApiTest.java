@@ -148,6 +148,28 @@ class JobsApiTest extends JobServiceTestBase {
         assertThat(gwen.get("/api/v1/jobs?label=%3Dvision").status()).isEqualTo(400);
     }
 
+    @Test
+    void theLastHourCountsTheCallersChangesByState() {
+        Api hana = newTenant("hana");
+        Api ivan = newTenant("ivy");
+        String first = hana.post("/api/v1/jobs", spec("counted-1")).field("id");
+        hana.post("/api/v1/jobs", spec("counted-2"));
+        hana.post("/api/v1/jobs/" + first + "/cancel", null);
+        var activity = hana.get("/api/v1/activity").json();
+        assertThat(activity.get("bucketSeconds").asInt()).isEqualTo(300);
+        assertThat(entered(activity, "SUBMITTED")).isEqualTo(2);
+        assertThat(entered(activity, "CANCELED")).isEqualTo(1);
+        assertThat(entered(ivan.get("/api/v1/activity").json(), "SUBMITTED")).as("another tenant's jobs").isZero();
+    }
+
+    private static long entered(tools.jackson.databind.JsonNode activity, String state) {
+        long n = 0;
+        for (var bucket : activity.get("buckets")) {
+            n += bucket.get("entered").path(state).asLong(0);
+        }
+        return n;
+    }
+
     private static List<String> ids(Api api, String query) {
         List<String> ids = new ArrayList<>();
         api.get("/api/v1/jobs?" + query).json().get("items").forEach(j -> ids.add(j.get("id").asString()));

@@ -72,6 +72,25 @@ final class JobReads {
         return q.query(JobRows.JOB).list();
     }
 
+    /**
+     * How many changes entered each state in each bucket since a time: of one tenant's jobs, or of every tenant's
+     * (null), by bucket start (epoch seconds, a multiple of the bucket).
+     */
+    Map<Long, Map<JobState, Long>> activity(UUID tenantId, Instant since, int bucketSeconds) {
+        Map<Long, Map<JobState, Long>> buckets = new java.util.TreeMap<>();
+        jdbc.sql("""
+                        select cast(floor(extract(epoch from h.at) / :b) as bigint) * :b, h.to_state, count(*)
+                        from job_history h join jobs j on j.id = h.job_id
+                        where h.at >= :since and (cast(:t as uuid) is null or j.tenant_id = :t)
+                        group by 1, 2""")
+                .param("b", bucketSeconds).param("since", JobRows.ts(since)).param("t", tenantId)
+                .query(rs -> {
+                    buckets.computeIfAbsent(rs.getLong(1), k -> new java.util.EnumMap<>(JobState.class))
+                            .put(JobState.valueOf(rs.getString(2)), rs.getLong(3));
+                });
+        return buckets;
+    }
+
     List<HistoryEntry> history(UUID jobId) {
         return jdbc.sql("select version, at, from_state, to_state, reason from job_history where job_id = :id order by version")
                 .param("id", jobId)

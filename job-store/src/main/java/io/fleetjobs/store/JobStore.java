@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -110,6 +111,14 @@ public final class JobStore {
     /** A tenant's jobs that match the filter, newest first, after a job id (a page's end) when given. */
     public List<JobRecord> list(UUID tenantId, JobFilter filter, UUID after, int limit) {
         return reads.list(tenantId, filter, after, limit);
+    }
+
+    /**
+     * The changes of the window before now, by bucket and the state they entered: one tenant's jobs, or every
+     * tenant's ({@code tenantId} null).
+     */
+    public Map<Long, Map<JobState, Long>> activity(UUID tenantId, java.time.Duration window, int bucketSeconds) {
+        return reads.activity(tenantId, clock.instant().minus(window), bucketSeconds);
     }
 
     public List<HistoryEntry> history(UUID jobId) {
