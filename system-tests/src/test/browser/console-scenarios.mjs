@@ -151,8 +151,8 @@ try {
     await page.goto(BASE + "/console/#/overview");
     await page.locator("strong[data-state=SUCCEEDED]", { hasText: /^[1-9]/ }).waitFor();
     // the last hour, through the gateway: the jobs this run submitted entered SUBMITTED in it
-    await page.getByRole("table", { name: "changes by state, five minutes a row" }).getByRole("cell", { name: /^[1-9]/ })
-      .first().waitFor();
+    await page.locator("table[aria-label='changes by state, five minutes a row'] tbody td:not(:first-child)",
+      { hasText: /^[1-9]/ }).first().waitFor();
     await page.getByTestId("placements").waitFor();
     await shot("07-overview-user");
   });
