@@ -89,7 +89,8 @@ class LiveLogsTest {
             gate.setSoTimeout((int) WITHIN.toMillis());
             Job job = submit("echo before; exec 3<>/dev/tcp/127.0.0.1/" + gate.getLocalPort() + "; read -r word <&3;"
                     + " echo after the follow began; echo to stderr >&2", "bash");
-            await().atMost(WITHIN).until(() -> fleet.get(job.getId()).getAttempt() >= 1);
+            // followed once its agent has started it (a follow of an attempt not started yet is another case)
+            await().atMost(WITHIN).until(() -> fleet.get(job.getId()).getState() == JobState.RUNNING);
 
             Followed stdout = new Followed(job.getId(), "stdout", null);
             await().atMost(WITHIN).until(() -> stdout.text().equals("before\n"));
