@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.client.HttpClientErrorException;
@@ -63,12 +64,19 @@ final class LogShipper {
             return size() > EPOCHS_KEPT;
         }
     };
+    private final ThreadFactory threads;
+    private volatile boolean running;
     private volatile Thread loop;
 
     LogShipper(AttemptRunner runner, Pusher pusher, Duration every) {
+        this(runner, pusher, every, Thread.ofVirtual().name("log-shipper").factory());
+    }
+
+    LogShipper(AttemptRunner runner, Pusher pusher, Duration every, ThreadFactory threads) {
         this.runner = runner;
         this.pusher = pusher;
         this.every = every;
+        this.threads = threads;
     }
 
     void attemptStarted(AttemptKey key, long epoch) {
@@ -99,11 +107,20 @@ final class LogShipper {
         return new ArrayList<>(followed.keySet());
     }
 
+    /**
+     * Starts the shipping loop. It runs while {@code running}, set before its thread starts: a loop that tested the
+     * thread's field instead could run before that field was assigned (a loaded machine schedules the new thread
+     * first) and end at once, leaving every follow of this agent's life unshipped.
+     */
     void start() {
-        loop = Thread.ofVirtual().name("log-shipper").start(this::run);
+        running = true;
+        Thread t = threads.newThread(this::run);
+        loop = t;
+        t.start();
     }
 
     void stop() {
+        running = false;
         Thread t = loop;
         loop = null;
         if (t != null) {
@@ -112,7 +129,7 @@ final class LogShipper {
     }
 
     private void run() {
-        while (loop != null) {
+        while (running) {
             try {
                 shipOnce();
                 Thread.sleep(every); // the push rate's bound, not a wait for a condition

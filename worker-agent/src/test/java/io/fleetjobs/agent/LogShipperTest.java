@@ -1,6 +1,7 @@
 package io.fleetjobs.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fleetjobs.agent.process.Attempt;
 import io.fleetjobs.agent.process.AttemptKey;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ThreadFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,7 +35,15 @@ class LogShipperTest {
     boolean followed = true;
 
     private LogShipper shipper() {
-        AttemptRunner files = new AttemptRunner() {
+        return new LogShipper(files(), (k, epoch, stream, offset, data, eof) -> {
+            pushes.add(new Push(epoch, stream, offset, data.length, eof));
+            return followed;
+        }, Duration.ofMillis(250));
+    }
+
+    /** The attempt's log files, in the test's directory. */
+    private AttemptRunner files() {
+        return new AttemptRunner() {
             @Override
             public List<AttemptKey> killLeftovers() {
                 return List.of();
@@ -50,10 +60,45 @@ class LogShipperTest {
                 return Files.exists(file) ? Optional.of(file) : Optional.empty();
             }
         };
-        return new LogShipper(files, (k, epoch, stream, offset, data, eof) -> {
-            pushes.add(new Push(epoch, stream, offset, data.length, eof));
-            return followed;
-        }, Duration.ofMillis(250));
+    }
+
+    /**
+     * The shipping loop runs however its thread is scheduled: here it runs before {@code start()} returns (as a loaded
+     * machine may schedule a new thread first), and it still ships a stream followed later.
+     */
+    @Test
+    void theLoopShipsEvenWhenItsThreadRunsBeforeStartReturns() throws IOException {
+        ThreadFactory firstToRun = r -> new Thread(r, "log-shipper-test") {
+            @Override
+            public void start() {
+                super.start();
+                // start() returns only once the loop ended or sleeps between rounds
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> getState() == State.TERMINATED || getState() == State.TIMED_WAITING);
+            }
+        };
+        LogShipper shipper = new LogShipper(files(), (k, epoch, stream, offset, data, eof) -> {
+            synchronized (pushes) {
+                pushes.add(new Push(epoch, stream, offset, data.length, eof));
+            }
+            return true;
+        }, Duration.ofMillis(10), firstToRun);
+        shipper.start();
+        try {
+            shipper.attemptStarted(key, 3);
+            print(5);
+            shipper.follow(List.of(new LogFollow(key.jobId(), 1, "stdout", 0)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                synchronized (pushes) {
+                    return !pushes.isEmpty();
+                }
+            });
+            synchronized (pushes) {
+                assertThat(pushes.getFirst()).isEqualTo(new Push(3, "stdout", 0, 5, false));
+            }
+        } finally {
+            shipper.stop();
+        }
     }
 
     private void print(int bytes) throws IOException {
