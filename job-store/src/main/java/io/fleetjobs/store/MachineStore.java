@@ -210,12 +210,22 @@ public final class MachineStore {
      * command, environment and timeout) only while it is to start (SCHEDULED), with what it holds: {@code gpus}
      * the indices of its devices, and {@code startWithinMs} how long it may still be started: its lease's expiry
      * less the database's clock now (null when it has none, or is running). {@code gang}: its place in its gang (null
-     * for a job of one replica); {@code gangFailed}: another replica of its gang failed, so it is to end too.
+     * for a job of one replica); {@code gangFailed}: another replica of its gang failed, so it is to end too;
+     * {@code timeLimitEndsAt}: when a running attempt's time limit ends (its start plus the job's
+     * {@code timeoutSeconds}; null without a limit or before it started).
      */
     public record AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
             boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
             List<Integer> gpus, Long startWithinMs, boolean preempted, io.fleetjobs.model.agent.AgentProtocol.Gang gang,
-            boolean gangFailed) {
+            boolean gangFailed, java.time.Instant timeLimitEndsAt) {
+        public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
+                boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
+                List<Integer> gpus, Long startWithinMs, boolean preempted, io.fleetjobs.model.agent.AgentProtocol.Gang gang,
+                boolean gangFailed) {
+            this(jobId, attempt, epoch, state, cancelRequested, execution, cpuMillis, memoryMb, gpus, startWithinMs,
+                    preempted, gang, gangFailed, null);
+        }
+
         public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
                 boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
                 List<Integer> gpus, Long startWithinMs, boolean preempted) {
@@ -251,7 +261,8 @@ public final class MachineStore {
                                a.cpu_millis, a.memory_mb, a.gpu_indices,
                                case when a.state = 'SCHEDULED' then greatest(0, floor(
                                    extract(epoch from a.lease_expires_at - clock_timestamp()) * 1000))::bigint end,
-                               a.preempted_by is not null, a.replica, a.world_size, a.peers, a.gang_failed
+                               a.preempted_by is not null, a.replica, a.world_size, a.peers, a.gang_failed,
+                               a.started_at + make_interval(secs => (j.spec->'execution'->>'timeoutSeconds')::int)
                         from attempts a join jobs j on j.id = a.job_id
                         where a.machine_id = :m and a.released_at is null and a.state in ('SCHEDULED', 'RUNNING')""")
                 .param("m", machineId)
@@ -265,7 +276,7 @@ public final class MachineStore {
                             io.fleetjobs.model.AttemptState.valueOf(rs.getString(4)), rs.getBoolean(5),
                             execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class),
                             rs.getLong(7), rs.getLong(8), gpuIndices(rs.getArray(9)), (Long) rs.getObject(10),
-                            rs.getBoolean(11), gang, rs.getBoolean(15));
+                            rs.getBoolean(11), gang, rs.getBoolean(15), JobRows.instant(rs, 16));
                 })
                 .list();
     }

@@ -56,34 +56,21 @@ public final class RepairStore {
     }
 
     /** An attempt that still holds its allocation, as the sweeps see it. */
-    public record HeldAttempt(UUID jobId, int attempt, long epoch, String machineId, AttemptState state, Instant startedAt,
-            Integer timeoutSeconds) {
+    public record HeldAttempt(UUID jobId, int attempt, long epoch, String machineId, AttemptState state, Instant startedAt) {
     }
 
     /** Attempts leased to an agent that did not start them before their lease expired. */
     public List<HeldAttempt> expiredLeases(Instant now) {
         return jdbc.sql("""
-                        select job_id, attempt, lease_epoch, machine_id, state, started_at, null from attempts
+                        select job_id, attempt, lease_epoch, machine_id, state, started_at from attempts
                         where released_at is null and state = 'SCHEDULED' and lease_expires_at < :now""")
                 .param("now", JobRows.ts(now))
                 .query(LIVE).list();
     }
 
-    /** Running attempts whose job has a time limit that passed more than {@code slackSeconds} ago. */
-    public List<HeldAttempt> overdue(Instant now, long slackSeconds) {
-        return jdbc.sql("""
-                        select a.job_id, a.attempt, a.lease_epoch, a.machine_id, a.state, a.started_at,
-                               (j.spec->'execution'->>'timeoutSeconds')::int
-                        from attempts a join jobs j on j.id = a.job_id
-                        where a.released_at is null and a.state = 'RUNNING' and j.spec->'execution'->>'timeoutSeconds' is not null
-                          and a.started_at + make_interval(secs => (j.spec->'execution'->>'timeoutSeconds')::int + :slack) < :now""")
-                .param("now", JobRows.ts(now)).param("slack", slackSeconds)
-                .query(LIVE).list();
-    }
-
     private static final RowMapper<HeldAttempt> LIVE = (rs, n) -> new HeldAttempt(
             rs.getObject(1, UUID.class), rs.getInt(2), rs.getLong(3), rs.getString(4), AttemptState.valueOf(rs.getString(5)),
-            JobRows.instant(rs, 6), (Integer) rs.getObject(7));
+            JobRows.instant(rs, 6));
 
     /**
      * Releases what ended attempts still hold (none should: an attempt is released when it ends)

@@ -65,8 +65,7 @@ class LiveAttemptReadsTest {
     }
 
     @Test
-    void theSweepsOfExpiredLeasesAndOverdueAttempts() {
+    void theSweepOfExpiredLeases() {
         assertThat(heldIndexScans(() -> repair.expiredLeases(Instant.now()))).isPositive();
-        assertThat(heldIndexScans(() -> repair.overdue(Instant.now(), 0))).isPositive();
     }
 }

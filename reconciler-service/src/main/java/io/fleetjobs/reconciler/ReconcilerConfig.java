@@ -6,7 +6,6 @@ import io.fleetjobs.reconciler.sweeps.AllocationSweep;
 import io.fleetjobs.reconciler.sweeps.AutoDrainSweep;
 import io.fleetjobs.reconciler.sweeps.ExpiredLeaseSweep;
 import io.fleetjobs.reconciler.sweeps.MachineLivenessSweep;
-import io.fleetjobs.reconciler.sweeps.OverdueAttemptSweep;
 import io.fleetjobs.reconciler.sweeps.RetentionSweep;
 import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.JobStore;
@@ -51,7 +50,6 @@ class ReconcilerConfig {
                 new MachineLivenessSweep(repair, reports, liveness, meters, extraLease,
                         now -> watermarks.judgeAt(now, WATERMARK_LIVE)),
                 new ExpiredLeaseSweep(repair, reports, meters),
-                new OverdueAttemptSweep(repair, reports, p.timeoutSlack(), meters),
                 new AutoDrainSweep(repair, machines, new AutoDrain(p.drainStreak(), p.drainSharePerHour()),
                         Duration.ofMinutes(10), meters),
                 new AllocationSweep(jobs, repair, meters),

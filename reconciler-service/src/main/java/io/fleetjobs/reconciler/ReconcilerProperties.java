@@ -11,13 +11,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     checked at start), so that a cut-off agent has killed its attempts before they run elsewhere
  * @param massSilenceShare more than this share of a region silent at once is an outage: nobody is declared lost
  * @param massSilenceMinMachines regions smaller than this are never judged by share
- * @param timeoutSlack how long past a job's time limit before the reconciler fails an attempt its agent did not stop
  * @param drainStreak attempts in a row that fail to start or are lost before a machine is drained
  * @param drainSharePerHour at most this share of a region's machines (but one) is drained automatically in an hour
  */
 @ConfigurationProperties("jobs.reconciler")
 public record ReconcilerProperties(Duration interval, Duration suspectAfter, Duration lostAfter, Double massSilenceShare,
-        Integer massSilenceMinMachines, Duration timeoutSlack, Integer drainStreak,
+        Integer massSilenceMinMachines, Integer drainStreak,
         Double drainSharePerHour) {
     public ReconcilerProperties {
         interval = interval == null ? Duration.ofSeconds(1) : interval;
@@ -25,7 +24,6 @@ public record ReconcilerProperties(Duration interval, Duration suspectAfter, Dur
         lostAfter = lostAfter == null ? io.fleetjobs.model.FencingBudget.DEFAULT_LOST_AFTER : lostAfter;
         massSilenceShare = massSilenceShare == null ? 0.5 : massSilenceShare;
         massSilenceMinMachines = massSilenceMinMachines == null ? 3 : massSilenceMinMachines;
-        timeoutSlack = timeoutSlack == null ? Duration.ofSeconds(30) : timeoutSlack;
         drainStreak = drainStreak == null ? 3 : drainStreak;
         drainSharePerHour = drainSharePerHour == null ? 0.1 : drainSharePerHour;
     }

@@ -50,7 +50,7 @@ import org.springframework.web.client.HttpClientErrorException;
 final class Agent implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(Agent.class);
     static final String CANCELED = "canceled";
-    static final String TIMED_OUT = "timed out";
+    static final String TIMED_OUT = AgentProtocol.TIMED_OUT;
     static final String FENCED = "lease expired";
     private static final Duration HOUSEKEEPING_EVERY = Duration.ofMinutes(1);
 

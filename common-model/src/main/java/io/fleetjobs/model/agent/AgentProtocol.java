@@ -198,6 +198,12 @@ public final class AgentProtocol {
     /** The reason of a {@link Kill} that ends a gang's replica because another replica failed: GANG_MEMBER_FAILED. */
     public static final String GANG_MEMBER_FAILED = "gang member failed";
 
+    /**
+     * The reason of a {@link Kill} that ends an attempt past its job's time limit: reported TIMEOUT. Agents kill at
+     * their own deadline; the control plane says it too, a little later, should an agent not have.
+     */
+    public static final String TIMED_OUT = "timed out";
+
     /** The reason of a {@link Kill} that ends an attempt for a job of a higher priority: reported PREEMPTED. */
     public static final String PREEMPTED = "preempted";
 

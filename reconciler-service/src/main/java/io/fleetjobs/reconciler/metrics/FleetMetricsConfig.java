@@ -29,9 +29,9 @@ import org.springframework.context.annotation.Configuration;
 class FleetMetricsConfig {
     /** Every kind {@code reconciler_actions_total} counts (the sweeps name them). */
     static final List<String> ACTION_KINDS = List.of("machine-recovered", "machine-suspect", "machine-held-mass-silence",
-            "machine-lost", "attempt-machine-lost", "lease-expired", "timed-out", "machine-drained", "allocation-repaired");
+            "machine-lost", "attempt-machine-lost", "lease-expired", "machine-drained", "allocation-repaired");
     /** Every sweep's name, as {@code reconciler_sweep_*{sweep}} tags it. */
-    static final List<String> SWEEPS = List.of("machine-liveness", "expired-leases", "overdue-attempts", "auto-drain",
+    static final List<String> SWEEPS = List.of("machine-liveness", "expired-leases", "auto-drain",
             "allocations", "retention");
 
     @Bean

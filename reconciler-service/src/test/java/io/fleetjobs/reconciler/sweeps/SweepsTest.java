@@ -198,20 +198,6 @@ class SweepsTest {
     }
 
     @Test
-    void anAttemptPastItsTimeLimitThatNoAgentStoppedFailsAsTimeout() {
-        machines.register("m", "eu", Map.of(), null, 8_000, 8_192, 0);
-        JobRecord job = placed("m", true, 10);
-        OverdueAttemptSweep sweep = new OverdueAttemptSweep(repair, reports, Duration.ofSeconds(30), meters);
-        clock.advance(Duration.ofSeconds(30));
-        assertThat(sweep.run(clock.instant())).isZero();
-        clock.advance(Duration.ofSeconds(15));
-        assertThat(sweep.run(clock.instant())).isEqualTo(1);
-        JobRecord after = jobs.get(job.id()).orElseThrow();
-        assertThat(after.state()).isEqualTo(JobState.FAILED);
-        assertThat(after.failureReason()).isEqualTo(FailureReason.TIMEOUT);
-    }
-
-    @Test
     void driftedCountersAndOrphanedAllocationsAreRepaired() {
         machines.register("m", "eu", Map.of(), null, 8_000, 8_192, 0);
         placed("m", true, null);

@@ -132,6 +132,43 @@ class HeldHeartbeatTest {
     }
 
     /**
+     * The backstop for time limits: an attempt still running past its job's limit (its agent did not stop it) is
+     * killed by the heartbeat's answer, and keeps what it holds on its machine until its agent reports the process
+     * gone: a process that outlives its limit never shares its room with another job.
+     */
+    @Test
+    void anAttemptPastItsTimeLimitIsKilledByTheAnswerAndHoldsItsRoomUntilItsAgentReportsItGone() {
+        Machine m = machine("overdue", "af", 6);
+        var spec = Fleet.spec("overdue", 1, 512, 0, null, "af");
+        spec = new io.fleetjobs.model.JobSpec(spec.name(), spec.queue(), spec.priority(), spec.resources(), spec.placement(),
+                new io.fleetjobs.model.Execution(List.of("sleep", "600"), Map.of(), 10), spec.retry(), spec.labels());
+        fleet.queue(m.tenant(), List.of(spec));
+        assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
+        var lease = m.beat(List.of()).start().getFirst();
+
+        // its agent started it a minute ago (its clock), and says it still runs
+        var now = InstantSource.system().instant();
+        var running = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), m.id(),
+                io.fleetjobs.model.AttemptState.RUNNING, null, null, now.minusSeconds(60), null, null, null);
+        assertThat(m.beat(List.of(running)).kill()).as("the answer that settles its start").isEmpty();
+        HeartbeatResponse answer = m.beat(List.of(running));
+        assertThat(answer.kill()).singleElement().satisfies(k -> {
+            assertThat(k.jobId()).isEqualTo(lease.jobId());
+            assertThat(k.reason()).isEqualTo(io.fleetjobs.model.agent.AgentProtocol.TIMED_OUT);
+        });
+        assertThat(fleet.count("select alloc_cpu_millis from machines where id = '" + m.id() + "'"))
+                .as("still held: the process may run").isEqualTo(1000);
+
+        var gone = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), m.id(),
+                io.fleetjobs.model.AttemptState.FAILED, 143, io.fleetjobs.model.FailureReason.TIMEOUT, now.minusSeconds(60),
+                InstantSource.system().instant(), "", "");
+        assertThat(m.beat(List.of(gone)).ack()).hasSize(1);
+        assertThat(fleet.count("select alloc_cpu_millis from machines where id = '" + m.id() + "'")).isZero();
+        assertThat(fleet.count("select count(*) from jobs where id = '" + lease.jobId() + "' and state = 'FAILED'"
+                + " and failure_reason = 'TIMEOUT'")).isEqualTo(1);
+    }
+
+    /**
      * A heartbeat held while a newer join takes its machine over hands out nothing when woken, not even the lease
      * renewal an empty answer would be: it is refused (409 at the controller), and the old agent joins again.
      */

@@ -8,6 +8,7 @@ import io.fleetjobs.model.agent.AgentProtocol.Kill;
 import io.fleetjobs.model.agent.AgentProtocol.Lease;
 import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.store.MachineStore.AssignedAttempt;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,6 +30,7 @@ import java.util.Set;
  *  runs, epoch e        epoch e, cancel asked                       kill "canceled"
  *  runs, epoch e        epoch e, preempted                          kill "preempted"
  *  runs, epoch e        epoch e, another replica of its gang failed kill "gang member failed"
+ *  runs, epoch e        epoch e, RUNNING past its time limit + slack kill "timed out" (its agent did not stop it)
  *  runs, epoch e        epoch e, SCHEDULED                          settle RUNNING (its start report is late or lost)
  *  ended                SCHEDULED or RUNNING                        nothing: its end report is being applied
  *  nothing              cancel asked                                settle CANCELED (nothing to kill)
@@ -42,6 +44,13 @@ import java.util.Set;
  * it to sleep out its heartbeat interval, deaf to the next placement on its machine.
  */
 record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle) {
+    /**
+     * How long past an attempt's time limit the control plane tells its agent to kill it: agents kill at their own
+     * deadline, by their own clock; this is the backstop, late enough not to race them on a skewed clock. The
+     * attempt keeps what it holds until its agent reports the process gone (or its machine is lost past the fence),
+     * so a process that outlives its limit never shares its room with another job.
+     */
+    static final Duration TIME_LIMIT_SLACK = Duration.ofSeconds(5);
 
     /** What a heartbeat says of its machine's attempts, each report bound to the machine of its credential. */
     record Reported(String machineId, Map<AttemptRef, AttemptReport> running, List<AttemptReport> ended) {
@@ -76,7 +85,7 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
         return start.isEmpty() && kill.isEmpty();
     }
 
-    /** @param now the end of an attempt canceled before it started */
+    /** @param now the end of an attempt canceled before it started, and what time limits are judged against */
     static AgentDiff of(Reported reported, List<AssignedAttempt> liveAttempts, Instant now) {
         List<Lease> start = new ArrayList<>();
         List<Kill> kill = new ArrayList<>();
@@ -102,6 +111,8 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
                     kill.add(new Kill(ref.jobId(), ref.attempt(), AgentProtocol.PREEMPTED));
                 } else if (a.gangFailed()) {
                     kill.add(new Kill(ref.jobId(), ref.attempt(), AgentProtocol.GANG_MEMBER_FAILED));
+                } else if (a.timeLimitEndsAt() != null && now.isAfter(a.timeLimitEndsAt().plus(TIME_LIMIT_SLACK))) {
+                    kill.add(new Kill(ref.jobId(), ref.attempt(), AgentProtocol.TIMED_OUT));
                 } else if (a.state() == AttemptState.SCHEDULED) {
                     settle.add(running);
                 }

@@ -101,6 +101,25 @@ class AgentDiffTest {
         });
     }
 
+    @ParameterizedTest(name = "time limit ends {0} s from now -> {1}")
+    @CsvSource({
+            // seconds from NOW to the end of the running attempt's limit (blank: it has none), bucket
+            "  ,  nothing",
+            " 60, nothing",
+            "  0, nothing",
+            " -5, nothing",     // within the slack: its agent kills it at its own deadline
+            " -6, kill: timed out"})
+    void aRunningAttemptPastItsTimeLimitAndTheSlackIsKilled(Long limitEndsIn, String bucket) {
+        AssignedAttempt running = new AssignedAttempt(JOB, 1, 1, AttemptState.RUNNING, false, null, 1000, 512, List.of(), null,
+                false, null, false, limitEndsIn == null ? null : NOW.plusSeconds(limitEndsIn));
+
+        AgentDiff diff = AgentDiff.of(AgentDiff.Reported.of("m1", List.of(report(JOB, AttemptState.RUNNING, 1))),
+                List.of(running), NOW);
+
+        assertThat(describe(diff)).isEqualTo(List.of(bucket));
+        assertThat(AgentDiff.TIME_LIMIT_SLACK).isEqualTo(java.time.Duration.ofSeconds(5));
+    }
+
     @Test
     void reportsAreBoundToTheMachineOfTheCredential() {
         var reported = AgentDiff.Reported.of("m1", List.of(new AttemptReport(JOB, 1, 1, "someone-else", AttemptState.SUCCEEDED,
