@@ -49,6 +49,8 @@ class ChaosTest {
     private final int jobs = Integer.getInteger("chaos.jobs", 300);
     private final Duration faultWindow = Duration.ofSeconds(Integer.getInteger("chaos.faultSeconds", 75));
     private final int agents = Integer.getInteger("chaos.agents", 3);
+    /** Replicas of job-service, scheduler-service and reconciler-service, side by side on one database. */
+    private final int replicas = Integer.getInteger("chaos.replicas", 2);
     private final long seed = Long.getLong("chaos.seed", System.nanoTime());
     private final Random random = new Random(seed);
     private final List<String> faults = new CopyOnWriteArrayList<>();
@@ -87,7 +89,8 @@ class ChaosTest {
         // a fresh database each run: local mode keeps its data under home, and an earlier run's jobs are not this one's
         org.springframework.util.FileSystemUtils.deleteRecursively(home);
         Files.createDirectories(home);
-        System.out.printf("chaos: seed %d, %d jobs, %d agents, faults for %ds%n", seed, jobs, agents, faultWindow.toSeconds());
+        System.out.printf("chaos: seed %d, %d jobs, %d agents, %d replicas of each service, faults for %ds%n", seed, jobs,
+                agents, replicas, faultWindow.toSeconds());
 
         int postgresPort;
         try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
@@ -96,6 +99,8 @@ class ChaosTest {
         try (TcpProxy databaseLink = new TcpProxy(postgresPort);
                 LocalPlatform platform = LocalPlatform.builder().home(home).repository(Path.of("..").toAbsolutePath().normalize())
                 .workers(agents).agentResources("2", 2048).portOffset(1_000 + random.nextInt(4_000))
+                .replicas(LocalPlatform.JOB_SERVICE, replicas).replicas(LocalPlatform.SCHEDULER_SERVICE, replicas)
+                .replicas(LocalPlatform.RECONCILER_SERVICE, replicas)
                 // every agent reaches the scheduler, and every service PostgreSQL, through a relay a fault can silence
                 .agentSchedulerPort((agent, scheduler) -> agentLinks.computeIfAbsent(LocalPlatform.AGENT_PREFIX + agent,
                         a -> new TcpProxy(scheduler)).port())
@@ -303,9 +308,9 @@ class ChaosTest {
 
     private CompletableFuture<Void> apply(LocalPlatform platform, Fault fault) {
         return switch (fault.kind()) {
-            case KILL_SCHEDULER -> crashAndRestart(platform, LocalPlatform.SCHEDULER_SERVICE, fault.downMillis());
-            case KILL_JOB_SERVICE -> crashAndRestart(platform, LocalPlatform.JOB_SERVICE, fault.downMillis());
-            case KILL_RECONCILER -> crashAndRestart(platform, LocalPlatform.RECONCILER_SERVICE, fault.downMillis());
+            case KILL_SCHEDULER -> crashAndRestart(platform, replica(LocalPlatform.SCHEDULER_SERVICE, fault), fault.downMillis());
+            case KILL_JOB_SERVICE -> crashAndRestart(platform, replica(LocalPlatform.JOB_SERVICE, fault), fault.downMillis());
+            case KILL_RECONCILER -> crashAndRestart(platform, replica(LocalPlatform.RECONCILER_SERVICE, fault), fault.downMillis());
             case KILL_GATEWAY -> crashAndRestart(platform, LocalPlatform.API_GATEWAY, fault.downMillis());
             case KILL_AGENT -> crashAndRestart(platform, agent(platform, fault.target()), fault.downMillis());
             case KILL_KAFKA -> crashAndRestart(platform, LocalPlatform.KAFKA, fault.downMillis());
@@ -324,6 +329,11 @@ class ChaosTest {
             }
             case SLOW_DATABASE_LINK -> slow("the services' link to PostgreSQL", databaseLink, fault);
         };
+    }
+
+    /** The replica of a service a fault hits. */
+    private String replica(String service, Fault fault) {
+        return LocalPlatform.replicaName(service, 1 + fault.target() % replicas);
     }
 
     private String agent(LocalPlatform platform, int target) {
@@ -586,7 +596,8 @@ class ChaosTest {
         StringBuilder out = new StringBuilder();
         out.append("== chaos report (seed ").append(seed).append(") ==\n");
         out.append("workload: ").append(submitted.size()).append(" jobs ").append(kinds).append(", ").append(attempts)
-                .append(" attempts, ").append(agents).append(" agents\n");
+                .append(" attempts, ").append(agents).append(" agents, ").append(replicas)
+                .append(" replicas of job-service, scheduler-service and reconciler-service\n");
         out.append("outcomes: ").append(outcomes).append("\n");
         out.append("faults applied by kind: ").append(new java.util.TreeMap<>(applied)).append("\n");
         out.append("faults injected (").append(faults.size()).append("):\n");

@@ -97,6 +97,8 @@ public final class LocalPlatform implements AutoCloseable {
 
     /** A service's management port (the actuator: prometheus, metrics, info) is its port plus this: 9080–9083. */
     static final int MANAGEMENT_PORT_DISTANCE = 1000;
+    /** A service's replica r listens on its port plus (r - 1) times this: scheduler-service-2 on 8182. */
+    static final int REPLICA_PORT_DISTANCE = 100;
     static final int POSTGRES_PORT = 55432;
     static final int KAFKA_PORT = 59092;
     static final int KAFKA_CONTROLLER_PORT = 59093;
@@ -547,16 +549,20 @@ public final class LocalPlatform implements AutoCloseable {
         }
         tiers.add(infrastructure);
 
-        List<Service> built = new ArrayList<>();
+        Map<String, Service> replicaOf = new LinkedHashMap<>(); // every replica's name, in start order, and its service
         for (Service s : SERVICES) {
             if (config.without.contains(s.name())) {
                 continue;
             }
             Path jar = config.repository.resolve(s.jar()).toAbsolutePath().normalize();
             if (Files.isRegularFile(jar)) {
-                built.add(s);
-                servicePorts.put(s.name(), config.portOffset + s.defaultPort());
-                managementPorts.put(s.name(), config.portOffset + s.defaultPort() + MANAGEMENT_PORT_DISTANCE);
+                for (int r = 1; r <= config.replicas.getOrDefault(s.name(), 1); r++) {
+                    String name = replicaName(s.name(), r);
+                    int port = config.portOffset + s.defaultPort() + (r - 1) * REPLICA_PORT_DISTANCE;
+                    replicaOf.put(name, s);
+                    servicePorts.put(name, port);
+                    managementPorts.put(name, port + MANAGEMENT_PORT_DISTANCE);
+                }
             } else if (s.required()) {
                 throw new IllegalStateException(s.name() + " is not built: " + jar + " is missing (./mvnw -DskipTests package)");
             } else {
@@ -565,19 +571,20 @@ public final class LocalPlatform implements AutoCloseable {
             }
         }
         List<String> services = new ArrayList<>();
-        for (Service s : built) {
-            int port = servicePorts.get(s.name());
+        replicaOf.forEach((name, s) -> {
+            int port = servicePorts.get(name);
             Path jar = config.repository.resolve(s.jar()).toAbsolutePath().normalize();
             List<String> args = new ArrayList<>(List.of("--server.port=" + port,
-                    "--management.server.port=" + managementPorts.get(s.name())));
+                    "--management.server.port=" + managementPorts.get(name)));
             args.addAll(config.serviceArgs.getOrDefault(s.name(), List.of()));
-            List<String> options = withTmpDir(config.serviceJvmOptions, s.name());
-            components.put(s.name(), new JavaProcess(s.name(), () -> JavaProcess.command(prefix, options, launch(s.name(), jar), args),
-                    serviceEnvironment(), home, logs.resolve(s.name() + ".log"), ":" + port,
+            List<String> options = withTmpDir(config.serviceJvmOptions, name);
+            components.put(name, new JavaProcess(name, () -> JavaProcess.command(prefix, options, launch(name, jar), args),
+                    serviceEnvironment(), home, logs.resolve(name + ".log"), ":" + port,
                     JavaProcess.http(port, Duration.ofSeconds(20)), (descendants, grace) -> Processes.terminate(descendants, grace),
                     config.startTimeout, pidFiles, config.listener));
-            services.add(s.name());
-        }
+            services.add(name);
+        });
+        int schedulers = (int) replicaOf.values().stream().filter(s -> s.name().equals(SCHEDULER_SERVICE)).count();
         tiers.add(services);
 
         List<String> agents = new ArrayList<>();
@@ -592,7 +599,8 @@ public final class LocalPlatform implements AutoCloseable {
                 Path workDir = home.resolve("workers");
                 List<String> args = new ArrayList<>(List.of(
                         "--jobs.worker.scheduler-url=http://127.0.0.1:" + config.agentSchedulerPort.applyAsInt(i,
-                                servicePorts.getOrDefault(SCHEDULER_SERVICE, config.portOffset + 8082)),
+                                servicePorts.getOrDefault(replicaName(SCHEDULER_SERVICE, 1 + (i - 1) % Math.max(1, schedulers)),
+                                        config.portOffset + 8082)),
                         "--jobs.worker.machine-id=" + machine,
                         "--jobs.worker.region=local",
                         "--jobs.worker.cpu=" + config.agentCpu,
@@ -619,6 +627,11 @@ public final class LocalPlatform implements AutoCloseable {
             }
         }
         tiers.add(agents);
+    }
+
+    /** A service's replica {@code r} (from 1): the first has the service's name, the others {@code name-r}. */
+    public static String replicaName(String service, int r) {
+        return r == 1 ? service : service + "-" + r;
     }
 
     /** How to run a jar: from an extracted copy with a class-data archive (see {@link BootJars}), or as it is. */
@@ -750,6 +763,7 @@ public final class LocalPlatform implements AutoCloseable {
         private List<String> agentJvmOptions = AGENT_JVM_OPTIONS;
         private List<String> kafkaJvmOptions = KAFKA_JVM_OPTIONS;
         private final Map<String, List<String>> serviceArgs = new HashMap<>();
+        private final Map<String, Integer> replicas = new HashMap<>();
         private final List<String> agentArgs = new ArrayList<>();
         private java.util.function.IntBinaryOperator agentSchedulerPort = (agent, schedulerPort) -> schedulerPort;
         private int serviceDatabasePort;
@@ -869,6 +883,21 @@ public final class LocalPlatform implements AutoCloseable {
         /** More command-line arguments for one service ({@code --jobs.agent.lease-ttl=3s}); they win over the defaults. */
         public Builder serviceArgs(String service, String... args) {
             serviceArgs.computeIfAbsent(service, s -> new ArrayList<>()).addAll(List.of(args));
+            return this;
+        }
+
+        /**
+         * Runs {@code n} replicas of a service side by side (the first named as the service, the others
+         * {@code service-2}, … on ports {@link #REPLICA_PORT_DISTANCE} apart), each a process of its own on the same
+         * database; agents are spread over the scheduler's replicas, and the gateway routes to the first replica of
+         * each service. Not for the gateway: clients reach one.
+         */
+        public Builder replicas(String service, int n) {
+            if (n < 1 || API_GATEWAY.equals(service) || SERVICES.stream().noneMatch(s -> s.name().equals(service))) {
+                throw new IllegalArgumentException("replicas are 1 or more of job-service, scheduler-service or"
+                        + " reconciler-service, not " + n + " of " + service);
+            }
+            replicas.put(service, n);
             return this;
         }
 

@@ -56,6 +56,27 @@ class LocalPlatformLayoutTest {
     }
 
     @Test
+    void replicasOfAServiceRunSideBySideOnPortsOfTheirOwn() throws IOException {
+        buildRequired();
+        build("reconciler-service/target/reconciler-service-exec.jar");
+        LocalPlatform platform = platform().workers(0).replicas("scheduler-service", 2).replicas("reconciler-service", 3)
+                .build();
+        try {
+            assertThat(platform.components()).containsExactly("postgres", "kafka", "job-service", "scheduler-service",
+                    "scheduler-service-2", "reconciler-service", "reconciler-service-2", "reconciler-service-3",
+                    "api-gateway");
+            assertThat(platform.ports()).containsEntry("scheduler-service", List.of(10082, 11082))
+                    .containsEntry("scheduler-service-2", List.of(10182, 11182))
+                    .containsEntry("reconciler-service-3", List.of(10283, 11283));
+            assertThat(platform.url()).hasToString("http://localhost:10080");
+        } finally {
+            platform.stop();
+        }
+        assertThatThrownBy(() -> platform().replicas("api-gateway", 2)).hasMessageContaining("not 2 of api-gateway");
+        assertThatThrownBy(() -> platform().replicas("job-service", 0)).hasMessageContaining("not 0 of job-service");
+    }
+
+    @Test
     void withoutTheGatewayTheUrlIsJobService() throws IOException {
         build("job-service/target/job-service-exec.jar", "scheduler-service/target/scheduler-service-exec.jar");
         LocalPlatform platform = platform().workers(0).without("api-gateway").build();
