@@ -74,6 +74,8 @@ class StreamingThroughTheGatewayTest {
                 assertThat(second).as("after heartbeats longer than the read timeout").isNotNull();
                 assertThat(second.id()).isEqualTo("43");
                 assertThat(events.comments()).isPositive();
+            } finally {
+                JOB_SERVICE.clientDone.countDown();
             }
             assertThat(JOB_SERVICE.lastEventId).isEqualTo("41");
             assertThat(JOB_SERVICE.path).isEqualTo(path);
@@ -82,11 +84,12 @@ class StreamingThroughTheGatewayTest {
 
     /**
      * A stand-in job-service: one event, then heartbeats until the client has the first (for longer than the
-     * gateway's read timeout), then another, and holds the stream open until the client leaves.
+     * gateway's read timeout), then another, and holds the stream open with heartbeats until the client is done.
      */
     static final class StreamingUpstream {
         final HttpServer server;
         volatile CountDownLatch firstSeen = new CountDownLatch(1);
+        volatile CountDownLatch clientDone = new CountDownLatch(1);
         volatile String lastEventId;
         volatile String path;
 
@@ -98,6 +101,8 @@ class StreamingThroughTheGatewayTest {
             }
             server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
             server.createContext("/", exchange -> {
+                CountDownLatch seen = firstSeen; // this stream's, whatever a later reset() sets
+                CountDownLatch done = clientDone;
                 lastEventId = exchange.getRequestHeaders().getFirst("Last-Event-ID");
                 path = exchange.getRequestURI().toString();
                 exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
@@ -105,13 +110,12 @@ class StreamingThroughTheGatewayTest {
                 try (OutputStream out = exchange.getResponseBody()) {
                     send(out, "id: 42\ndata: {\"to\":\"QUEUED\"}\n\n");
                     long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_500);
-                    while (!firstSeen.await(300, TimeUnit.MILLISECONDS) || System.nanoTime() < until) {
-                        send(out, ": keep-alive\n\n");
+                    while ((seen.getCount() > 0 || System.nanoTime() < until) && beat(out, done)) {
+                        // only heartbeats, for longer than the gateway's read timeout
                     }
                     send(out, "id: 43\ndata: {\"to\":\"RUNNING\"}\n\n");
-                    for (int i = 0; i < 100; i++) {
-                        send(out, ": keep-alive\n\n");
-                        Thread.sleep(100); // the stand-in's pace, not a wait of the test
+                    while (beat(out, done)) {
+                        // held open
                     }
                 } catch (IOException | InterruptedException gone) {
                     // the client left
@@ -122,6 +126,13 @@ class StreamingThroughTheGatewayTest {
 
         void reset() {
             firstSeen = new CountDownLatch(1);
+            clientDone = new CountDownLatch(1);
+        }
+
+        /** A heartbeat, then the stand-in's pace (300 ms) unless the client is done first; false once it is. */
+        private static boolean beat(OutputStream out, CountDownLatch done) throws IOException, InterruptedException {
+            send(out, ": keep-alive\n\n");
+            return !done.await(300, TimeUnit.MILLISECONDS);
         }
 
         private static void send(OutputStream out, String text) throws IOException {

@@ -1,5 +1,7 @@
 package io.fleetjobs.store;
 
+import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.FleetMachine;
 import io.fleetjobs.model.MachineStatus;
 import java.time.InstantSource;
 import java.util.List;
@@ -26,11 +28,12 @@ public final class MachineStore {
     }
 
     static final RowMapper<MachineRow> MACHINE = (rs, n) -> new MachineRow(
-            rs.getString("id"), rs.getString("region"), labels(rs.getString("labels")),
-            rs.getString("gpu_type"), rs.getLong("cpu_millis"), rs.getLong("memory_mb"), rs.getInt("gpu_count"),
-            rs.getLong("alloc_cpu_millis"), rs.getLong("alloc_memory_mb"), rs.getInt("alloc_gpu_count"),
-            MachineStatus.valueOf(rs.getString("status")), rs.getString("status_reason"),
-            JobRows.instant(rs, "last_heartbeat_at"), rs.getString("isolation"));
+            new FleetMachine(rs.getString("id"), rs.getString("region"), labels(rs.getString("labels")),
+                    rs.getString("gpu_type"),
+                    new Amounts(rs.getLong("cpu_millis"), rs.getLong("memory_mb"), rs.getInt("gpu_count")),
+                    new Amounts(rs.getLong("alloc_cpu_millis"), rs.getLong("alloc_memory_mb"), rs.getInt("alloc_gpu_count")),
+                    MachineStatus.valueOf(rs.getString("status"))),
+            rs.getString("status_reason"), JobRows.instant(rs, "last_heartbeat_at"), rs.getString("isolation"));
 
     /** A (re)joining machine is READY, unless an operator took it out: that decision outlives the agent. */
     private static final String KEEP_OPERATORS_STATUS = """

@@ -1,18 +1,16 @@
 package io.fleetjobs.store;
 
 import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.GangRendezvous;
 import io.fleetjobs.model.JobState;
-import io.fleetjobs.model.PlacementStrategy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import io.fleetjobs.model.GangRendezvous;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -30,6 +28,7 @@ public final class PlacementStore {
     private final Attempts attemptRows;
     private final MachineAllocations machines;
     private final GpuHolds gpus;
+    private final QueuedJobs queued;
 
     public PlacementStore(JdbcClient jdbc, JobStore jobs) {
         this.jdbc = jdbc;
@@ -38,68 +37,22 @@ public final class PlacementStore {
         this.attemptRows = new Attempts(jdbc);
         this.machines = new MachineAllocations(jdbc);
         this.gpus = new GpuHolds(jdbc);
+        this.queued = new QueuedJobs(jdbc, jobs.clock());
     }
 
     /** Locks up to {@code limit} QUEUED jobs whose time has come, by priority then age; skips rows other replicas hold. */
     public List<ClaimedJob> claim(int limit) {
-        return claimWhere("", limit, null, null);
+        return queued.claim(limit);
     }
 
-    /**
-     * As {@link #claim(int)}, but only jobs after the one of {@code priority} and {@code id} in the claim's
-     * order (priority, then id): the scheduler passes over the jobs it found no room for without writing
-     * to them. Two range scans of the claim index (the rest of that priority, then the lower priorities),
-     * so that the jobs passed over cost nothing to skip.
-     */
+    /** As {@link #claim(int)}, but only jobs after the one of {@code priority} and {@code id} in the claim's order. */
     public List<ClaimedJob> claimAfter(int limit, int priority, UUID id) {
-        List<ClaimedJob> claimed = new ArrayList<>(claimWhere("and priority = :priority and id > :id", limit, priority, id));
-        if (claimed.size() < limit) {
-            claimed.addAll(claimWhere("and priority < :priority", limit - claimed.size(), priority, id));
-        }
-        return claimed;
+        return queued.claimAfter(limit, priority, id);
     }
-
-    private List<ClaimedJob> claimWhere(String condition, int limit, Integer afterPriority, UUID afterId) {
-        var statement = jdbc.sql("""
-                        select %s from jobs
-                        where state = 'QUEUED' and not_before <= :now %s
-                        order by priority desc, id
-                        limit :limit
-                        for update skip locked""".formatted(CLAIM_COLUMNS, condition))
-                .param("now", JobRows.ts(jobs.clock().instant())).param("limit", limit);
-        if (afterId != null) {
-            statement = statement.param("priority", afterPriority).param("id", afterId);
-        }
-        return statement.query(CLAIMED).list();
-    }
-
-    private static final String CLAIM_COLUMNS = """
-            id, tenant_id, version, priority, cpu_millis, memory_mb, gpu_count, gpu_type, region, created_at,
-            spec->'placement'->'labels' as labels, spec->'placement'->>'strategy' as strategy,
-            spec->'placement'->>'requireIsolation' = 'true' as require_isolation, replicas, gang_scope""";
-
-    @SuppressWarnings("unchecked")
-    private static final RowMapper<ClaimedJob> CLAIMED = (rs, n) -> {
-        String labels = rs.getString("labels");
-        String strategy = rs.getString("strategy");
-        return new ClaimedJob(rs.getObject("id", UUID.class), rs.getObject("tenant_id", UUID.class), rs.getLong("version"),
-                rs.getInt("priority"), rs.getLong("cpu_millis"), rs.getLong("memory_mb"), rs.getInt("gpu_count"),
-                rs.getString("gpu_type"), rs.getString("region"),
-                labels == null || labels.equals("{}") ? Map.of() : Json.read(labels, Map.class),
-                strategy == null ? null : PlacementStrategy.valueOf(strategy),
-                JobRows.instant(rs, "created_at"), rs.getBoolean("require_isolation"), rs.getInt("replicas"),
-                rs.getString("gang_scope"));
-    };
 
     /** Locks these jobs again, if they are still QUEUED and no other replica holds them. */
     public List<ClaimedJob> reclaim(List<UUID> ids) {
-        return jdbc.sql("""
-                        select %s from jobs
-                        where id = any(cast(:ids as uuid[])) and state = 'QUEUED'
-                        order by priority desc, id
-                        for update skip locked""".formatted(CLAIM_COLUMNS))
-                .param("ids", ids.stream().map(UUID::toString).toArray(String[]::new))
-                .query(CLAIMED).list();
+        return queued.reclaim(ids);
     }
 
     /** Machines that are not lost (the engine counts the others under the filter that rejects them), as of now (not locked: the commit re-checks under lock). */
@@ -170,7 +123,7 @@ public final class PlacementStore {
             }
         }
         gpus.hold(result.scheduled(), attempts);
-        defer(deferrals);
+        queued.defer(deferrals);
         return result;
     }
 
@@ -263,48 +216,13 @@ public final class PlacementStore {
     }
 
     /**
-     * Writes why each job stays QUEUED, and its backoff where it has one: not a state change (no
-     * version, history or event). A job left without a backoff whose reason is already the one it
-     * shows is not written at all: in a full fleet the same jobs are found without room cycle after
-     * cycle, and each write would be a new version of the row and of its index entries.
-     */
-    private void defer(List<Deferral> deferrals) {
-        if (deferrals.isEmpty()) {
-            return;
-        }
-        String[] ids = deferrals.stream().map(d -> d.jobId().toString()).toArray(String[]::new);
-        String[] reasons = deferrals.stream().map(Deferral::reason).toArray(String[]::new);
-        String[] kinds = deferrals.stream().map(d -> d.kind().name()).toArray(String[]::new);
-        String[] notBefore = deferrals.stream().map(d -> d.notBefore() == null ? null : d.notBefore().toString())
-                .toArray(String[]::new);
-        jdbc.sql("""
-                        update jobs j set state_reason = d.reason, unplaced_kind = d.kind,
-                            not_before = coalesce(d.nb, j.not_before)
-                        from unnest(cast(:ids as uuid[]), cast(:reasons as text[]), cast(:kinds as text[]),
-                                    cast(cast(:nb as text[]) as timestamptz[]))
-                             as d(id, reason, kind, nb)
-                        where j.id = d.id and j.state = 'QUEUED'
-                          and (d.nb is not null or j.state_reason is distinct from d.reason
-                               or j.unplaced_kind is distinct from d.kind)""")
-                .param("ids", ids).param("reasons", reasons).param("kinds", kinds).param("nb", notBefore)
-                .update();
-    }
-
-    /**
-     * Lets jobs waiting out a "fits nowhere" backoff ({@link UnplacedKind#CAN_NEVER_FIT}) be claimed at once:
-     * call it when the fleet changed (a machine joined), which may give them a machine; a retry's backoff
-     * is left to run. Reads the queued jobs to find them, so the caller does it at most once per interval.
+     * Lets jobs waiting out a "fits nowhere" wait ({@link UnplacedKind#CAN_NEVER_FIT}) be claimed at once: call it when
+     * the fleet changed (a machine joined). See {@link QueuedJobs#wakeUnplaceable}.
      *
      * @return how many were woken (at most {@code limit}, highest priority first)
      */
     public int wakeUnplaceable(int limit) {
-        return jdbc.sql("""
-                        update jobs set not_before = :now where id in (
-                            select id from jobs
-                            where state = 'QUEUED' and not_before > :now and unplaced_kind = 'CAN_NEVER_FIT'
-                            order by priority desc, id limit :limit for update skip locked)""")
-                .param("now", JobRows.ts(jobs.clock().instant())).param("limit", limit)
-                .update();
+        return queued.wakeUnplaceable(limit);
     }
 
     /**

@@ -150,8 +150,8 @@ class AttemptReportsBatchTest {
         }
         var one = machines.get("one-by-one").orElseThrow();
         var bat = machines.get("batched").orElseThrow();
-        assertThat(bat.allocCpuMillis()).isEqualTo(one.allocCpuMillis());
-        assertThat(bat.allocMemoryMb()).isEqualTo(one.allocMemoryMb());
+        assertThat(bat.machine().allocated().cpuMillis()).isEqualTo(one.machine().allocated().cpuMillis());
+        assertThat(bat.machine().allocated().memoryMb()).isEqualTo(one.machine().allocated().memoryMb());
         assertThat(f.count("select count(*) from attempts where released_at is not null and state in ('SCHEDULED', 'RUNNING')"))
                 .isZero();
     }
@@ -179,14 +179,14 @@ class AttemptReportsBatchTest {
     void aStartAndAnEndInOneBatchBothReachTheHistory() {
         JobRecord job = placed("both", "batched");
         Instant t = Instant.parse("2026-11-30T12:00:00Z");
-        long heldBefore = machines.get("batched").orElseThrow().allocCpuMillis();
+        long heldBefore = machines.get("batched").orElseThrow().machine().allocated().cpuMillis();
         List<AttemptReports.Outcome> got = reports.applyAll(List.of(
                 report(job, f.epoch(job), "batched", AttemptState.RUNNING, null, null, t),
                 report(job, f.epoch(job), "batched", AttemptState.SUCCEEDED, 0, null, t)));
         assertThat(got).containsExactly(AttemptReports.Outcome.APPLIED, AttemptReports.Outcome.APPLIED);
         assertThat(f.jobs.history(job.id()).stream().map(h -> h.to().name()))
                 .containsExactly("SUBMITTED", "QUEUED", "SCHEDULED", "RUNNING", "SUCCEEDED");
-        assertThat(machines.get("batched").orElseThrow().allocCpuMillis()).isEqualTo(heldBefore - 1000);
+        assertThat(machines.get("batched").orElseThrow().machine().allocated().cpuMillis()).isEqualTo(heldBefore - 1000);
     }
 
     @Test

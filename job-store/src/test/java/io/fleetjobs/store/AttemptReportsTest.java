@@ -63,7 +63,7 @@ class AttemptReportsTest {
     }
 
     private static long allocatedCpu() {
-        return machines.get("m").orElseThrow().allocCpuMillis();
+        return machines.get("m").orElseThrow().machine().allocated().cpuMillis();
     }
 
     @Test

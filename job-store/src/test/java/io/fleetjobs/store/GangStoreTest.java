@@ -81,7 +81,7 @@ class GangStoreTest {
     }
 
     private static long allocatedCpu(String machine) {
-        return machines.get(machine).orElseThrow().allocCpuMillis();
+        return machines.get(machine).orElseThrow().machine().allocated().cpuMillis();
     }
 
     @Test

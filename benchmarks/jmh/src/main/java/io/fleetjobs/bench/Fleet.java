@@ -1,5 +1,7 @@
 package io.fleetjobs.bench;
 
+import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.FleetMachine;
 import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.model.PlacementStrategy;
 import io.fleetjobs.scheduler.core.MachineView;
@@ -90,8 +92,8 @@ final class Fleet {
         } else if (health == 3) {
             heartbeat = Duration.ofSeconds(45);
         }
-        return new MachineView(String.format("%s-%05d", region, i), region, labels, gpuType, cpuMillis, memoryMb, gpus,
-                usedCpu, usedMemory, usedGpus, status, heartbeat);
+        return new MachineView(new FleetMachine(String.format("%s-%05d", region, i), region, labels, gpuType,
+                new Amounts(cpuMillis, memoryMb, gpus), new Amounts(usedCpu, usedMemory, usedGpus), status), heartbeat);
     }
 
     /**

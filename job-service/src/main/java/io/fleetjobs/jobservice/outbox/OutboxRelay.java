@@ -87,7 +87,7 @@ public class OutboxRelay implements SmartLifecycle {
             int s = shard;
             Integer n = tx.execute(status -> publishShard(s));
             published += n == null ? 0 : n;
-            publishedRows.increment(n == null ? 0 : n); // committed: the rows are marked published
+            publishedRows.increment(n == null ? 0 : n); // committed: the rows sent are deleted
         }
         return published;
     }

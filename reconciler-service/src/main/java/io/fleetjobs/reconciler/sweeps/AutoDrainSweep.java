@@ -49,7 +49,7 @@ public final class AutoDrainSweep implements Sweep {
         List<AutoDrain.Candidate> candidates = new ArrayList<>();
         for (String machine : repair.machinesWithRecentPlatformFailures(now.minus(lookBack)).stream().sorted().toList()) {
             machines.get(machine).ifPresent(m -> candidates.add(
-                    new AutoDrain.Candidate(machine, m.region(), repair.lastOutcomes(machine, rule.streak()))));
+                    new AutoDrain.Candidate(machine, m.machine().region(), repair.lastOutcomes(machine, rule.streak()))));
         }
         if (candidates.isEmpty()) {
             return 0;

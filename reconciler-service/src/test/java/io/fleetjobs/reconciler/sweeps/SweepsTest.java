@@ -116,7 +116,7 @@ class SweepsTest {
         assertThat(after.state()).isEqualTo(JobState.QUEUED);
         assertThat(after.failureReason()).isEqualTo(FailureReason.MACHINE_LOST);
         assertThat(after.infraFailures()).isEqualTo(1);
-        assertThat(machines.get("quiet").orElseThrow().allocCpuMillis()).isZero();
+        assertThat(machines.get("quiet").orElseThrow().machine().allocated().cpuMillis()).isZero();
         assertThat(sweep.run(clock.instant())).as("a second run finds nothing to do").isZero();
 
         // heard again: READY; its old attempt is not current any more (the heartbeat reply kills it)
@@ -205,7 +205,7 @@ class SweepsTest {
         assertThat(sweep.run(clock.instant())).isZero();
         jdbc.sql("update machines set alloc_cpu_millis = 7000 where id = 'm'").update();
         assertThat(sweep.run(clock.instant())).isEqualTo(1);
-        assertThat(machines.get("m").orElseThrow().allocCpuMillis()).isEqualTo(1000);
+        assertThat(machines.get("m").orElseThrow().machine().allocated().cpuMillis()).isEqualTo(1000);
     }
 
     @Test

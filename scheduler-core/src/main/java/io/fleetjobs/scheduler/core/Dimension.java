@@ -20,9 +20,9 @@ enum Dimension {
 
     long total(MachineView machine) {
         return switch (this) {
-            case GPU -> machine.gpuCount();
-            case CPU -> machine.cpuMillis();
-            case MEMORY -> machine.memoryMb();
+            case GPU -> machine.machine().capacity().gpus();
+            case CPU -> machine.machine().capacity().cpuMillis();
+            case MEMORY -> machine.machine().capacity().memoryMb();
         };
     }
 

@@ -32,7 +32,7 @@ final class GangScopes {
         }
         TreeSet<String> values = new TreeSet<>();
         for (MachineState machine : machines) {
-            String value = machine.view.labels().get(key);
+            String value = machine.view.machine().labels().get(key);
             if (value != null) {
                 values.add(value);
             }

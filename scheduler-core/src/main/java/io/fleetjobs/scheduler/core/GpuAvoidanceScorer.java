@@ -12,6 +12,6 @@ final class GpuAvoidanceScorer implements Scorer {
         if (job.needsGpus()) {
             return 100;
         }
-        return machine.view.gpuCount() > 0 ? 0 : 100;
+        return machine.view.machine().capacity().gpus() > 0 ? 0 : 100;
     }
 }

@@ -20,7 +20,7 @@ final class GpuFragmentationScorer implements Scorer {
 
     @Override
     public double score(PendingJob job, MachineState machine) {
-        int total = machine.view.gpuCount();
+        int total = machine.view.machine().capacity().gpus();
         if (total == 0 || !job.needsGpus() || demand.sizeShare().isEmpty()) {
             return 50;
         }

@@ -24,24 +24,24 @@ final class GpuPressure {
 
     /** Counts an indexed machine's free GPUs. */
     void add(MachineState machine) {
-        if (machine.freeGpus() > 0 && machine.view.gpuType() != null) {
-            freeByModel.merge(machine.view.gpuType(), (long) machine.freeGpus(), Long::sum);
+        if (machine.freeGpus() > 0 && machine.view.machine().gpuType() != null) {
+            freeByModel.merge(machine.view.machine().gpuType(), (long) machine.freeGpus(), Long::sum);
             free += machine.freeGpus();
         }
     }
 
     /** The job took its GPUs on the machine. */
     void took(MachineState machine, PendingJob job) {
-        if (job.gpuCount() > 0 && machine.view.gpuType() != null) {
-            freeByModel.merge(machine.view.gpuType(), (long) -job.gpuCount(), Long::sum);
+        if (job.gpuCount() > 0 && machine.view.machine().gpuType() != null) {
+            freeByModel.merge(machine.view.machine().gpuType(), (long) -job.gpuCount(), Long::sum);
             free -= job.gpuCount();
         }
     }
 
     /** The job gave its GPUs back (a gang undone). */
     void gave(MachineState machine, PendingJob job) {
-        if (job.gpuCount() > 0 && machine.view.gpuType() != null) {
-            freeByModel.merge(machine.view.gpuType(), (long) job.gpuCount(), Long::sum);
+        if (job.gpuCount() > 0 && machine.view.machine().gpuType() != null) {
+            freeByModel.merge(machine.view.machine().gpuType(), (long) job.gpuCount(), Long::sum);
             free += job.gpuCount();
         }
     }

@@ -15,9 +15,9 @@ final class GpuScarcityScorer implements Scorer {
 
     @Override
     public double score(PendingJob job, MachineState machine) {
-        if (machine.view.gpuCount() == 0 || job.gpuTypes().size() == 1) {
+        if (machine.view.machine().capacity().gpus() == 0 || job.gpuTypes().size() == 1) {
             return 100;
         }
-        return 100 * (1 - Math.min(1, pressure.of(machine.view.gpuType())));
+        return 100 * (1 - Math.min(1, pressure.of(machine.view.machine().gpuType())));
     }
 }

@@ -19,10 +19,10 @@ final class GpuTypeFilter implements MachineFilter {
     @Override
     public boolean accepts(PendingJob job, MachineState machine) {
         if (!job.gpuTypes().isEmpty()) {
-            String type = machine.view.gpuType();
+            String type = machine.view.machine().gpuType();
             return type != null && job.gpuTypes().contains(type);
         }
-        return !job.needsGpus() || machine.view.gpuCount() > 0;
+        return !job.needsGpus() || machine.view.machine().capacity().gpus() > 0;
     }
 
     @Override

@@ -22,7 +22,7 @@ final class LabelFilter implements MachineFilter {
         if (required.isEmpty()) {
             return true;
         }
-        Map<String, String> carried = machine.view.labels();
+        Map<String, String> carried = machine.view.machine().labels();
         for (Map.Entry<String, String> label : required.entrySet()) {
             if (!label.getValue().equals(carried.get(label.getKey()))) {
                 return false;

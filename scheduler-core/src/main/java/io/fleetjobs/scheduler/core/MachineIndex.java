@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.FleetMachine;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -34,8 +35,8 @@ final class MachineIndex {
 
     /** Indexes a machine that may take new work. */
     void add(MachineState machine) {
-        MachineView view = machine.view;
-        boolean plainCpu = view.gpuCount() == 0 && view.gpuType() == null;
+        FleetMachine view = machine.view.machine();
+        boolean plainCpu = view.capacity().gpus() == 0 && view.gpuType() == null;
         Pool pool = plainCpu ? cpuPools.get(view.region()) : pools.get(PoolKey.of(view));
         if (pool == null) {
             PoolKey key = PoolKey.of(view);
@@ -106,8 +107,8 @@ final class MachineIndex {
 
     /** Machines of one region and one GPU type (or none). */
     record PoolKey(String region, String gpuType, boolean hasGpus) {
-        static PoolKey of(MachineView machine) {
-            return new PoolKey(machine.region(), machine.gpuType(), machine.gpuCount() > 0);
+        static PoolKey of(FleetMachine machine) {
+            return new PoolKey(machine.region(), machine.gpuType(), machine.capacity().gpus() > 0);
         }
     }
 

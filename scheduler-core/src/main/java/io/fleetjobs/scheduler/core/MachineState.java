@@ -1,5 +1,7 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.Amounts;
+
 /**
  * A machine during one plan: its snapshot view and the free capacity left after the placements the
  * plan has made on it so far. Belongs to one plan call; never shared between calls.
@@ -20,9 +22,10 @@ final class MachineState {
 
     MachineState(MachineView view) {
         this.view = view;
-        this.freeCpuMillis = view.freeCpuMillis();
-        this.freeMemoryMb = view.freeMemoryMb();
-        this.freeGpus = view.freeGpuCount();
+        Amounts free = view.machine().free();
+        this.freeCpuMillis = free.cpuMillis();
+        this.freeMemoryMb = free.memoryMb();
+        this.freeGpus = free.gpus();
     }
 
     String id() {

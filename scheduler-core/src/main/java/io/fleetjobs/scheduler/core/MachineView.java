@@ -1,66 +1,43 @@
 package io.fleetjobs.scheduler.core;
 
-import io.fleetjobs.model.MachineStatus;
+import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.FleetMachine;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
 
 /**
- * One machine as the snapshot saw it: what it has, what is already allocated on it, where it is and
- * how healthy it looked. Immutable; the engine never changes it (placements within a plan are
- * counted on the engine's own copy of the free capacity).
+ * One machine as the snapshot saw it: the machine as read (where it is, what it has, what is already allocated on it,
+ * its status) and how healthy it looked. Immutable; the engine never changes it (placements within a plan are counted
+ * on the engine's own copy of the free capacity).
  *
- * @param id           the machine's id; ties between equally good machines are broken by it
- * @param labels       the machine's labels; a job's required labels must all be among them
- * @param gpuType      the type of its GPUs (one type per machine), null when it has none or it is unknown
- * @param cpuMillis    total CPU, in millicores
- * @param memoryMb     total memory
- * @param gpuCount     total GPUs
  * @param heartbeatAge time since its last heartbeat, null if it never sent one
+ * @param sandboxed    whether its agent sandboxes the jobs it runs
  */
-public record MachineView(
-        String id,
-        String region,
-        Map<String, String> labels,
-        String gpuType,
-        long cpuMillis,
-        long memoryMb,
-        int gpuCount,
-        long allocCpuMillis,
-        long allocMemoryMb,
-        int allocGpuCount,
-        MachineStatus status,
-        Duration heartbeatAge,
-        boolean sandboxed) {
+public record MachineView(FleetMachine machine, Duration heartbeatAge, boolean sandboxed) {
 
     /** A machine whose agent does not sandbox its jobs (or did not say). */
-    public MachineView(String id, String region, Map<String, String> labels, String gpuType, long cpuMillis, long memoryMb,
-            int gpuCount, long allocCpuMillis, long allocMemoryMb, int allocGpuCount, MachineStatus status,
-            Duration heartbeatAge) {
-        this(id, region, labels, gpuType, cpuMillis, memoryMb, gpuCount, allocCpuMillis, allocMemoryMb, allocGpuCount, status,
-                heartbeatAge, false);
+    public MachineView(FleetMachine machine, Duration heartbeatAge) {
+        this(machine, heartbeatAge, false);
     }
 
     public MachineView {
-        Objects.requireNonNull(id, "id");
-        Objects.requireNonNull(region, "region");
-        Objects.requireNonNull(status, "status");
-        labels = labels == null ? Map.of() : Map.copyOf(labels);
-        if (cpuMillis < 0 || memoryMb < 0 || gpuCount < 0
-                || allocCpuMillis < 0 || allocMemoryMb < 0 || allocGpuCount < 0) {
-            throw new IllegalArgumentException("machine " + id + ": capacity and allocation must not be negative");
+        Objects.requireNonNull(machine, "machine");
+        if (negative(machine.capacity()) || negative(machine.allocated())) {
+            throw new IllegalArgumentException("machine " + machine.id() + ": capacity and allocation must not be negative");
         }
     }
 
-    public long freeCpuMillis() {
-        return cpuMillis - allocCpuMillis;
+    /** The machine's id: the snapshot is sorted by it, and ties between equally good machines are broken by it. */
+    public String id() {
+        return machine.id();
     }
 
-    public long freeMemoryMb() {
-        return memoryMb - allocMemoryMb;
+    /** The same machine with {@code more} allocated on it besides (what a plan placed there). */
+    public MachineView allocating(Amounts more) {
+        return new MachineView(machine.allocating(more), heartbeatAge, sandboxed);
     }
 
-    public int freeGpuCount() {
-        return gpuCount - allocGpuCount;
+    private static boolean negative(Amounts a) {
+        return a.cpuMillis() < 0 || a.memoryMb() < 0 || a.gpus() < 0;
     }
 }

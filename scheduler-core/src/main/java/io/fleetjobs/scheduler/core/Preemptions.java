@@ -72,7 +72,7 @@ public final class Preemptions {
             if (!filters.accepts(job, machine)) {
                 continue;
             }
-            Amounts free = new Amounts(view.freeCpuMillis(), view.freeMemoryMb(), view.freeGpuCount());
+            Amounts free = view.machine().free();
             if (need.fitsIn(free)) {
                 return Optional.empty(); // it fits as it is
             }

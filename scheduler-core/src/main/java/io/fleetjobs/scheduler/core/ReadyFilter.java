@@ -21,7 +21,7 @@ final class ReadyFilter implements MachineFilter {
     }
 
     static boolean isReady(MachineView machine) {
-        return machine.status() == MachineStatus.READY;
+        return machine.machine().status() == MachineStatus.READY;
     }
 
     @Override

@@ -15,7 +15,7 @@ final class RegionFilter implements MachineFilter {
 
     @Override
     public boolean accepts(PendingJob job, MachineState machine) {
-        return job.region() == null || job.region().equals(machine.view.region());
+        return job.region() == null || job.region().equals(machine.view.machine().region());
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.FleetMachine;
 import io.fleetjobs.model.MachineStatus;
 import java.util.HashMap;
 import java.util.Map;
@@ -27,11 +28,12 @@ final class TenantLedger {
         long cpu = 0;
         long memory = 0;
         long gpus = 0;
-        for (MachineView machine : snapshot.machines()) {
+        for (MachineView view : snapshot.machines()) {
+            FleetMachine machine = view.machine();
             if (machine.status() != MachineStatus.LOST) {
-                cpu += machine.cpuMillis();
-                memory += machine.memoryMb();
-                gpus += machine.gpuCount();
+                cpu += machine.capacity().cpuMillis();
+                memory += machine.capacity().memoryMb();
+                gpus += machine.capacity().gpus();
             }
         }
         this.totalCpuMillis = cpu;

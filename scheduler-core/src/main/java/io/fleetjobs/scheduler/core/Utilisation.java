@@ -1,5 +1,7 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.Amounts;
+
 /**
  * How full a machine would be with the job on it: the weighted mean, over the dimensions the machine
  * has, of (allocated + requested) / total, from 0 to 1. GPUs weigh twice as much as CPU or memory on
@@ -13,19 +15,19 @@ final class Utilisation {
     }
 
     static double afterPlacing(PendingJob job, MachineState machine) {
-        MachineView view = machine.view;
+        Amounts total = machine.view.machine().capacity();
         double sum = 0;
         double weights = 0;
-        if (view.cpuMillis() > 0) {
-            sum += fraction(view.cpuMillis() - machine.freeCpuMillis() + job.cpuMillis(), view.cpuMillis());
+        if (total.cpuMillis() > 0) {
+            sum += fraction(total.cpuMillis() - machine.freeCpuMillis() + job.cpuMillis(), total.cpuMillis());
             weights += 1;
         }
-        if (view.memoryMb() > 0) {
-            sum += fraction(view.memoryMb() - machine.freeMemoryMb() + job.memoryMb(), view.memoryMb());
+        if (total.memoryMb() > 0) {
+            sum += fraction(total.memoryMb() - machine.freeMemoryMb() + job.memoryMb(), total.memoryMb());
             weights += 1;
         }
-        if (view.gpuCount() > 0) {
-            sum += GPU_WEIGHT * fraction(view.gpuCount() - machine.freeGpus() + job.gpuCount(), view.gpuCount());
+        if (total.gpus() > 0) {
+            sum += GPU_WEIGHT * fraction(total.gpus() - machine.freeGpus() + job.gpuCount(), total.gpus());
             weights += GPU_WEIGHT;
         }
         return weights == 0 ? 1 : sum / weights;

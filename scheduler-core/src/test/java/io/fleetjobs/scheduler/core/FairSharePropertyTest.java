@@ -3,6 +3,7 @@ package io.fleetjobs.scheduler.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.FleetMachine;
 import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.model.PlacementStrategy;
 import java.util.ArrayList;
@@ -85,8 +86,9 @@ class FairSharePropertyTest {
     }
 
     private static MachineView healthyAndEmpty(MachineView machine) {
-        return new MachineView(machine.id(), machine.region(), machine.labels(), machine.gpuType(), machine.cpuMillis(),
-                machine.memoryMb(), machine.gpuCount(), 0, 0, 0, MachineStatus.READY, Machines.FRESH);
+        FleetMachine m = machine.machine();
+        return new MachineView(new FleetMachine(m.id(), m.region(), m.labels(), m.gpuType(), m.capacity(), Amounts.ZERO,
+                MachineStatus.READY), Machines.FRESH);
     }
 
     /** The cluster's totals, computed here independently of {@link TenantLedger}. */
@@ -96,9 +98,9 @@ class FairSharePropertyTest {
             double memory = 0;
             double gpus = 0;
             for (MachineView machine : snapshot.machines()) {
-                cpu += machine.cpuMillis();
-                memory += machine.memoryMb();
-                gpus += machine.gpuCount();
+                cpu += machine.machine().capacity().cpuMillis();
+                memory += machine.machine().capacity().memoryMb();
+                gpus += machine.machine().capacity().gpus();
             }
             return new Totals(cpu, memory, gpus);
         }

@@ -4,6 +4,7 @@ import static io.fleetjobs.scheduler.core.Jobs.aJob;
 import static io.fleetjobs.scheduler.core.Machines.aMachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.model.Amounts;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -66,9 +67,9 @@ class GangPropertyTest {
                 assertThat(on.stream().map(MachineView::id).distinct()).as("seed %d: one replica per machine", seed)
                         .hasSize(job.replicas());
                 if (PendingJob.SAME_REGION.equals(job.gangScope())) {
-                    assertThat(on.stream().map(MachineView::region).distinct()).as("seed %d: one region", seed).hasSize(1);
+                    assertThat(on.stream().map(m -> m.machine().region()).distinct()).as("seed %d: one region", seed).hasSize(1);
                 } else if ("label:zone".equals(job.gangScope())) {
-                    assertThat(on.stream().map(m -> m.labels().get("zone")).distinct()).as("seed %d: one zone", seed)
+                    assertThat(on.stream().map(m -> m.machine().labels().get("zone")).distinct()).as("seed %d: one zone", seed)
                             .hasSize(1).doesNotContainNull();
                 }
             }
@@ -82,9 +83,10 @@ class GangPropertyTest {
             }
             for (var e : taken.entrySet()) {
                 MachineView m = machines.get(e.getKey());
-                assertThat(e.getValue()[0]).as("seed %d: cpu of %s", seed, m.id()).isLessThanOrEqualTo(m.freeCpuMillis());
-                assertThat(e.getValue()[1]).isLessThanOrEqualTo(m.freeMemoryMb());
-                assertThat(e.getValue()[2]).isLessThanOrEqualTo(m.freeGpuCount());
+                Amounts free = m.machine().free();
+                assertThat(e.getValue()[0]).as("seed %d: cpu of %s", seed, m.id()).isLessThanOrEqualTo(free.cpuMillis());
+                assertThat(e.getValue()[1]).isLessThanOrEqualTo(free.memoryMb());
+                assertThat(e.getValue()[2]).isLessThanOrEqualTo(free.gpus());
             }
         }
         assertThat(placedGangs).as("gangs placed").isGreaterThan(50);

@@ -9,8 +9,7 @@ import org.junit.jupiter.api.Test;
 /** A job that requires a sandbox goes only to machines that sandbox their jobs, and says why it waits. */
 class IsolationFilterTest {
     private static MachineView sandboxed(MachineView m) {
-        return new MachineView(m.id(), m.region(), m.labels(), m.gpuType(), m.cpuMillis(), m.memoryMb(), m.gpuCount(),
-                m.allocCpuMillis(), m.allocMemoryMb(), m.allocGpuCount(), m.status(), m.heartbeatAge(), true);
+        return new MachineView(m.machine(), m.heartbeatAge(), true);
     }
 
     private static PendingJob requiringIsolation(PendingJob j) {

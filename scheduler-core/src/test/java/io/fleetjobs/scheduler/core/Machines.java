@@ -1,5 +1,7 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.FleetMachine;
 import io.fleetjobs.model.MachineStatus;
 import java.time.Duration;
 import java.util.Map;
@@ -83,8 +85,8 @@ final class Machines {
         }
 
         MachineView build() {
-            return new MachineView(id, region, labels, gpuType, cpuMillis, memoryMb, gpuCount,
-                    allocCpuMillis, allocMemoryMb, allocGpuCount, status, heartbeatAge);
+            return new MachineView(new FleetMachine(id, region, labels, gpuType, new Amounts(cpuMillis, memoryMb, gpuCount),
+                    new Amounts(allocCpuMillis, allocMemoryMb, allocGpuCount), status), heartbeatAge);
         }
 
         MachineState state() {

@@ -33,9 +33,10 @@ class PlacementPropertyTest {
             taken.forEach((id, sum) -> {
                 MachineView machine = machines.get(id);
                 assertThat(machine).as("machine %s exists", id).isNotNull();
-                assertThat(sum.cpuMillis()).as("CPU on %s", id).isLessThanOrEqualTo(machine.freeCpuMillis());
-                assertThat(sum.memoryMb()).as("memory on %s", id).isLessThanOrEqualTo(machine.freeMemoryMb());
-                assertThat(sum.gpus()).as("GPUs on %s", id).isLessThanOrEqualTo(machine.freeGpuCount());
+                Amounts free = machine.machine().free();
+                assertThat(sum.cpuMillis()).as("CPU on %s", id).isLessThanOrEqualTo(free.cpuMillis());
+                assertThat(sum.memoryMb()).as("memory on %s", id).isLessThanOrEqualTo(free.memoryMb());
+                assertThat(sum.gpus()).as("GPUs on %s", id).isLessThanOrEqualTo(free.gpus());
             });
         });
     }

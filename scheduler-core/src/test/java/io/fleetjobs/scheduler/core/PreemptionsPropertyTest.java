@@ -63,7 +63,7 @@ class PreemptionsPropertyTest {
     }
 
     private static Amounts free(MachineView m) {
-        return new Amounts(m.freeCpuMillis(), m.freeMemoryMb(), m.freeGpuCount());
+        return m.machine().free();
     }
 
     /** The fewest eligible attempts of the machine whose room makes the job fit, by brute force; -1 if none. */

@@ -1,5 +1,7 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.FleetMachine;
 import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.model.PlacementStrategy;
 import java.time.Duration;
@@ -66,8 +68,8 @@ final class RandomCases {
             int heartbeat = random.nextInt(20);
             Duration age = heartbeat == 0 ? null
                     : heartbeat < 3 ? Duration.ofSeconds(31 + random.nextInt(300)) : Duration.ofMillis(random.nextInt(30_001));
-            machines.add(new MachineView(String.format("m-%03d", i), pick(random, REGIONS), labels, type, cpu, memory, gpus,
-                    usedCpu, usedMemory, usedGpus, status, age));
+            machines.add(new MachineView(new FleetMachine(String.format("m-%03d", i), pick(random, REGIONS), labels, type,
+                    new Amounts(cpu, memory, gpus), new Amounts(usedCpu, usedMemory, usedGpus), status), age));
         }
         Collections.shuffle(machines, random);
         return machines;

@@ -167,9 +167,7 @@ final class FleetCache {
             for (int i = 0; i < views.length; i++) {
                 MachineRow m = rows.get(i);
                 Duration age = m.lastHeartbeatAt() == null ? Duration.ofDays(365) : Duration.between(m.lastHeartbeatAt(), expires);
-                views[i] = new MachineView(m.id(), m.region(), m.labels(), m.gpuType(), m.cpuMillis(), m.memoryMb(),
-                        m.gpuCount(), m.allocCpuMillis(), m.allocMemoryMb(), m.allocGpuCount(), m.status(), age,
-                        "sandbox".equals(m.isolation()));
+                views[i] = new MachineView(m.machine(), age, m.sandboxed());
                 position.put(m.id(), i);
             }
         }
@@ -179,10 +177,7 @@ final class FleetCache {
             if (i == null) {
                 return;
             }
-            MachineView v = views[i];
-            views[i] = new MachineView(v.id(), v.region(), v.labels(), v.gpuType(), v.cpuMillis(), v.memoryMb(),
-                    v.gpuCount(), v.allocCpuMillis() + more.cpuMillis(), v.allocMemoryMb() + more.memoryMb(),
-                    v.allocGpuCount() + more.gpus(), v.status(), v.heartbeatAge(), v.sandboxed());
+            views[i] = views[i].allocating(more);
         }
     }
 

@@ -99,9 +99,7 @@ final class PreemptionPass {
         List<MachineView> machines = new ArrayList<>(snapshot.machines().size());
         for (MachineView m : snapshot.machines()) {
             Amounts more = added.get(m.id());
-            machines.add(more == null ? m : new MachineView(m.id(), m.region(), m.labels(), m.gpuType(), m.cpuMillis(),
-                    m.memoryMb(), m.gpuCount(), m.allocCpuMillis() + more.cpuMillis(), m.allocMemoryMb() + more.memoryMb(),
-                    m.allocGpuCount() + more.gpus(), m.status(), m.heartbeatAge(), m.sandboxed()));
+            machines.add(more == null ? m : m.allocating(more));
         }
         return new Snapshot(machines, snapshot.tenants(), snapshot.heartbeatFreshness(), snapshot.gpuDemand());
     }

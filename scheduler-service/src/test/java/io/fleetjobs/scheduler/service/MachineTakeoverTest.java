@@ -48,7 +48,7 @@ class MachineTakeoverTest {
                 .hasMessageContaining("machine node-7 is live (heard 3 s ago)");
         assertThatThrownBy(() -> agents.join(join("fjm_a-guess", 96_000))).isInstanceOf(AgentService.JoinRefused.class);
         var machine = fleet.machines.get("node-7").orElseThrow();
-        assertThat(machine.cpuMillis()).as("the capacity a takeover claimed is not recorded").isEqualTo(4_000);
+        assertThat(machine.machine().capacity().cpuMillis()).as("the capacity a takeover claimed is not recorded").isEqualTo(4_000);
         assertThat(agents.identify(first.credential())).as("the machine's own credential still works")
                 .hasValueSatisfying(id -> assertThat(id.incarnation()).isEqualTo(first.incarnation()));
 

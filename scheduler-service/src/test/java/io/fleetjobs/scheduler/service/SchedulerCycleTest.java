@@ -54,10 +54,10 @@ class SchedulerCycleTest {
         assertThat(fleet.count("select count(*) from job_history where to_state = 'SCHEDULED' and from_state = 'QUEUED'"))
                 .isEqualTo(3);
         var gpu = fleet.machines.get("gpu-1").orElseThrow();
-        assertThat(gpu.allocGpuCount()).isEqualTo(2);
+        assertThat(gpu.machine().allocated().gpus()).isEqualTo(2);
         // bin-packing keeps the CPU jobs off the GPU machine while the CPU machine has room
         assertThat(fleet.count("select count(*) from jobs where machine_id = 'cpu-1'")).isEqualTo(2);
-        assertThat(fleet.machines.get("cpu-1").orElseThrow().allocCpuMillis()).isEqualTo(4_000);
+        assertThat(fleet.machines.get("cpu-1").orElseThrow().machine().allocated().cpuMillis()).isEqualTo(4_000);
     }
 
     @Test

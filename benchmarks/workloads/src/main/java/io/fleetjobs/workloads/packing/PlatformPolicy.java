@@ -1,5 +1,7 @@
 package io.fleetjobs.workloads.packing;
 
+import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.FleetMachine;
 import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.scheduler.core.GpuDemand;
 import io.fleetjobs.scheduler.core.MachineView;
@@ -65,8 +67,9 @@ final class PlatformPolicy implements Baselines.Policy {
 
     private static MachineView view(Fleet fleet, int i) {
         Machine m = fleet.machines.get(i);
-        return new MachineView(m.id(), "r", Map.of(), m.model(), m.cpuMillis(), m.memoryMb(), m.gpus(),
-                m.cpuMillis() - fleet.freeCpu[i], m.memoryMb() - fleet.freeMemory[i], m.gpus() - fleet.freeGpus[i],
-                MachineStatus.READY, Duration.ZERO);
+        Amounts capacity = new Amounts(m.cpuMillis(), m.memoryMb(), m.gpus());
+        Amounts free = new Amounts(fleet.freeCpu[i], fleet.freeMemory[i], fleet.freeGpus[i]);
+        return new MachineView(new FleetMachine(m.id(), "r", Map.of(), m.model(), capacity, capacity.minus(free),
+                MachineStatus.READY), Duration.ZERO);
     }
 }

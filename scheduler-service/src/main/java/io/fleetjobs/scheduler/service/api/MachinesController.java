@@ -1,5 +1,7 @@
 package io.fleetjobs.scheduler.service.api;
 
+import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.FleetMachine;
 import io.fleetjobs.model.GpuDevice;
 import io.fleetjobs.model.MachineOperation;
 import io.fleetjobs.model.MachineStatus;
@@ -51,15 +53,19 @@ class MachinesController {
     }
 
     record Resources(BigDecimal cpu, long memoryMb, int gpuCount) {
+        static Resources of(Amounts a) {
+            return new Resources(cores(a.cpuMillis()), a.memoryMb(), a.gpus());
+        }
     }
 
     record Machine(String id, String region, Map<String, String> labels, Resources capacity, Resources allocated,
             String gpuType, MachineStatus status, String statusReason, Instant lastHeartbeatAt, List<GpuDevice> gpus,
             String isolation) {
-        static Machine of(MachineRow m, List<GpuDevice> gpus) {
-            return new Machine(m.id(), m.region(), m.labels(), new Resources(cores(m.cpuMillis()), m.memoryMb(), m.gpuCount()),
-                    new Resources(cores(m.allocCpuMillis()), m.allocMemoryMb(), m.allocGpuCount()), m.gpuType(), m.status(),
-                    m.statusReason(), m.lastHeartbeatAt(), gpus, m.isolation() == null ? "none" : m.isolation());
+        static Machine of(MachineRow row, List<GpuDevice> gpus) {
+            FleetMachine m = row.machine();
+            return new Machine(m.id(), m.region(), m.labels(), Resources.of(m.capacity()), Resources.of(m.allocated()),
+                    m.gpuType(), m.status(), row.statusReason(), row.lastHeartbeatAt(), gpus,
+                    row.isolation() == null ? "none" : row.isolation());
         }
     }
 
