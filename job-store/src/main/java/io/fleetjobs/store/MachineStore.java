@@ -208,52 +208,6 @@ public final class MachineStore {
                 .query(String.class).list());
     }
 
-    /**
-     * An attempt the database says runs (or is to start) on a machine; {@code execution} (the spec's
-     * command, environment and timeout) only while it is to start (SCHEDULED), with what it holds: {@code gpus}
-     * the indices of its devices, and {@code startWithinMs} how long it may still be started: its lease's expiry
-     * less the database's clock now (null when it has none, or is running). {@code gang}: its place in its gang (null
-     * for a job of one replica); {@code gangFailed}: another replica of its gang failed, so it is to end too;
-     * {@code timeLimitEndsAt}: when a running attempt's time limit ends (its start plus the job's
-     * {@code timeoutSeconds}; null without a limit or before it started).
-     */
-    public record AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
-            boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
-            List<Integer> gpus, Long startWithinMs, boolean preempted, io.fleetjobs.model.agent.AgentProtocol.Gang gang,
-            boolean gangFailed, java.time.Instant timeLimitEndsAt) {
-        public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
-                boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
-                List<Integer> gpus, Long startWithinMs, boolean preempted, io.fleetjobs.model.agent.AgentProtocol.Gang gang,
-                boolean gangFailed) {
-            this(jobId, attempt, epoch, state, cancelRequested, execution, cpuMillis, memoryMb, gpus, startWithinMs,
-                    preempted, gang, gangFailed, null);
-        }
-
-        public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
-                boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
-                List<Integer> gpus, Long startWithinMs, boolean preempted) {
-            this(jobId, attempt, epoch, state, cancelRequested, execution, cpuMillis, memoryMb, gpus, startWithinMs,
-                    preempted, null, false);
-        }
-
-        public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
-                boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
-                List<Integer> gpus, Long startWithinMs) {
-            this(jobId, attempt, epoch, state, cancelRequested, execution, cpuMillis, memoryMb, gpus, startWithinMs, false);
-        }
-
-        public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
-                boolean cancelRequested, io.fleetjobs.model.Execution execution, long cpuMillis, long memoryMb,
-                List<Integer> gpus) {
-            this(jobId, attempt, epoch, state, cancelRequested, execution, cpuMillis, memoryMb, gpus, null);
-        }
-
-        public AssignedAttempt(java.util.UUID jobId, int attempt, long epoch, io.fleetjobs.model.AttemptState state,
-                boolean cancelRequested, io.fleetjobs.model.Execution execution) {
-            this(jobId, attempt, epoch, state, cancelRequested, execution, 0, 0, List.of(), null);
-        }
-    }
-
     /** The attempts a machine should be running now, with what the agent needs to start them. */
     public List<AssignedAttempt> liveAttempts(String machineId) {
         // of the spec only the execution, and only of attempts still to start (what the agent needs to

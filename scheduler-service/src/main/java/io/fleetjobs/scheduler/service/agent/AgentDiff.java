@@ -7,7 +7,7 @@ import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AgentProtocol.Kill;
 import io.fleetjobs.model.agent.AgentProtocol.Lease;
 import io.fleetjobs.model.agent.AttemptReport;
-import io.fleetjobs.store.MachineStore.AssignedAttempt;
+import io.fleetjobs.store.AssignedAttempt;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.Execution;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AttemptReport;
-import io.fleetjobs.store.MachineStore.AssignedAttempt;
+import io.fleetjobs.store.AssignedAttempt;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
