@@ -101,6 +101,8 @@ class ChaosTest {
                 .workers(agents).agentResources("2", 2048).portOffset(1_000 + random.nextInt(4_000))
                 .replicas(LocalPlatform.JOB_SERVICE, replicas).replicas(LocalPlatform.SCHEDULER_SERVICE, replicas)
                 .replicas(LocalPlatform.RECONCILER_SERVICE, replicas)
+                // the gateway reaches each service's replicas through a balancer, as it would through a Kubernetes Service
+                .serviceUpstream((service, ports) -> balancers.computeIfAbsent(service, s -> new TcpProxy(ports)).port())
                 // every agent reaches the scheduler, and every service PostgreSQL, through a relay a fault can silence
                 .agentSchedulerPort((agent, scheduler) -> agentLinks.computeIfAbsent(LocalPlatform.AGENT_PREFIX + agent,
                         a -> new TcpProxy(scheduler)).port())
@@ -142,11 +144,14 @@ class ChaosTest {
             report(db, submitted, witness);
         } finally {
             agentLinks.values().forEach(TcpProxy::close);
+            balancers.values().forEach(TcpProxy::close);
         }
     }
 
     /** The relays between each agent (by component name) and the scheduler, and between the services and PostgreSQL. */
     private final Map<String, TcpProxy> agentLinks = new ConcurrentHashMap<>();
+    /** The gateway's way to each service's replicas, by service: connections in turn to those that accept. */
+    private final Map<String, TcpProxy> balancers = new ConcurrentHashMap<>();
     private TcpProxy databaseLink;
 
     private static PGSimpleDataSource dataSource(LocalPlatform platform) {

@@ -137,6 +137,8 @@ public final class LocalPlatform implements AutoCloseable {
     private final Map<String, Path> missing = new LinkedHashMap<>();
     private final Map<String, Integer> servicePorts = new HashMap<>();
     private final Map<String, Integer> managementPorts = new HashMap<>();
+    /** Each service's replicas' ports, the first replica's first. */
+    private final Map<String, List<Integer>> replicaPorts = new LinkedHashMap<>();
     private final String adminToken;
     private final String joinToken;
     private final String internalSecret;
@@ -519,6 +521,7 @@ public final class LocalPlatform implements AutoCloseable {
         missing.clear();
         servicePorts.clear();
         managementPorts.clear();
+        replicaPorts.clear();
         try {
             layOut();
         } catch (RuntimeException e) {
@@ -560,6 +563,7 @@ public final class LocalPlatform implements AutoCloseable {
                     String name = replicaName(s.name(), r);
                     int port = config.portOffset + s.defaultPort() + (r - 1) * REPLICA_PORT_DISTANCE;
                     replicaOf.put(name, s);
+                    replicaPorts.computeIfAbsent(s.name(), n -> new ArrayList<>()).add(port);
                     servicePorts.put(name, port);
                     managementPorts.put(name, port + MANAGEMENT_PORT_DISTANCE);
                 }
@@ -655,8 +659,8 @@ public final class LocalPlatform implements AutoCloseable {
         env.put("JOBS_AGENT_JOIN_TOKEN", joinToken);
         env.put("JOBS_INTERNAL_SECRET", internalSecret); // the gateway signs callers' identities with it, services check them
         // where each service is, for the one that routes to the others: JOBS_JOB_SERVICE_URL, JOBS_SCHEDULER_SERVICE_URL, …
-        servicePorts.forEach((name, port) -> env.put("JOBS_" + name.toUpperCase(Locale.ROOT).replace('-', '_') + "_URL",
-                "http://127.0.0.1:" + port));
+        replicaPorts.forEach((name, ports) -> env.put("JOBS_" + name.toUpperCase(Locale.ROOT).replace('-', '_') + "_URL",
+                "http://127.0.0.1:" + config.serviceUpstream.apply(name, List.copyOf(ports))));
         if (System.getenv("JOBS_DB_POOL_SIZE") == null) {
             env.put("JOBS_DB_POOL_SIZE", "5");
         }
@@ -766,6 +770,7 @@ public final class LocalPlatform implements AutoCloseable {
         private final Map<String, Integer> replicas = new HashMap<>();
         private final List<String> agentArgs = new ArrayList<>();
         private java.util.function.IntBinaryOperator agentSchedulerPort = (agent, schedulerPort) -> schedulerPort;
+        private java.util.function.BiFunction<String, List<Integer>, Integer> serviceUpstream = (service, ports) -> ports.get(0);
         private int serviceDatabasePort;
         private final Set<String> without = new LinkedHashSet<>();
         private String classPath = System.getProperty("java.class.path");
@@ -890,7 +895,7 @@ public final class LocalPlatform implements AutoCloseable {
          * Runs {@code n} replicas of a service side by side (the first named as the service, the others
          * {@code service-2}, … on ports {@link #REPLICA_PORT_DISTANCE} apart), each a process of its own on the same
          * database; agents are spread over the scheduler's replicas, and the gateway routes to the first replica of
-         * each service. Not for the gateway: clients reach one.
+         * each service, or to what {@link #serviceUpstream} says. Not for the gateway: clients reach one.
          */
         public Builder replicas(String service, int n) {
             if (n < 1 || API_GATEWAY.equals(service) || SERVICES.stream().noneMatch(s -> s.name().equals(service))) {
@@ -913,6 +918,15 @@ public final class LocalPlatform implements AutoCloseable {
          */
         public Builder agentSchedulerPort(java.util.function.IntBinaryOperator portOfAgent) {
             this.agentSchedulerPort = portOfAgent;
+            return this;
+        }
+
+        /**
+         * The port the gateway dials for a service, given its replicas' ports: a balancer of the caller's in front of
+         * them, as a Kubernetes Service is; default the first replica's.
+         */
+        public Builder serviceUpstream(java.util.function.BiFunction<String, List<Integer>, Integer> portOfService) {
+            this.serviceUpstream = portOfService;
             return this;
         }
 

@@ -8,8 +8,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP relay on loopback that a test can cut: {@link #cut()} drops every connection through it and
@@ -18,10 +20,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * socket left open; what is sent is swallowed, nothing comes back, and new connections are taken and answered
  * with nothing. {@link #heal()} ends a partition as a healed network with timed-out peers does: the connections it held
  * are reset, new ones go through. {@link #delay} adds latency to every chunk either way.
+ *
+ * <p>With several targets it balances connections over them, as a Kubernetes Service does over a service's replicas:
+ * each new connection goes to the next target in turn that accepts it (one refusing, being down, is passed over).
  */
 public final class TcpProxy implements AutoCloseable {
     private final ServerSocket server;
-    private final int targetPort;
+    private final List<Integer> targetPorts;
+    private final AtomicInteger next = new AtomicInteger();
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile boolean cut;
     private volatile boolean silent;
@@ -31,7 +37,15 @@ public final class TcpProxy implements AutoCloseable {
     private volatile long delayMillis;
 
     public TcpProxy(int targetPort) {
-        this.targetPort = targetPort;
+        this(List.of(targetPort));
+    }
+
+    /** A relay balancing new connections over {@code targetPorts}, each in turn. */
+    public TcpProxy(List<Integer> targetPorts) {
+        if (targetPorts.isEmpty()) {
+            throw new IllegalArgumentException("a relay needs a target");
+        }
+        this.targetPorts = List.copyOf(targetPorts);
         try {
             server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
@@ -108,8 +122,13 @@ public final class TcpProxy implements AutoCloseable {
                     Thread.ofVirtual().start(() -> swallow(client));
                     continue;
                 }
-                Socket upstream = new Socket();
-                upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2_000);
+                Socket upstream;
+                try {
+                    upstream = connect();
+                } catch (IOException e) {
+                    quietClose(client); // no target accepts: the client sees its connection closed
+                    continue;
+                }
                 open.add(client);
                 open.add(upstream);
                 Thread.ofVirtual().start(() -> pipe(client, upstream, false));
@@ -120,6 +139,24 @@ public final class TcpProxy implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** A connection to the next target in turn that accepts one. */
+    private Socket connect() throws IOException {
+        IOException refused = null;
+        int first = Math.floorMod(next.getAndIncrement(), targetPorts.size());
+        for (int i = 0; i < targetPorts.size(); i++) {
+            Socket upstream = new Socket();
+            try {
+                upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                        targetPorts.get((first + i) % targetPorts.size())), 2_000);
+                return upstream;
+            } catch (IOException e) {
+                quietClose(upstream);
+                refused = e;
+            }
+        }
+        throw refused;
     }
 
     private void pipe(Socket from, Socket to, boolean replies) {
