@@ -155,4 +155,23 @@ class LogShipperTest {
         shipper.follow(List.of());
         assertThat(shipper.shipping()).isEmpty();
     }
+
+    /** A reader may follow an attempt placed but not started yet: its output is shipped from its start, whole. */
+    @Test
+    void aStreamFollowedBeforeItsAttemptStartedIsShippedFromItsStart() throws IOException {
+        LogShipper shipper = shipper();
+        shipper.follow(List.of(new LogFollow(key.jobId(), 1, "stdout", LogLimits.DEFAULT_FROM)));
+        shipper.shipOnce();
+        assertThat(pushes).as("not started here yet: nothing to ship").isEmpty();
+
+        shipper.attemptStarted(key, 9);
+        shipper.shipOnce();
+        assertThat(pushes).as("started, nothing printed yet").isEmpty();
+        print(12);
+        shipper.shipOnce();
+        print(3);
+        shipper.attemptEnded(key);
+        shipper.shipOnce();
+        assertThat(pushes).containsExactly(new Push(9, "stdout", 0, 12, false), new Push(9, "stdout", 12, 3, true));
+    }
 }
