@@ -313,9 +313,9 @@ class ChaosTest {
 
     private CompletableFuture<Void> apply(LocalPlatform platform, Fault fault) {
         return switch (fault.kind()) {
-            case KILL_SCHEDULER -> crashAndRestart(platform, replica(LocalPlatform.SCHEDULER_SERVICE, fault), fault.downMillis());
-            case KILL_JOB_SERVICE -> crashAndRestart(platform, replica(LocalPlatform.JOB_SERVICE, fault), fault.downMillis());
-            case KILL_RECONCILER -> crashAndRestart(platform, replica(LocalPlatform.RECONCILER_SERVICE, fault), fault.downMillis());
+            case KILL_SCHEDULER -> crashAndRestart(platform, replica(LocalPlatform.SCHEDULER_SERVICE), fault.downMillis());
+            case KILL_JOB_SERVICE -> crashAndRestart(platform, replica(LocalPlatform.JOB_SERVICE), fault.downMillis());
+            case KILL_RECONCILER -> crashAndRestart(platform, replica(LocalPlatform.RECONCILER_SERVICE), fault.downMillis());
             case KILL_GATEWAY -> crashAndRestart(platform, LocalPlatform.API_GATEWAY, fault.downMillis());
             case KILL_AGENT -> crashAndRestart(platform, agent(platform, fault.target()), fault.downMillis());
             case KILL_KAFKA -> crashAndRestart(platform, LocalPlatform.KAFKA, fault.downMillis());
@@ -336,10 +336,13 @@ class ChaosTest {
         };
     }
 
-    /** The replica of a service a fault hits. */
-    private String replica(String service, Fault fault) {
-        return LocalPlatform.replicaName(service, 1 + fault.target() % replicas);
+    /** The replica of a service a kill hits: each in turn, the second first (so that a short run kills both). */
+    private String replica(String service) {
+        int kill = serviceKills.computeIfAbsent(service, s -> new AtomicInteger()).incrementAndGet();
+        return LocalPlatform.replicaName(service, 1 + kill % replicas);
     }
+
+    private final Map<String, AtomicInteger> serviceKills = new ConcurrentHashMap<>();
 
     private String agent(LocalPlatform platform, int target) {
         List<String> alive = platform.components().stream()
