@@ -34,6 +34,21 @@ public record GpuDemand(Map<String, Double> restrictedShare, List<Double> sizeSh
         sizeShare = List.copyOf(sizeShare);
     }
 
+    /**
+     * The mean size of the job that a GPU demanded belongs to (E[size²] / E[size] over {@link #sizeShare}): how lumpy
+     * the demand comes. 1 when nothing is known of sizes (every job one GPU).
+     */
+    double gpuWeightedJobSize() {
+        double gpus = 0;
+        double squares = 0;
+        for (int i = 0; i < sizeShare.size(); i++) {
+            int size = i + 1;
+            gpus += sizeShare.get(i) * size;
+            squares += sizeShare.get(i) * size * size;
+        }
+        return gpus == 0 ? 1 : squares / gpus;
+    }
+
     double restrictedShare(String model) {
         Double share = model == null ? null : restrictedShare.get(model);
         return share == null ? 0 : share;
