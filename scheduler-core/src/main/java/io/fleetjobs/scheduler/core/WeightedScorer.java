@@ -10,7 +10,8 @@ import io.fleetjobs.model.PlacementStrategy;
  * and {@link GpuShortfallScorer} {@link #SHORTFALL_WEIGHT}. Avoidance decides alone whenever it differs: a CPU job
  * scores 50 on fragmentation everywhere, 100 on shortfall everywhere, and 100 on scarcity on a machine without GPUs
  * (at most 100 elsewhere), so with w the scarcity and shortfall weights together it scores at least
- * (2 + w)·100 + 0.5·50 (over the total weight) on a machine without GPUs and at most (1 + w)·100 + 0.5·50 on any GPU
+ * (2 + w)·100 + f·50 (over the total weight, f the fragmentation weight) on a machine without GPUs and at most
+ * (1 + w)·100 + f·50 on any GPU
  * machine. So a CPU job goes on a GPU machine only when no
  * CPU machine fits, and the candidate search may look at GPU machines only after finding no CPU machine
  * (see {@link MachineIndex#tiers}).
@@ -42,8 +43,12 @@ final class WeightedScorer implements Scorer {
         return forStrategy(strategy, new GpuPressure(GpuDemand.NONE));
     }
 
-    /** How much keeping GPU machines usable for the likely job sizes weighs. */
-    static final double FRAGMENTATION_WEIGHT = 0.5;
+    /**
+     * How much keeping GPU machines usable for the likely job sizes weighs. The sizes are weighed by the GPUs they
+     * ask ({@link GpuDemand#sizesByGpus}): a free GPU is wasted for the share of the demanded GPUs that comes in jobs
+     * it cannot serve, and jobs of 8 GPUs, a tenth of the jobs, may ask a third of the GPUs.
+     */
+    static final double FRAGMENTATION_WEIGHT = 1;
 
     /** How much the chance that a GPU model runs out for the jobs that can use only it weighs. */
     static final double SHORTFALL_WEIGHT = 0.5;
@@ -51,7 +56,7 @@ final class WeightedScorer implements Scorer {
     static WeightedScorer forStrategy(PlacementStrategy strategy, GpuPressure pressure) {
         Scorer main = strategy == PlacementStrategy.SPREAD ? new SpreadScorer() : new BinPackScorer();
         return new WeightedScorer(new Scorer[] {main, new GpuAvoidanceScorer(), new GpuScarcityScorer(pressure),
-                new GpuFragmentationScorer(pressure.demand()), new GpuShortfallScorer(pressure)},
+                new GpuFragmentationScorer(pressure.demand().sizesByGpus()), new GpuShortfallScorer(pressure)},
                 new double[] {1, 2, SCARCITY_WEIGHT, FRAGMENTATION_WEIGHT, SHORTFALL_WEIGHT});
     }
 
