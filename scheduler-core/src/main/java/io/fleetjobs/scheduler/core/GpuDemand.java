@@ -34,6 +34,40 @@ public record GpuDemand(Map<String, Double> restrictedShare, List<Double> sizeSh
         sizeShare = List.copyOf(sizeShare);
     }
 
+    /**
+     * The mean size of the job that a GPU demanded belongs to (E[size²] / E[size] over {@link #sizeShare}): how lumpy
+     * the demand comes. 1 when nothing is known of sizes (every job one GPU).
+     */
+    double gpuWeightedJobSize() {
+        double gpus = 0;
+        double squares = 0;
+        for (int i = 0; i < sizeShare.size(); i++) {
+            int size = i + 1;
+            gpus += sizeShare.get(i) * size;
+            squares += sizeShare.get(i) * size * size;
+        }
+        return gpus == 0 ? 1 : squares / gpus;
+    }
+
+    /**
+     * The same demand with its sizes weighed by GPUs: {@link #sizeShare} then says what share of the GPUs demanded
+     * comes in jobs of 1, 2, … GPUs (a job of 8 counts eight times one of 1), rather than what share of the jobs.
+     */
+    GpuDemand sizesByGpus() {
+        double gpus = 0;
+        for (int i = 0; i < sizeShare.size(); i++) {
+            gpus += sizeShare.get(i) * (i + 1);
+        }
+        if (gpus == 0) {
+            return this;
+        }
+        List<Double> byGpus = new java.util.ArrayList<>(sizeShare.size());
+        for (int i = 0; i < sizeShare.size(); i++) {
+            byGpus.add(sizeShare.get(i) * (i + 1) / gpus);
+        }
+        return new GpuDemand(restrictedShare, byGpus, cpuMillisPerGpu, memoryMbPerGpu);
+    }
+
     double restrictedShare(String model) {
         Double share = model == null ? null : restrictedShare.get(model);
         return share == null ? 0 : share;

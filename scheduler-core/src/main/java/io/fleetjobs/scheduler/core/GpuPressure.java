@@ -46,6 +46,29 @@ final class GpuPressure {
         }
     }
 
+    /**
+     * The chance that the jobs restricted to the model will ask for more GPUs than it has free, once {@code taking}
+     * more are taken, before the fleet's free GPUs are all taken. Their demand until then is counted as jobs that
+     * come at random: its mean is {@code restrictedShare × free GPUs of the fleet}, its variance the mean times the
+     * mean size of the job a GPU belongs to ({@link GpuDemand#gpuWeightedJobSize}), so that a model asked for in
+     * lumps of 8 needs a wider margin than one asked for one GPU at a time. The normal approximation of that demand
+     * is read through the logistic curve {@code 1 / (1 + e^(-1.702 z))}, within 0.01 of it.
+     */
+    double shortfall(String model, int taking) {
+        double share = demand.restrictedShare(model);
+        if (share == 0) {
+            return 0;
+        }
+        double mean = share * free;
+        double spread = Math.sqrt(mean * demand.gpuWeightedJobSize());
+        long left = freeByModel.getOrDefault(model, 0L) - taking;
+        if (spread == 0) {
+            return left < mean ? 1 : 0;
+        }
+        double z = (left - mean) / spread;
+        return 1 / (1 + Math.exp(1.702 * z));
+    }
+
     double of(String model) {
         double share = demand.restrictedShare(model);
         if (share == 0) {

@@ -6,10 +6,13 @@ import io.fleetjobs.model.PlacementStrategy;
  * The weighted mean of a few scorers: still 0 to 100.
  *
  * <p>For both strategies: the strategy's scorer weighs 1, {@link GpuAvoidanceScorer} 2,
- * {@link GpuScarcityScorer} {@link #SCARCITY_WEIGHT} and {@link GpuFragmentationScorer} {@link #FRAGMENTATION_WEIGHT}
- * (a CPU job scores 50 on it everywhere, so it orders nothing between a CPU machine and a GPU machine). Avoidance decides alone whenever it differs: on a machine
- * without GPUs scarcity is 100, so a CPU job scores at least (2 + w)·100/(3 + w) there and at most (1 + w)·100/(3 + w)
- * on any GPU machine (w the scarcity weight). So a CPU job goes on a GPU machine only when no
+ * {@link GpuScarcityScorer} {@link #SCARCITY_WEIGHT}, {@link GpuFragmentationScorer} {@link #FRAGMENTATION_WEIGHT}
+ * and {@link GpuShortfallScorer} {@link #SHORTFALL_WEIGHT}. Avoidance decides alone whenever it differs: a CPU job
+ * scores 50 on fragmentation everywhere, 100 on shortfall everywhere, and 100 on scarcity on a machine without GPUs
+ * (at most 100 elsewhere), so with w the scarcity and shortfall weights together it scores at least
+ * (2 + w)·100 + f·50 (over the total weight, f the fragmentation weight) on a machine without GPUs and at most
+ * (1 + w)·100 + f·50 on any GPU
+ * machine. So a CPU job goes on a GPU machine only when no
  * CPU machine fits, and the candidate search may look at GPU machines only after finding no CPU machine
  * (see {@link MachineIndex#tiers}).
  */
@@ -40,13 +43,21 @@ final class WeightedScorer implements Scorer {
         return forStrategy(strategy, new GpuPressure(GpuDemand.NONE));
     }
 
-    /** How much keeping GPU machines usable for the likely job sizes weighs. */
-    static final double FRAGMENTATION_WEIGHT = 0.5;
+    /**
+     * How much keeping GPU machines usable for the likely job sizes weighs. The sizes are weighed by the GPUs they
+     * ask ({@link GpuDemand#sizesByGpus}): a free GPU is wasted for the share of the demanded GPUs that comes in jobs
+     * it cannot serve, and jobs of 8 GPUs, a tenth of the jobs, may ask a third of the GPUs.
+     */
+    static final double FRAGMENTATION_WEIGHT = 1;
+
+    /** How much the chance that a GPU model runs out for the jobs that can use only it weighs. */
+    static final double SHORTFALL_WEIGHT = 0.5;
 
     static WeightedScorer forStrategy(PlacementStrategy strategy, GpuPressure pressure) {
         Scorer main = strategy == PlacementStrategy.SPREAD ? new SpreadScorer() : new BinPackScorer();
         return new WeightedScorer(new Scorer[] {main, new GpuAvoidanceScorer(), new GpuScarcityScorer(pressure),
-                new GpuFragmentationScorer(pressure.demand())}, new double[] {1, 2, SCARCITY_WEIGHT, FRAGMENTATION_WEIGHT});
+                new GpuFragmentationScorer(pressure.demand().sizesByGpus()), new GpuShortfallScorer(pressure)},
+                new double[] {1, 2, SCARCITY_WEIGHT, FRAGMENTATION_WEIGHT, SHORTFALL_WEIGHT});
     }
 
     @Override

@@ -102,6 +102,18 @@ class GpuScarcityTest {
         assertThat(demand.memoryMbPerGpu()).isEqualTo(8192);
     }
 
+    @Test
+    void sizesWeighedByGpusSayWhatShareOfTheGpusComesInJobsOfEachSize() {
+        GpuDemand byJobs = new GpuDemand(Map.of("H100", 0.25), List.of(0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5), 4000, 8192);
+        GpuDemand byGpus = byJobs.sizesByGpus();
+        // half the jobs take 1 GPU and half take 8: of every 9 GPUs asked, 1 comes in a job of 1 and 8 in a job of 8
+        assertThat(byGpus.sizeShare().get(0)).isCloseTo(1.0 / 9, within(1e-9));
+        assertThat(byGpus.sizeShare().get(7)).isCloseTo(8.0 / 9, within(1e-9));
+        assertThat(byGpus.restrictedShare()).isEqualTo(byJobs.restrictedShare());
+        assertThat(byGpus.cpuMillisPerGpu()).isEqualTo(4000);
+        assertThat(GpuDemand.NONE.sizesByGpus()).as("nothing known of sizes").isEqualTo(GpuDemand.NONE);
+    }
+
     /** Half the likely jobs take 1 GPU, half take 8, each with 4 cores per GPU. */
     @ParameterizedTest(name = "{0} GPUs and {1} cores free, the job takes {2} GPUs and {3} cores: {4}")
     @CsvSource({
