@@ -18,9 +18,9 @@ final class GpuShortfallScorer implements Scorer {
 
     @Override
     public double score(PendingJob job, MachineState machine) {
-        if (machine.view.gpuCount() == 0 || !job.needsGpus() || job.gpuTypes().size() == 1) {
+        if (machine.view.machine().capacity().gpus() == 0 || !job.needsGpus() || job.gpuTypes().size() == 1) {
             return 100;
         }
-        return 100 * (1 - pressure.shortfall(machine.view.gpuType(), job.gpuCount()));
+        return 100 * (1 - pressure.shortfall(machine.view.machine().gpuType(), job.gpuCount()));
     }
 }
