@@ -8,14 +8,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Applies {@link AutoDrain} to the READY machines that ended an attempt with a platform failure lately: drains
- * those it says to, logs and counts those it withholds. An operator puts a drained machine back (uncordon).
+ * those it says to, logs and counts those it withholds. An operator puts a drained machine back (uncordon). A machine
+ * withheld is logged and counted once, when it is first withheld, not at every run while it stays so (a sweep runs
+ * every second).
  */
 public final class AutoDrainSweep implements Sweep {
     private static final Logger log = LoggerFactory.getLogger(AutoDrainSweep.class);
@@ -26,6 +30,8 @@ public final class AutoDrainSweep implements Sweep {
     private final AutoDrain rule;
     private final Duration lookBack;
     private final MeterRegistry meters;
+    /** The machines withheld at the last run: withheld again, they are not logged again. */
+    private Set<String> withheldBefore = Set.of();
 
     public AutoDrainSweep(RepairStore repair, MachineStore machines, int streak, Duration lookBack, MeterRegistry meters) {
         this(repair, machines, new AutoDrain(streak, 0.1), lookBack, meters);
@@ -52,12 +58,13 @@ public final class AutoDrainSweep implements Sweep {
                     new AutoDrain.Candidate(machine, m.machine().region(), repair.lastOutcomes(machine, rule.streak()))));
         }
         if (candidates.isEmpty()) {
+            withheldBefore = Set.of();
             return 0;
         }
         Map<String, AutoDrain.Region> regions = new HashMap<>();
         machines.statuses().regionsDrainedSince(now.minus(HOUR)).forEach((r, c) -> regions.put(r, new AutoDrain.Region(c[0], c[1])));
         int drained = 0;
-        int withheld = 0;
+        Set<String> withheldNow = new HashSet<>();
         for (AutoDrain.Action action : rule.decide(candidates, regions)) {
             switch (action) {
                 case AutoDrain.Action.Drain d -> {
@@ -67,11 +74,14 @@ public final class AutoDrainSweep implements Sweep {
                     }
                 }
                 case AutoDrain.Action.Withhold w -> {
-                    log.warn("machine {} {}", w.machineId(), w.reason());
-                    withheld++;
+                    if (withheldNow.add(w.machineId()) && !withheldBefore.contains(w.machineId())) {
+                        log.warn("machine {} {}", w.machineId(), w.reason());
+                    }
                 }
             }
         }
+        long withheld = withheldNow.stream().filter(m -> !withheldBefore.contains(m)).count();
+        withheldBefore = Set.copyOf(withheldNow);
         meters.counter("reconciler.actions", "kind", "machine-drained").increment(drained);
         meters.counter("reconciler.actions", "kind", "machine-drain-withheld").increment(withheld);
         return drained;

@@ -208,6 +208,28 @@ class SweepsTest {
         assertThat(machines.get("m").orElseThrow().machine().allocated().cpuMillis()).isEqualTo(1000);
     }
 
+    /** A machine withheld from draining (the region's hourly budget spent) is logged and counted once, not every run. */
+    @Test
+    void aMachineWithheldFromDrainingIsCountedOnceWhileItStaysWithheld() {
+        for (String id : List.of("broken-1", "broken-2")) {
+            machines.register(id, "eu", Map.of(), null, 8_000, 8_192, 0);
+            for (int i = 0; i < 3; i++) {
+                JobRecord job = placed(id, false, null);
+                clock.advance(Duration.ofSeconds(1));
+                reports.apply(new AttemptReport(job.id(), 1, epoch(job), id, AttemptState.FAILED, 127,
+                        FailureReason.START_FAILED, null, clock.instant(), "", "no such file"));
+            }
+        }
+        AutoDrainSweep sweep = new AutoDrainSweep(repair, machines, 3, Duration.ofMinutes(10), meters);
+        for (int run = 0; run < 5; run++) {
+            assertThat(sweep.run(clock.instant())).isEqualTo(run == 0 ? 1 : 0);
+            clock.advance(Duration.ofSeconds(1));
+        }
+        assertThat(meters.counter("reconciler.actions", "kind", "machine-drained").count()).isEqualTo(1);
+        assertThat(meters.counter("reconciler.actions", "kind", "machine-drain-withheld").count())
+                .as("two machines in region eu: one may be drained an hour, the other is withheld, once").isEqualTo(1);
+    }
+
     @Test
     void aMachineWhereAttemptsKeepFailingToStartIsDrainedWithAReason() {
         machines.register("broken", "eu", Map.of(), null, 8_000, 8_192, 0);
