@@ -37,7 +37,8 @@ import java.util.Set;
  *  nothing              SCHEDULED, preempted                        settle FAILED PREEMPTED (nothing to kill)
  *  nothing              SCHEDULED, another replica failed           settle FAILED GANG_MEMBER_FAILED (nothing to kill)
  *  nothing              SCHEDULED                                   start
- *  nothing              RUNNING                                     nothing: the agent's next report (or the reconciler) settles it
+ *  nothing              RUNNING past its time limit + slack         settle FAILED TIMEOUT (its agent runs nothing of it)
+ *  nothing              RUNNING                                     nothing: the agent's next report settles it
  * </pre>
  * An attempt the agent reports ended is never leased again, though the database may not show the end yet
  * (Kafka's path holding the row): the agent would ignore the lease, and an answer with nothing new in it sends
@@ -111,7 +112,7 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
                     kill.add(new Kill(ref.jobId(), ref.attempt(), AgentProtocol.PREEMPTED));
                 } else if (a.gangFailed()) {
                     kill.add(new Kill(ref.jobId(), ref.attempt(), AgentProtocol.GANG_MEMBER_FAILED));
-                } else if (a.timeLimitEndsAt() != null && now.isAfter(a.timeLimitEndsAt().plus(TIME_LIMIT_SLACK))) {
+                } else if (overdue(a, now)) {
                     kill.add(new Kill(ref.jobId(), ref.attempt(), AgentProtocol.TIMED_OUT));
                 } else if (a.state() == AttemptState.SCHEDULED) {
                     settle.add(running);
@@ -124,6 +125,9 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
             } else if (a.preempted() && a.state() == AttemptState.SCHEDULED) {
                 settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), reported.machineId(), AttemptState.FAILED,
                         null, FailureReason.PREEMPTED, null, now, null, null));
+            } else if (a.state() == AttemptState.RUNNING && overdue(a, now)) {
+                settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), reported.machineId(), AttemptState.FAILED,
+                        null, FailureReason.TIMEOUT, null, now, null, null));
             } else if (a.gangFailed() && a.state() == AttemptState.SCHEDULED) {
                 settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), reported.machineId(), AttemptState.FAILED,
                         null, FailureReason.GANG_MEMBER_FAILED, null, now, null, null));
@@ -134,5 +138,9 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
             }
         }
         return new AgentDiff(List.copyOf(start), List.copyOf(kill), List.copyOf(settle));
+    }
+
+    private static boolean overdue(AssignedAttempt a, Instant now) {
+        return a.timeLimitEndsAt() != null && now.isAfter(a.timeLimitEndsAt().plus(TIME_LIMIT_SLACK));
     }
 }

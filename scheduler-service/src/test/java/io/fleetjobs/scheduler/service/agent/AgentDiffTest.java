@@ -120,6 +120,21 @@ class AgentDiffTest {
         assertThat(AgentDiff.TIME_LIMIT_SLACK).isEqualTo(java.time.Duration.ofSeconds(5));
     }
 
+    /** Past its limit and not run by its agent (nor reported ended): nothing to kill, it is ended TIMEOUT. */
+    @Test
+    void aRunningAttemptPastItsTimeLimitThatItsAgentDoesNotRunIsSettledAsTimedOut() {
+        AssignedAttempt running = new AssignedAttempt(JOB, 1, 1, AttemptState.RUNNING, false, null, 1000, 512, List.of(), null,
+                false, null, false, NOW.minusSeconds(6));
+        AgentDiff diff = AgentDiff.of(AgentDiff.Reported.of("m1", List.of()), List.of(running), NOW);
+        assertThat(describe(diff)).isEqualTo(List.of("settle: FAILED"));
+        assertThat(diff.settle().getFirst().failureReason()).isEqualTo(io.fleetjobs.model.FailureReason.TIMEOUT);
+
+        AssignedAttempt withinSlack = new AssignedAttempt(JOB, 1, 1, AttemptState.RUNNING, false, null, 1000, 512, List.of(),
+                null, false, null, false, NOW.minusSeconds(5));
+        assertThat(describe(AgentDiff.of(AgentDiff.Reported.of("m1", List.of()), List.of(withinSlack), NOW)))
+                .isEqualTo(List.of("nothing"));
+    }
+
     @Test
     void reportsAreBoundToTheMachineOfTheCredential() {
         var reported = AgentDiff.Reported.of("m1", List.of(new AttemptReport(JOB, 1, 1, "someone-else", AttemptState.SUCCEEDED,
