@@ -133,7 +133,9 @@ try {
     await page.goto(BASE + "/console/#/pending");
     const group = page.locator("article.group", { has: page.getByRole("link", { name: "console-too-big" }) });
     await group.waitFor();
-    await group.locator(".reason").filter({ hasNotText: "waiting for the scheduler's next pass" }).waitFor();
+    // the scheduler's reason, not admission's ("admitted; waiting for placement") nor the page's own placeholder
+    await group.locator(".reason").filter({ hasNotText: "waiting for the scheduler's next pass" })
+      .filter({ hasNotText: "waiting for placement" }).waitFor();
     results.pendingReason = await group.locator("h3 .reason").textContent();
     await shot("05-why-pending");
   });
