@@ -67,10 +67,18 @@ public final class LogStreams {
                 .list();
     }
 
-    /** The machines with a follow registered after {@code since} (their held heartbeats are to be answered). */
-    public List<String> machinesFollowedSince(Instant since) {
-        return jdbc.sql("select distinct machine_id from log_follows where registered_at > :since")
-                .param("since", JobRows.ts(since)).query(String.class).list();
+    /**
+     * The machines with a follow now, each with when its latest follow was registered: a heartbeat asks {@link
+     * #followsOn} only of these, and those registered anew have their held heartbeats answered.
+     */
+    public java.util.Map<String, Instant> followedMachines() {
+        java.util.Map<String, Instant> followed = new java.util.HashMap<>();
+        jdbc.sql("select machine_id, max(registered_at) from log_follows where expires_at > :now group by machine_id")
+                .param("now", JobRows.ts(clock.instant()))
+                .query(rs -> {
+                    followed.put(rs.getString(1), JobRows.instant(rs, 2));
+                });
+        return followed;
     }
 
     /** What a push of an agent came to. */

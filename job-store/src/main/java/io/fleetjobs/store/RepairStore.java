@@ -110,15 +110,27 @@ public final class RepairStore {
                 .query(Boolean.class).single();
     }
 
-    /** The failure reasons of a machine's last {@code n} ended attempts, newest first (null for a success). */
-    public List<FailureReason> lastOutcomes(String machineId, int n) {
-        return jdbc.sql("""
-                        select state, failure_reason from attempts
+    /** A machine's last ended attempts, newest first, and when its agent last joined (null: no such machine). */
+    public record Outcomes(Instant joinedAt, List<Ended> ended) {
+    }
+
+    /** An ended attempt: its failure reason (null for a success) and when it finished (null: not known). */
+    public record Ended(FailureReason reason, Instant finishedAt) {
+    }
+
+    /** The machine's last {@code n} ended attempts, newest first, with its agent's last join. */
+    public Outcomes lastOutcomes(String machineId, int n) {
+        Instant joinedAt = jdbc.sql("select joined_at from machines where id = :m").param("m", machineId)
+                .query((rs, i) -> JobRows.instant(rs, 1)).optional().orElse(null);
+        List<Ended> ended = jdbc.sql("""
+                        select failure_reason, finished_at from attempts
                         where machine_id = :m and state not in ('SCHEDULED', 'RUNNING')
                         order by finished_at desc nulls last limit :n""")
                 .param("m", machineId).param("n", n)
-                .query((rs, i) -> rs.getString(2) == null ? null : FailureReason.valueOf(rs.getString(2)))
+                .query((rs, i) -> new Ended(rs.getString(1) == null ? null : FailureReason.valueOf(rs.getString(1)),
+                        JobRows.instant(rs, 2)))
                 .list();
+        return new Outcomes(joinedAt, ended);
     }
 
     /** Machines READY that ended at least one attempt with a platform failure since {@code since}. */

@@ -113,12 +113,14 @@ class LogStreamsTest {
         logs.follow(reader, job.id(), 1, "stdout", "m", 0);
         logs.follow(tailReader, job.id(), 1, "stdout", "m", -100);
         assertThat(logs.followsOn("m")).contains(new LogFollow(job.id(), 1, "stdout", -100));
-        assertThat(logs.machinesFollowedSince(before)).contains("m");
+        assertThat(logs.followedMachines()).containsKey("m");
+        assertThat(logs.followedMachines().get("m")).isAfterOrEqualTo(before);
         logs.push("m", job.id(), 1, epoch, "stdout", 0, bytes("x\n"), false);
 
         logs.unfollow(tailReader);
         clock.advance(LogLimits.FOLLOW_TTL);
         assertThat(logs.followsOn("m")).noneMatch(fl -> fl.jobId().equals(job.id()));
+        assertThat(logs.followedMachines()).doesNotContainKey("m"); // a heartbeat of m asks no more
         assertThat(logs.push("m", job.id(), 1, epoch, "stdout", 2, bytes("y\n"), false))
                 .isEqualTo(PushOutcome.NOT_FOLLOWED);
 

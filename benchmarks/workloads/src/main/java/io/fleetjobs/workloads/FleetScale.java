@@ -131,6 +131,7 @@ public final class FleetScale {
                     sum(last, heartbeatCount()) - sum(first, heartbeatCount()), heapMax / (1 << 20));
         }
         double seconds = (System.nanoTime() - start) / 1e9;
+        histogram(process, name);
         double heartbeats = sum(last, heartbeatCount()) - sum(first, heartbeatCount());
         double cpuMs = process.info().totalCpuDuration().orElse(Duration.ZERO).minus(cpuFirst).toMillis();
         Map<String, Double> actions = metrics(reconciler);
@@ -139,6 +140,28 @@ public final class FleetScale {
                 (long) (action(actions, "machine-suspect") - action(actionsFirst, "machine-suspect")),
                 (long) (action(actions, "machine-lost") - action(actionsFirst, "machine-lost")),
                 count(pg, "select count(*) from machines where auto_drained_at is not null"));
+    }
+
+    /**
+     * What holds the scheduler's heap at the end of a phase: the live objects' class histogram ({@code jcmd
+     * GC.class_histogram}, a full collection first), its first 42 classes and the total written beside the run's logs.
+     */
+    private static void histogram(ProcessHandle process, String phase) {
+        try {
+            Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "GC.class_histogram")
+                    .redirectErrorStream(true).start();
+            List<String> all = new String(p.getInputStream().readAllBytes()).lines().toList();
+            p.waitFor();
+            List<String> lines = new ArrayList<>(all.subList(0, Math.min(45, all.size())));
+            all.stream().filter(l -> l.startsWith("Total")).forEach(lines::add);
+            Path out = BurnDown.repository().resolve("benchmarks/workloads/target/w4/heap-" + phase.replace(' ', '-') + ".txt");
+            Files.write(out, lines);
+            System.out.printf("  scheduler heap histogram at the end of %s: %s (%s)%n", phase, out,
+                    lines.stream().filter(l -> l.startsWith("Total")).findFirst().orElse("no total"));
+        } catch (Exception e) {
+            System.out.printf("  no heap histogram for %s: %s%n", phase, e);
+        }
     }
 
     private static String heartbeatCount() {

@@ -1,6 +1,7 @@
 package io.fleetjobs.reconciler.domain;
 
 import io.fleetjobs.model.FailureReason;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -16,6 +17,12 @@ import java.util.Set;
  * fleet with them. And whatever the cause, at most {@code maxSharePerHour} of a region's machines (at least one) are
  * drained in an hour; the rest are reported, not drained, since many machines failing at once is likelier a fault
  * of the platform, or a tenant's doing, than of the machines.
+ *
+ * <p>A loss is the machine's fault only if the machine really went away. A machine declared lost whose agent is
+ * heard again on the same incarnation (it has not joined since the loss) never died: what was lost was the link, most
+ * often because the control plane itself was too busy to hear it. Such losses are left out of the streak, so that a
+ * loaded control plane can never drain its own fleet; a machine that died and came back joined anew, and its losses
+ * count.
  */
 public final class AutoDrain {
     /** The failures that say something about the machine. */
@@ -37,8 +44,26 @@ public final class AutoDrain {
         return streak;
     }
 
-    /** A READY machine and the reasons of its last ended attempts, newest first (null for a success). */
-    public record Candidate(String machineId, String region, List<FailureReason> lastOutcomes) {
+    /** An ended attempt: why (null for a success) and when (null: not known). */
+    public record Ended(FailureReason reason, Instant at) {
+    }
+
+    /**
+     * A READY machine, when its agent last joined (null: not known), and its last ended attempts, newest first.
+     */
+    public record Candidate(String machineId, String region, Instant joinedAt, List<Ended> lastOutcomes) {
+        /** Outcomes whose times are not known. */
+        public Candidate(String machineId, String region, List<FailureReason> reasons) {
+            this(machineId, region, null, reasons.stream().map(r -> new Ended(r, null)).toList());
+        }
+
+        /** The outcomes that say something about this machine: losses its agent outlived are left out. */
+        List<FailureReason> evidence() {
+            return lastOutcomes.stream()
+                    .filter(e -> !(e.reason() == FailureReason.MACHINE_LOST && joinedAt != null && e.at() != null
+                            && !e.at().isBefore(joinedAt)))
+                    .map(Ended::reason).toList();
+        }
     }
 
     /** A region: its machines not LOST, and how many of them the platform drained in the last hour. */
@@ -63,7 +88,7 @@ public final class AutoDrain {
         Map<String, Integer> drainedNow = new HashMap<>();
         List<Action> actions = new ArrayList<>();
         for (Candidate c : candidates) {
-            List<FailureReason> last = c.lastOutcomes();
+            List<FailureReason> last = c.evidence();
             if (last.size() < streak || !last.subList(0, streak).stream().allMatch(MACHINE_FAULTS::contains)) {
                 continue;
             }

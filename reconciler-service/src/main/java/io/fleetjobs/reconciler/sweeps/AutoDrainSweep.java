@@ -54,8 +54,12 @@ public final class AutoDrainSweep implements Sweep {
     public int run(Instant now) {
         List<AutoDrain.Candidate> candidates = new ArrayList<>();
         for (String machine : repair.machinesWithRecentPlatformFailures(now.minus(lookBack)).stream().sorted().toList()) {
-            machines.get(machine).ifPresent(m -> candidates.add(
-                    new AutoDrain.Candidate(machine, m.machine().region(), repair.lastOutcomes(machine, rule.streak()))));
+            machines.get(machine).ifPresent(m -> {
+                // more than the streak: losses the machine's agent outlived are not evidence (AutoDrain)
+                RepairStore.Outcomes outcomes = repair.lastOutcomes(machine, rule.streak() * 3);
+                candidates.add(new AutoDrain.Candidate(machine, m.machine().region(), outcomes.joinedAt(),
+                        outcomes.ended().stream().map(e -> new AutoDrain.Ended(e.reason(), e.finishedAt())).toList()));
+            });
         }
         if (candidates.isEmpty()) {
             withheldBefore = Set.of();

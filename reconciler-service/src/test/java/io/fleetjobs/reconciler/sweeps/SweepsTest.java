@@ -245,4 +245,34 @@ class SweepsTest {
         assertThat(machines.get("broken").orElseThrow().statusReason())
                 .isEqualTo("drained automatically: the last 3 attempts here failed to start or were lost (last: START_FAILED)");
     }
+
+    /**
+     * A machine declared lost because it was not heard, then heard again on the same incarnation, never died: the
+     * link was lost (a control plane too busy to hear it, most often), and a loaded control plane must not drain its
+     * own fleet. A machine that joined anew after its losses did die, and is drained.
+     */
+    @Test
+    void lossesAMachineOutlivedNeverDrainItButLossesItDiedOfDo() {
+        machines.register("outlived", "eu", Map.of(), null, 8_000, 8_192, 0);
+        machines.register("died", "us", Map.of(), null, 8_000, 8_192, 0);
+        MachineLivenessSweep sweep = liveness();
+        for (int i = 0; i < 3; i++) {
+            placed("outlived", true, null);
+            placed("died", true, null);
+            clock.advance(Duration.ofSeconds(16));
+            sweep.run(clock.instant());
+            assertThat(status("outlived")).isEqualTo(MachineStatus.LOST);
+            clock.advance(Duration.ofSeconds(1));
+            machines.heartbeats(Map.of("outlived", clock.instant(), "died", clock.instant()));
+            sweep.run(clock.instant());
+            assertThat(status("outlived")).isEqualTo(MachineStatus.READY);
+        }
+        clock.advance(Duration.ofSeconds(1));
+        machines.join("died", "us", Map.of(), null, 8_000, 8_192, 0, new byte[] {1});
+
+        AutoDrainSweep drain = new AutoDrainSweep(repair, machines, 3, Duration.ofMinutes(10), meters);
+        assertThat(drain.run(clock.instant())).isEqualTo(1);
+        assertThat(status("died")).isEqualTo(MachineStatus.DRAINING);
+        assertThat(status("outlived")).as("its three losses were the link's, not the machine's").isEqualTo(MachineStatus.READY);
+    }
 }

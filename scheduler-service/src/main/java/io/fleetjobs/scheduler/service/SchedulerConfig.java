@@ -1,14 +1,14 @@
 package io.fleetjobs.scheduler.service;
 
 import io.fleetjobs.scheduler.core.PlacementEngine;
+import com.zaxxer.hikari.HikariDataSource;
+import io.fleetjobs.scheduler.service.agent.AgentDatabase;
 import io.fleetjobs.scheduler.service.agent.AgentProperties;
 import io.fleetjobs.scheduler.service.agent.AgentService;
 import io.fleetjobs.scheduler.service.agent.HeartbeatWriter;
 import io.fleetjobs.scheduler.service.agent.LeaseBroker;
-import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.FleetStatistics;
 import io.fleetjobs.store.JobStore;
-import io.fleetjobs.store.MachineStore;
 import io.fleetjobs.store.PlacementStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.InstantSource;
@@ -32,11 +32,25 @@ class SchedulerConfig {
                 new io.fleetjobs.store.PreemptionStore(jdbc), preemptionScope);
     }
 
+    /**
+     * The agent path's own pool ({@code jobs.agent.pool-size}, default 8), on the service's database: heartbeats never
+     * queue for a connection behind placement.
+     */
+    @Bean(destroyMethod = "close")
+    AgentDatabase agentDatabase(org.springframework.boot.jdbc.autoconfigure.DataSourceProperties dataSource,
+            @org.springframework.beans.factory.annotation.Value("${jobs.agent.pool-size:8}") int poolSize,
+            InstantSource clock, MeterRegistry meters) {
+        HikariDataSource pool = dataSource.initializeDataSourceBuilder().type(HikariDataSource.class).build();
+        pool.setPoolName("agent");
+        pool.setMaximumPoolSize(poolSize);
+        pool.setMinimumIdle(Math.min(2, poolSize));
+        return new AgentDatabase(pool, clock, meters);
+    }
+
     @Bean
-    HeartbeatWriter heartbeatWriter(MachineStore machines, io.fleetjobs.store.HeartbeatWatermarks watermarks,
-            AgentProperties properties, InstantSource clock) {
+    HeartbeatWriter heartbeatWriter(AgentDatabase database, AgentProperties properties, InstantSource clock) {
         // a heartbeat waits at most half an interval for a busy machine's row before the writer waits for it
-        return new HeartbeatWriter(machines, watermarks, properties.heartbeatFlush(),
+        return new HeartbeatWriter(database.machines(), database.watermarks(), properties.heartbeatFlush(),
                 properties.heartbeatInterval().dividedBy(2), clock);
     }
 
@@ -48,22 +62,23 @@ class SchedulerConfig {
     }
 
     @Bean
-    AgentService agentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
-            HeartbeatWriter heartbeats, AgentProperties properties, SchedulerLoop loop,
+    AgentService agentService(AgentDatabase database, LeaseBroker broker, HeartbeatWriter heartbeats, AgentProperties properties, SchedulerLoop loop,
             io.fleetjobs.scheduler.service.agent.CadenceKeeper cadence) {
         // refuses to start with settings under which a silent machine's jobs could run twice at once
         org.slf4j.LoggerFactory.getLogger(SchedulerConfig.class).info("fencing budget: {}",
                 properties.fencingBudget().requireHolds());
-        return new AgentService(jobs, machines, reports, broker, heartbeats, properties, loop::fleetChanged, cadence::current);
+        return new AgentService(database.jobs(), database.machines(), database.reports(), broker, heartbeats, properties,
+                loop::fleetChanged, cadence::current);
     }
 
     /** Live logs: heartbeats' answers name the streams followed on the machine, and a new follow wakes its heartbeat. */
     @Bean
     io.fleetjobs.scheduler.service.agent.LogFollowWatcher logFollowWatcher(AgentService agents,
-            io.fleetjobs.store.LogStreams logs, LeaseBroker broker, InstantSource clock) {
-        agents.logFollows(logs::followsOn);
-        return new io.fleetjobs.scheduler.service.agent.LogFollowWatcher(logs, broker, clock,
+            io.fleetjobs.store.LogStreams logs, AgentDatabase database, LeaseBroker broker, InstantSource clock) {
+        var watcher = new io.fleetjobs.scheduler.service.agent.LogFollowWatcher(logs, broker, clock,
                 java.time.Duration.ofMillis(200));
+        agents.logFollows(watcher.gate(database.logs()::followsOn));
+        return watcher;
     }
 
     @Bean

@@ -57,8 +57,8 @@ class LogFollowHeartbeatTest {
                 new AttemptReports(fleet.jdbc, fleet.jobs, new SecureRandom()), broker,
                 new HeartbeatWriter(fleet.machines, Duration.ofSeconds(1), Duration.ofSeconds(1), InstantSource.system()),
                 new AgentProperties("token", Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(30), null, null));
-        agents.logFollows(logs::followsOn);
         LogFollowWatcher watcher = new LogFollowWatcher(logs, broker, fleet.clock, Duration.ofMillis(200));
+        agents.logFollows(watcher.gate(logs::followsOn));
         SchedulerCycle cycle = new SchedulerCycle(fleet.jobs, new PlacementStore(fleet.jdbc, fleet.jobs),
                 new PlacementEngine(), SchedulerProperties.defaults(), new SimpleMeterRegistry(), broker::signalAll);
         fleet.queue(tenant, List.of(Fleet.spec("printing", 1, 512, 0, null, "eu")));
@@ -75,6 +75,7 @@ class LogFollowHeartbeatTest {
         await().until(() -> held(broker, holder, machine));
         watcher.look(); // no follow yet: nothing to wake
         assertThat(reply).isNotDone();
+        assertThat(watcher.followed(machine)).as("heartbeats of a machine no one follows ask the database nothing").isFalse();
 
         logs.follow(UUID.randomUUID(), lease.jobId(), lease.attempt(), "stdout", machine, -65536);
         watcher.look();

@@ -15,8 +15,10 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Answers the held heartbeat of a machine as soon as a follow of one of its attempts is registered (job-service writes
  * it; this replica looks every {@code every}), so that the agent starts shipping within moments; and now and then
- * removes what no one follows ({@link LogStreams#cleanup}). Each look reads the rows registered since the last, with a
- * second's overlap: a machine woken twice answers once more, which costs nothing.
+ * removes what no one follows ({@link LogStreams#cleanup}). Each look reads the machines followed now, with when
+ * each was last followed anew: a machine followed since the last look (with a second's overlap: a machine woken twice
+ * answers once more, which costs nothing) is woken, and the set is what heartbeats consult before they ask the
+ * database which streams to ship ({@link #followed}): a fleet where no one reads logs costs no query per heartbeat.
  */
 public final class LogFollowWatcher implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(LogFollowWatcher.class);
@@ -29,6 +31,9 @@ public final class LogFollowWatcher implements SmartLifecycle {
     private final Duration every;
     private Instant since;
     private Instant lastCleanup;
+    /** The machines followed at the last look; null until a look succeeds or while looks fail. */
+    private volatile java.util.Set<String> followed;
+    private volatile long lookedAt;
     private ScheduledExecutorService timer;
 
     public LogFollowWatcher(LogStreams logs, LeaseBroker broker, InstantSource clock, Duration every) {
@@ -42,7 +47,15 @@ public final class LogFollowWatcher implements SmartLifecycle {
     public void look() {
         Instant now = clock.instant();
         try {
-            broker.signalAll(logs.machinesFollowedSince(since == null ? now.minus(OVERLAP) : since.minus(OVERLAP)));
+            java.util.Map<String, Instant> machines = logs.followedMachines();
+            followed = java.util.Set.copyOf(machines.keySet()); // before the wake-ups, which read it
+            lookedAt = System.nanoTime();
+            Instant from = since == null ? now.minus(OVERLAP) : since.minus(OVERLAP);
+            machines.forEach((machine, registered) -> {
+                if (registered.isAfter(from)) {
+                    broker.signal(machine);
+                }
+            });
             since = now;
             if (lastCleanup == null || !now.isBefore(lastCleanup.plus(CLEANUP_EVERY))) {
                 lastCleanup = now;
@@ -52,8 +65,24 @@ public final class LogFollowWatcher implements SmartLifecycle {
                 }
             }
         } catch (RuntimeException e) {
+            followed = null;
             log.warn("could not look for new log follows: {}", e.getMessage());
         }
+    }
+
+    /**
+     * Whether the machine may have a stream followed: false only when the last look, a few intervals old at most,
+     * found none there; true when the watcher does not know (not started, its looks failing).
+     */
+    public boolean followed(String machineId) {
+        java.util.Set<String> now = followed;
+        return now == null || System.nanoTime() - lookedAt > every.multipliedBy(10).toNanos() || now.contains(machineId);
+    }
+
+    /** {@code read} (the database's answer) asked only of machines that may be followed; none for the others. */
+    public java.util.function.Function<String, java.util.List<io.fleetjobs.model.agent.AgentProtocol.LogFollow>> gate(
+            java.util.function.Function<String, java.util.List<io.fleetjobs.model.agent.AgentProtocol.LogFollow>> read) {
+        return machine -> followed(machine) ? read.apply(machine) : java.util.List.of();
     }
 
     @Override
