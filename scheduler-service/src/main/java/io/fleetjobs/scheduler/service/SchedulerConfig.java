@@ -48,6 +48,11 @@ class SchedulerConfig {
     }
 
     @Bean
+    io.fleetjobs.scheduler.service.agent.AgentConnections agentConnections() {
+        return new io.fleetjobs.scheduler.service.agent.AgentConnections();
+    }
+
+    @Bean
     HeartbeatWriter heartbeatWriter(AgentDatabase database, AgentProperties properties, InstantSource clock) {
         // a heartbeat waits at most half an interval for a busy machine's row before the writer waits for it
         return new HeartbeatWriter(database.machines(), database.watermarks(), properties.heartbeatFlush(),
