@@ -33,18 +33,24 @@ class SchedulerConfig {
     }
 
     /**
-     * The agent path's own pool ({@code jobs.agent.pool-size}, default 8), on the service's database: heartbeats never
-     * queue for a connection behind placement.
+     * The agent path's own pool ({@code jobs.agent.pool-size}, default 8), and two connections for the heartbeat
+     * writer, on the service's database: heartbeats never queue for a connection behind placement, nor the writer
+     * behind heartbeats.
      */
     @Bean(destroyMethod = "close")
     AgentDatabase agentDatabase(org.springframework.boot.jdbc.autoconfigure.DataSourceProperties dataSource,
             @org.springframework.beans.factory.annotation.Value("${jobs.agent.pool-size:8}") int poolSize,
             InstantSource clock, MeterRegistry meters) {
+        return new AgentDatabase(pool(dataSource, "agent", poolSize), pool(dataSource, "heartbeat-writer", 2), clock, meters);
+    }
+
+    private static HikariDataSource pool(org.springframework.boot.jdbc.autoconfigure.DataSourceProperties dataSource,
+            String name, int size) {
         HikariDataSource pool = dataSource.initializeDataSourceBuilder().type(HikariDataSource.class).build();
-        pool.setPoolName("agent");
-        pool.setMaximumPoolSize(poolSize);
-        pool.setMinimumIdle(Math.min(2, poolSize));
-        return new AgentDatabase(pool, clock, meters);
+        pool.setPoolName(name);
+        pool.setMaximumPoolSize(size);
+        pool.setMinimumIdle(Math.min(2, size));
+        return pool;
     }
 
     @Bean
@@ -55,7 +61,7 @@ class SchedulerConfig {
     @Bean
     HeartbeatWriter heartbeatWriter(AgentDatabase database, AgentProperties properties, InstantSource clock) {
         // a heartbeat waits at most half an interval for a busy machine's row before the writer waits for it
-        return new HeartbeatWriter(database.machines(), database.watermarks(), properties.heartbeatFlush(),
+        return new HeartbeatWriter(database.writerMachines(), database.watermarks(), properties.heartbeatFlush(),
                 properties.heartbeatInterval().dividedBy(2), clock);
     }
 

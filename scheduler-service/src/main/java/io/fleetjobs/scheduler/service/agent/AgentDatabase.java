@@ -17,28 +17,39 @@ import org.springframework.jdbc.support.JdbcTransactionManager;
  * The agent path's own connections: heartbeats (who is calling, what runs there, the reports they carry, the
  * batched liveness writes) never wait for a connection that placement, the API or the event relay holds. A control
  * plane busy with its own work must not make its fleet look dead: with one shared pool, a W1 load had placement
- * holding every connection while heartbeats queued behind it past the agents' give-up. Not a {@code DataSource}
- * bean, so that the service's main pool stays the one Spring Boot configures and every other store uses.
+ * holding every connection while heartbeats queued behind it past the agents' give-up. The heartbeat writer has
+ * connections of its own again: a flush late by a second makes the replica refuse to answer heartbeats (the fence,
+ * {@link HeartbeatWriter#healthy()}), so it never queues behind the heartbeats' own reads either. Not {@code
+ * DataSource} beans, so that the service's main pool stays the one Spring Boot configures and every other store uses.
  */
 public final class AgentDatabase implements AutoCloseable {
     private final HikariDataSource pool;
+    private final HikariDataSource writerPool;
+    private final MachineStore writerMachines;
     private final JobStore jobs;
     private final MachineStore machines;
     private final AttemptReports reports;
     private final HeartbeatWatermarks watermarks;
     private final LogStreams logs;
 
-    /** @param pool its own pool, on the service's database; closed with this */
-    public AgentDatabase(HikariDataSource pool, InstantSource clock, MeterRegistry meters) {
+    /**
+     * @param pool the heartbeats' pool, on the service's database; closed with this
+     * @param writerPool the heartbeat writer's, likewise
+     */
+    public AgentDatabase(HikariDataSource pool, HikariDataSource writerPool, InstantSource clock, MeterRegistry meters) {
         this.pool = pool;
+        this.writerPool = writerPool;
         if (meters != null) {
             pool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(meters));
+            writerPool.setMetricsTrackerFactory(new MicrometerMetricsTrackerFactory(meters));
         }
+        JdbcClient writer = JdbcClient.create(writerPool);
+        this.writerMachines = new MachineStore(writer, clock);
+        this.watermarks = new HeartbeatWatermarks(writer, clock);
         JdbcClient jdbc = JdbcClient.create(pool);
         this.jobs = new JobStore(jdbc, new JdbcTransactionManager(pool), clock, meters);
         this.machines = new MachineStore(jdbc, clock);
         this.reports = new AttemptReports(jdbc, jobs, new SecureRandom(), meters);
-        this.watermarks = new HeartbeatWatermarks(jdbc, clock);
         this.logs = new LogStreams(jdbc, clock);
     }
 
@@ -54,6 +65,12 @@ public final class AgentDatabase implements AutoCloseable {
         return reports;
     }
 
+    /** The machines, on the heartbeat writer's connections. */
+    public MachineStore writerMachines() {
+        return writerMachines;
+    }
+
+    /** On the heartbeat writer's connections. */
     public HeartbeatWatermarks watermarks() {
         return watermarks;
     }
@@ -65,5 +82,6 @@ public final class AgentDatabase implements AutoCloseable {
     @Override
     public void close() {
         pool.close();
+        writerPool.close();
     }
 }

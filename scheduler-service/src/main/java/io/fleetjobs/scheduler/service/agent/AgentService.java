@@ -144,9 +144,11 @@ public final class AgentService {
      * anything: a join meanwhile supersedes it ({@link Superseded}).
      */
     public HeartbeatResponse heartbeat(String machineId, Heartbeat heartbeat) {
-        requireRecording();
         Instant now = jobs.clock().instant();
+        // heard even when it cannot be answered: the machine is alive, and a writer that lags behind its flushes
+        // writes it when it catches up; only the answer (a renewed lease) waits for the writer to be healthy
         heartbeats.record(machineId, now);
+        requireRecording();
         AgentDiff.Reported reported = AgentDiff.Reported.of(machineId, heartbeat.attempts());
         long waitMs = Math.min(Math.max(heartbeat.waitMs(), 0), properties.maxWait().toMillis());
         long deadline = System.nanoTime() + waitMs * 1_000_000L;

@@ -52,6 +52,8 @@ public final class HeartbeatWriter implements SmartLifecycle {
     private volatile long lastFlushed = System.nanoTime();
     private volatile boolean started;
     private final Duration maxDelay;
+    private static final Duration SLOW_LOG_EVERY = Duration.ofSeconds(10);
+    private volatile long lastSlowLog = System.nanoTime() - SLOW_LOG_EVERY.toNanos();
     private final InstantSource clock;
     private Map<String, Instant> pending = new HashMap<>();
     private volatile boolean running;
@@ -125,8 +127,23 @@ public final class HeartbeatWriter implements SmartLifecycle {
         return t != null && t.isAlive() && System.nanoTime() - lastFlushed < stallAfter.toNanos();
     }
 
-    /** Writes what has been recorded. */
+    /** Writes what has been recorded; says so when a flush took long enough to put the writer near unhealthy. */
     public void flush() {
+        long began = System.nanoTime();
+        int size;
+        synchronized (this) {
+            size = pending.size();
+        }
+        write();
+        long tookMs = (System.nanoTime() - began) / 1_000_000;
+        if (tookMs * 2 > stallAfter.toMillis() && System.nanoTime() - lastSlowLog > SLOW_LOG_EVERY.toNanos()) {
+            lastSlowLog = System.nanoTime();
+            log.warn("a heartbeat flush of {} machines took {} ms (heartbeats are refused when none succeeded for {} ms)",
+                    size, tookMs, stallAfter.toMillis());
+        }
+    }
+
+    private void write() {
         Instant heardBefore = clock.instant(); // what was recorded before it is in this batch or an earlier one
         Map<String, Instant> batch;
         synchronized (this) {

@@ -26,7 +26,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
  * A heartbeat writer whose flush throws an {@code Error} goes on writing, and while its flushes fail the heartbeats
- * are not answered: an answer renews the agent's lease, and the reconciler would see its machine silent.
+ * are not answered (an answer renews the agent's lease, and the reconciler would see its machine silent) but are
+ * heard, and written once the writer works again.
  */
 class HeartbeatWriterFailureTest {
     HikariDataSource dataSource;
@@ -91,10 +92,14 @@ class HeartbeatWriterFailureTest {
                 new AgentProperties("token", Duration.ofSeconds(2), null, null, null, null));
         long incarnation = machines.incarnation("m-1").orElseThrow();
         Heartbeat beat = new Heartbeat("m-1", incarnation, List.of(), 0);
+        Instant refusedAt = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
         assertThatThrownBy(() -> agents.heartbeat("m-1", beat)).isInstanceOf(AgentService.NotRecorded.class);
 
         errorsLeft.set(0);
         await().atMost(Duration.ofSeconds(10)).until(writer::healthy);
+        // not answered, but heard: the machine was alive, and is not thought silent once the writer works again
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> !machines.get("m-1").orElseThrow().lastHeartbeatAt().isBefore(refusedAt));
         assertThat(agents.heartbeat("m-1", beat).leaseTtlMs()).isEqualTo(6_000);
     }
 }
