@@ -41,7 +41,12 @@ class SchedulerConfig {
     AgentDatabase agentDatabase(org.springframework.boot.jdbc.autoconfigure.DataSourceProperties dataSource,
             @org.springframework.beans.factory.annotation.Value("${jobs.agent.pool-size:8}") int poolSize,
             InstantSource clock, MeterRegistry meters) {
-        return new AgentDatabase(pool(dataSource, "agent", poolSize), pool(dataSource, "heartbeat-writer", 2), clock, meters);
+        HikariDataSource heartbeats = pool(dataSource, "agent", poolSize);
+        // a heartbeat not served within its agent's patience is worth nothing: fail it fast (503), do not queue it
+        heartbeats.setConnectionTimeout(2_000);
+        HikariDataSource writer = pool(dataSource, "heartbeat-writer", 2);
+        writer.setConnectionInitSql("set lock_timeout = '250ms'"); // see HeartbeatWriter#flush
+        return new AgentDatabase(heartbeats, writer, clock, meters);
     }
 
     private static HikariDataSource pool(org.springframework.boot.jdbc.autoconfigure.DataSourceProperties dataSource,
@@ -78,8 +83,10 @@ class SchedulerConfig {
         // refuses to start with settings under which a silent machine's jobs could run twice at once
         org.slf4j.LoggerFactory.getLogger(SchedulerConfig.class).info("fencing budget: {}",
                 properties.fencingBudget().requireHolds());
-        return new AgentService(database.jobs(), database.machines(), database.reports(), broker, heartbeats, properties,
-                loop::fleetChanged, cadence::current);
+        AgentService agents = new AgentService(database.jobs(), database.machines(), database.reports(), broker,
+                heartbeats, properties, loop::fleetChanged, cadence::current);
+        agents.workAtOnce(database.poolSize());
+        return agents;
     }
 
     /** Live logs: heartbeats' answers name the streams followed on the machine, and a new follow wakes its heartbeat. */

@@ -39,6 +39,13 @@ final class AgentCalls {
         return null;
     }
 
+    /** 503 with {@code Retry-After}: the call was fine, the scheduler cannot serve it right now. */
+    static ResponseEntity<ProblemDetail> unavailable(String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, detail);
+        problem.setType(URI.create("about:blank"));
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1").body(problem);
+    }
+
     static ResponseEntity<ProblemDetail> problem(HttpStatus status, String detail) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
         problem.setType(URI.create("about:blank"));

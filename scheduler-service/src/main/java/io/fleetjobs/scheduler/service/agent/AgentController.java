@@ -47,19 +47,19 @@ class AgentController {
     @PostMapping(AgentProtocol.HEARTBEAT_PATH)
     ResponseEntity<?> heartbeat(@RequestHeader(name = "Authorization", required = false) String authorization,
             @RequestBody Heartbeat heartbeat) {
-        var identity = agents.identify(AgentCalls.bearer(authorization));
-        var refused = AgentCalls.refusal(identity, heartbeat.machineId(), heartbeat.incarnation());
-        if (refused != null) {
-            return refused;
-        }
-        MachineStore.Identity machine = identity.get();
         try {
+            var identity = agents.working(() -> agents.identify(AgentCalls.bearer(authorization)));
+            var refused = AgentCalls.refusal(identity, heartbeat.machineId(), heartbeat.incarnation());
+            if (refused != null) {
+                return refused;
+            }
+            MachineStore.Identity machine = identity.get();
             HeartbeatResponse response = agents.heartbeat(machine.machineId(), heartbeat);
             return ResponseEntity.ok(response);
         } catch (AgentService.Superseded e) {
             return AgentCalls.problem(HttpStatus.CONFLICT, e.getMessage());
-        } catch (AgentService.NotRecorded e) {
-            return AgentCalls.problem(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+        } catch (AgentService.NotRecorded | AgentService.Busy e) {
+            return AgentCalls.unavailable(e.getMessage());
         }
     }
 }

@@ -53,6 +53,11 @@ public final class AgentDatabase implements AutoCloseable {
         this.logs = new LogStreams(jdbc, clock);
     }
 
+    /** How many connections heartbeats have. */
+    public int poolSize() {
+        return pool.getMaximumPoolSize();
+    }
+
     public JobStore jobs() {
         return jobs;
     }

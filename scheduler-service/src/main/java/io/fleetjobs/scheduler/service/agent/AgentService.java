@@ -41,6 +41,13 @@ public final class AgentService {
     private final AgentProperties properties;
     private final Runnable fleetChanged;
     private final java.util.function.Supplier<HeartbeatCadence> cadence;
+    /**
+     * Heartbeats doing database work at once, at most the agent pool's size: beyond it a heartbeat waits {@link
+     * #BUSY_AFTER} for its turn and is then answered 503 (heard all the same). Unbounded, a loaded database made
+     * heartbeats queue for connections while their agents gave up and sent more, until the heap ran out.
+     */
+    private volatile java.util.concurrent.Semaphore working = new java.util.concurrent.Semaphore(Integer.MAX_VALUE);
+    static final Duration BUSY_AFTER = Duration.ofSeconds(1);
     /** The streams of a machine's attempts followed now ({@code LogStreams.followsOn}); null when not known. */
     private volatile java.util.function.Function<String, List<LogFollow>> follows = machineId -> null;
 
@@ -67,6 +74,39 @@ public final class AgentService {
         this.broker = broker;
         this.heartbeats = heartbeats;
         this.properties = properties;
+    }
+
+    /** At most {@code n} heartbeats do database work at once (the agent pool's size); unbounded until set. */
+    public void workAtOnce(int n) {
+        working = new java.util.concurrent.Semaphore(n);
+    }
+
+    /** Too many heartbeats are at the database already; this one was heard, not answered (503, Retry-After). */
+    public static final class Busy extends RuntimeException {
+        Busy() {
+            super("the scheduler is answering as many heartbeats as its database connections allow; this one was heard"
+                    + " (the machine is alive) but is not answered; send the next one");
+        }
+    }
+
+    /** Runs a heartbeat's database work once there is room for it ({@link #working}). */
+    public <T> T working(java.util.function.Supplier<T> work) {
+        java.util.concurrent.Semaphore gate = working;
+        boolean admitted;
+        try {
+            admitted = gate.tryAcquire(BUSY_AFTER.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Busy();
+        }
+        if (!admitted) {
+            throw new Busy();
+        }
+        try {
+            return work.get();
+        } finally {
+            gate.release();
+        }
     }
 
     /** Where heartbeats' answers take the streams followed on the machine from (live logs); none until set. */
@@ -153,22 +193,28 @@ public final class AgentService {
         long waitMs = Math.min(Math.max(heartbeat.waitMs(), 0), properties.maxWait().toMillis());
         long deadline = System.nanoTime() + waitMs * 1_000_000L;
         CompletableFuture<Void> ticket = broker.register(machineId);
-        AgentDiff diff = AgentDiff.of(reported, machines.liveAttempts(machineId), now);
-
-        // one transaction for all of them; a report whose attempt another transaction holds right now (a
-        // reconciler's sweep, an earlier heartbeat of this machine) is not waited for: an end is then not
-        // acknowledged (the agent sends it again with its next heartbeat), a settle is left to the next heartbeat
-        List<AttemptReport> ended = reported.ended();
-        List<AttemptReport> writes = new ArrayList<>(ended);
-        writes.addAll(diff.settle());
-        List<AttemptReports.Outcome> outcomes = reports.applyAvailable(writes);
-        List<AttemptRef> ack = new ArrayList<>();
-        for (int i = 0; i < ended.size(); i++) {
-            if (outcomes.get(i) != AttemptReports.Outcome.BUSY) {
-                ack.add(new AttemptRef(ended.get(i).jobId(), ended.get(i).attempt()));
-            }
+        record First(AgentDiff diff, List<AttemptRef> ack, List<LogFollow> follow) {
         }
-        List<LogFollow> follow = followsOn(machineId);
+        First first = working(() -> {
+            AgentDiff live = AgentDiff.of(reported, machines.liveAttempts(machineId), now);
+            // one transaction for all of them; a report whose attempt another transaction holds right now (a
+            // reconciler's sweep, an earlier heartbeat of this machine) is not waited for: an end is then not
+            // acknowledged (the agent sends it again with its next heartbeat), a settle is left to the next heartbeat
+            List<AttemptReport> ended = reported.ended();
+            List<AttemptReport> writes = new ArrayList<>(ended);
+            writes.addAll(live.settle());
+            List<AttemptReports.Outcome> outcomes = reports.applyAvailable(writes);
+            List<AttemptRef> acked = new ArrayList<>();
+            for (int i = 0; i < ended.size(); i++) {
+                if (outcomes.get(i) != AttemptReports.Outcome.BUSY) {
+                    acked.add(new AttemptRef(ended.get(i).jobId(), ended.get(i).attempt()));
+                }
+            }
+            return new First(live, acked, followsOn(machineId));
+        });
+        AgentDiff diff = first.diff();
+        List<AttemptRef> ack = first.ack();
+        List<LogFollow> follow = first.follow();
         boolean held = false;
         while (diff.tellsNothing() && ack.isEmpty() && !FollowSet.differs(heartbeat.following(), follow)) {
             long left = deadline - System.nanoTime();
@@ -177,12 +223,19 @@ public final class AgentService {
                 break;
             }
             ticket = broker.register(machineId); // before reading, so a signal during the read is not lost
-            requireIncarnation(machineId, heartbeat.incarnation());
-            diff = AgentDiff.of(reported, machines.liveAttempts(machineId), jobs.clock().instant());
-            follow = followsOn(machineId);
+            First again = working(() -> {
+                requireIncarnation(machineId, heartbeat.incarnation());
+                return new First(AgentDiff.of(reported, machines.liveAttempts(machineId), jobs.clock().instant()), null,
+                        followsOn(machineId));
+            });
+            diff = again.diff();
+            follow = again.follow();
         }
         if (held) {
-            requireIncarnation(machineId, heartbeat.incarnation());
+            working(() -> {
+                requireIncarnation(machineId, heartbeat.incarnation());
+                return null;
+            });
             requireRecording();
         }
         HeartbeatCadence told = cadence.get();

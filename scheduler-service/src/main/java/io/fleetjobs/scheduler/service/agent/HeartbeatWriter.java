@@ -168,8 +168,15 @@ public final class HeartbeatWriter implements SmartLifecycle {
                     }
                 }
             });
-            // a row held again at every flush is waited for once its heartbeat is overdue
-            machines.waiting(late);
+            // a row held again at every flush is waited for once its heartbeat is overdue, but only briefly (the
+            // writer's connections have a lock timeout): a flush that waited for a placement's commit would make
+            // the writer late, and a late writer refuses heartbeats; still held, it is kept for the next flush,
+            // and the watermark below waits for it
+            try {
+                machines.waiting(late);
+            } catch (org.springframework.dao.PessimisticLockingFailureException e) {
+                late.forEach(this::record);
+            }
             machines.watermark(oldestPending(heardBefore));
             lastFlushed = System.nanoTime();
         } catch (RuntimeException | Error e) {
