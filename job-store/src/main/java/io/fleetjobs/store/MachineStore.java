@@ -210,32 +210,54 @@ public final class MachineStore {
 
     /** The attempts a machine should be running now, with what the agent needs to start them. */
     public List<AssignedAttempt> liveAttempts(String machineId) {
+        return liveAttempts(machineId, null).orElse(List.of());
+    }
+
+    /**
+     * As {@link #liveAttempts(String)}, in the same read as the machine's incarnation: empty when the machine is not
+     * at {@code incarnation} (a newer join superseded it, or it is gone); any incarnation when null.
+     */
+    public Optional<List<AssignedAttempt>> liveAttempts(String machineId, Long incarnation) {
         // of the spec only the execution, and only of attempts still to start (what the agent needs to
         // start them): a heartbeat of a busy machine lists every running attempt, and parsing JSON costs
-        return jdbc.sql("""
-                        select a.job_id, a.attempt, a.lease_epoch, a.state, j.cancel_requested,
+        List<Long> incarnations = new java.util.ArrayList<>(1);
+        List<AssignedAttempt> live = new java.util.ArrayList<>();
+        jdbc.sql("""
+                        select mc.incarnation, a.job_id, a.attempt, a.lease_epoch, a.state, j.cancel_requested,
                                case when a.state = 'SCHEDULED' then j.spec->'execution' end as execution,
                                a.cpu_millis, a.memory_mb, a.gpu_indices,
                                case when a.state = 'SCHEDULED' then greatest(0, floor(
                                    extract(epoch from a.lease_expires_at - clock_timestamp()) * 1000))::bigint end,
                                a.preempted_by is not null, a.replica, a.world_size, a.peers, a.gang_failed,
                                a.started_at + make_interval(secs => (j.spec->'execution'->>'timeoutSeconds')::int)
-                        from attempts a join jobs j on j.id = a.job_id
-                        where a.machine_id = :m and a.released_at is null and a.state in ('SCHEDULED', 'RUNNING')""")
+                        from machines mc
+                        left join attempts a on a.machine_id = mc.id and a.released_at is null
+                            and a.state in ('SCHEDULED', 'RUNNING')
+                        left join jobs j on j.id = a.job_id
+                        where mc.id = :m""")
                 .param("m", machineId)
-                .query((rs, n) -> {
-                    String execution = rs.getString(6);
-                    int worldSize = rs.getInt(13);
-                    String peers = rs.getString(14);
-                    var gang = worldSize <= 1 ? null : new io.fleetjobs.model.agent.AgentProtocol.Gang(rs.getInt(12),
+                .query(rs -> {
+                    if (incarnations.isEmpty()) {
+                        incarnations.add(rs.getLong(1));
+                    }
+                    if (rs.getObject(2) == null) {
+                        return;
+                    }
+                    String execution = rs.getString(7);
+                    int worldSize = rs.getInt(14);
+                    String peers = rs.getString(15);
+                    var gang = worldSize <= 1 ? null : new io.fleetjobs.model.agent.AgentProtocol.Gang(rs.getInt(13),
                             worldSize, peers == null ? List.of() : List.of(peers.split(",")));
-                    return new AssignedAttempt(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
-                            io.fleetjobs.model.AttemptState.valueOf(rs.getString(4)), rs.getBoolean(5),
+                    live.add(new AssignedAttempt(rs.getObject(2, java.util.UUID.class), rs.getInt(3), rs.getLong(4),
+                            io.fleetjobs.model.AttemptState.valueOf(rs.getString(5)), rs.getBoolean(6),
                             execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class),
-                            rs.getLong(7), rs.getLong(8), gpuIndices(rs.getArray(9)), (Long) rs.getObject(10),
-                            rs.getBoolean(11), gang, rs.getBoolean(15), JobRows.instant(rs, 16));
-                })
-                .list();
+                            rs.getLong(8), rs.getLong(9), gpuIndices(rs.getArray(10)), (Long) rs.getObject(11),
+                            rs.getBoolean(12), gang, rs.getBoolean(16), JobRows.instant(rs, 17)));
+                });
+        if (incarnations.isEmpty() || (incarnation != null && incarnations.getFirst() != incarnation.longValue())) {
+            return Optional.empty();
+        }
+        return Optional.of(live);
     }
 
     static List<Integer> gpuIndices(java.sql.Array array) throws java.sql.SQLException {

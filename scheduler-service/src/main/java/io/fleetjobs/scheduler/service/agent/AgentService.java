@@ -33,6 +33,10 @@ import java.util.concurrent.CompletableFuture;
 public final class AgentService {
     private static final SecureRandom RANDOM = new SecureRandom();
 
+    /** Machine identities by credential hash ({@link #identify}), at most {@link #MAX_IDENTITIES}. */
+    private final java.util.concurrent.ConcurrentHashMap<String, MachineStore.Identity> identities =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_IDENTITIES = 100_000;
     private final JobStore jobs;
     private final MachineStore machines;
     private final AttemptReports reports;
@@ -144,6 +148,7 @@ public final class AgentService {
             machines.recordAddress(request.machineId(), request.address());
             return joined;
         });
+        identities.values().removeIf(i -> i.machineId().equals(request.machineId())); // its old credential is void
         fleetChanged.run();
         broker.signal(request.machineId()); // a heartbeat of the superseded incarnation, held, answers 409 now
         HeartbeatCadence told = cadence.get();
@@ -169,9 +174,26 @@ public final class AgentService {
         }
     }
 
-    /** The machine a credential is bound to. */
+    /**
+     * The machine a credential is bound to. Kept in memory once read (the credential's hash, never the credential):
+     * a credential is bound to one machine and incarnation for life, and a newer join makes it worthless: a join here
+     * forgets it at once, and a heartbeat with it finds out in the read of the machine's attempts, which carries the
+     * machine's incarnation ({@link Superseded}), and forgets it.
+     */
     public Optional<MachineStore.Identity> identify(String credential) {
-        return credential == null ? Optional.empty() : machines.byCredential(hash(credential));
+        if (credential == null) {
+            return Optional.empty();
+        }
+        String key = Base64.getEncoder().encodeToString(hash(credential));
+        MachineStore.Identity known = identities.get(key);
+        if (known != null) {
+            return Optional.of(known);
+        }
+        Optional<MachineStore.Identity> read = machines.byCredential(hash(credential));
+        if (read.isPresent() && identities.size() < MAX_IDENTITIES) {
+            identities.put(key, read.get());
+        }
+        return read;
     }
 
     /**
@@ -196,7 +218,7 @@ public final class AgentService {
         record First(AgentDiff diff, List<AttemptRef> ack, List<LogFollow> follow) {
         }
         First first = working(() -> {
-            AgentDiff live = AgentDiff.of(reported, machines.liveAttempts(machineId), now);
+            AgentDiff live = AgentDiff.of(reported, liveAttempts(machineId, heartbeat.incarnation()), now);
             // one transaction for all of them; a report whose attempt another transaction holds right now (a
             // reconciler's sweep, an earlier heartbeat of this machine) is not waited for: an end is then not
             // acknowledged (the agent sends it again with its next heartbeat), a settle is left to the next heartbeat
@@ -223,11 +245,8 @@ public final class AgentService {
                 break;
             }
             ticket = broker.register(machineId); // before reading, so a signal during the read is not lost
-            First again = working(() -> {
-                requireIncarnation(machineId, heartbeat.incarnation());
-                return new First(AgentDiff.of(reported, machines.liveAttempts(machineId), jobs.clock().instant()), null,
-                        followsOn(machineId));
-            });
+            First again = working(() -> new First(AgentDiff.of(reported, liveAttempts(machineId, heartbeat.incarnation()),
+                    jobs.clock().instant()), null, followsOn(machineId)));
             diff = again.diff();
             follow = again.follow();
         }
@@ -264,6 +283,14 @@ public final class AgentService {
         if (!heartbeats.healthy()) {
             throw new NotRecorded();
         }
+    }
+
+    /** The machine's live attempts, read with its incarnation: {@link Superseded} when a newer join took it. */
+    private List<io.fleetjobs.store.AssignedAttempt> liveAttempts(String machineId, long incarnation) {
+        return machines.liveAttempts(machineId, incarnation).orElseThrow(() -> {
+            identities.values().removeIf(i -> i.machineId().equals(machineId) && i.incarnation() == incarnation);
+            return new Superseded(machineId, incarnation);
+        });
     }
 
     private void requireIncarnation(String machineId, long incarnation) {
