@@ -49,7 +49,7 @@ class ReconcilerConfig {
         return new ReconcilerLoop(List.of(
                 new MachineLivenessSweep(repair, reports, liveness, meters, extraLease,
                         now -> watermarks.judgeAt(now, WATERMARK_LIVE)),
-                new ExpiredLeaseSweep(repair, reports, meters),
+                new ExpiredLeaseSweep(repair, reports, meters, now -> watermarks.judgeAt(now, WATERMARK_LIVE)),
                 new AutoDrainSweep(repair, machines, new AutoDrain(p.drainStreak(), p.drainSharePerHour()),
                         Duration.ofMinutes(10), meters),
                 new AllocationSweep(jobs, repair, meters),

@@ -197,6 +197,19 @@ class SweepsTest {
         assertThat(after.userFailures()).isZero();
     }
 
+    /** A lease the control plane could not hand out (its heartbeat watermark held back) is not judged expired yet. */
+    @Test
+    void aLeaseIsJudgedExpiredOnlyAsFarAsTheControlPlaneHeardItsFleet() {
+        machines.register("unheard", "eu", Map.of(), null, 8_000, 8_192, 0);
+        JobRecord job = placed("unheard", false, null);
+        java.time.Instant troubleBegan = clock.instant().plusSeconds(5);
+        ExpiredLeaseSweep sweep = new ExpiredLeaseSweep(repair, reports, meters,
+                now -> now.isAfter(troubleBegan) ? troubleBegan : now);
+        clock.advance(Duration.ofSeconds(40));
+        assertThat(sweep.run(clock.instant())).isZero();
+        assertThat(jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
+    }
+
     @Test
     void driftedCountersAndOrphanedAllocationsAreRepaired() {
         machines.register("m", "eu", Map.of(), null, 8_000, 8_192, 0);

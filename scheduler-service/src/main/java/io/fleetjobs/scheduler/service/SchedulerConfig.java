@@ -83,6 +83,8 @@ class SchedulerConfig {
         // refuses to start with settings under which a silent machine's jobs could run twice at once
         org.slf4j.LoggerFactory.getLogger(SchedulerConfig.class).info("fencing budget: {}",
                 properties.fencingBudget().requireHolds());
+        // trouble hearing the fleet lasts until every agent turned away has been heard again (HeardTrouble)
+        heartbeats.troubleCalmsAfter(() -> cadence.current().interval().plus(cadence.current().leaseTtl()));
         AgentService agents = new AgentService(database.jobs(), database.machines(), database.reports(), broker,
                 heartbeats, properties, loop::fleetChanged, cadence::current);
         agents.workAtOnce(database.poolSize());

@@ -83,4 +83,24 @@ class HeartbeatWriterTest {
         assertThat(watermarks.judgeAt(first.plusSeconds(5), Duration.ofMinutes(1)))
                 .as("everything heard before the flush is written").isEqualTo(first.plusSeconds(2));
     }
+
+    /** A replica that shed or could not answer heartbeats says so: silence is judged no later than its trouble began. */
+    @Test
+    void aReplicaInTroubleHoldsItsWatermarkBackToWhenTheTroubleBegan() {
+        var watermarks = new io.fleetjobs.store.HeartbeatWatermarks(fleet.jdbc, clock);
+        HeartbeatWriter writer = new HeartbeatWriter(fleet.machines, watermarks, Duration.ofMillis(200),
+                Duration.ofSeconds(1), clock);
+        Instant t = T0.plus(Duration.ofHours(1)); // the other tests' replicas long gone by then
+        clock.set(t);
+        writer.troubled();
+        clock.set(t.plusSeconds(5));
+        writer.record("idle", t.plusSeconds(5));
+        writer.flush();
+        assertThat(lastSeen("idle")).isEqualTo(t.plusSeconds(5));
+        assertThat(watermarks.judgeAt(t.plusSeconds(5), Duration.ofMinutes(1))).as("in trouble").isEqualTo(t);
+
+        clock.set(t.plusSeconds(20)); // calm for longer than 8 s
+        writer.flush();
+        assertThat(watermarks.judgeAt(t.plusSeconds(20), Duration.ofMinutes(1))).isEqualTo(t.plusSeconds(20));
+    }
 }

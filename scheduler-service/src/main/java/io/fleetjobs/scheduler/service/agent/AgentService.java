@@ -96,6 +96,7 @@ public final class AgentService {
     /** Runs a heartbeat's database work once there is room for it ({@link #working}). */
     public <T> T working(java.util.function.Supplier<T> work) {
         java.util.concurrent.Semaphore gate = working;
+        long began = System.nanoTime();
         boolean admitted;
         try {
             admitted = gate.tryAcquire(BUSY_AFTER.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -104,12 +105,16 @@ public final class AgentService {
             throw new Busy();
         }
         if (!admitted) {
+            heartbeats.troubled();
             throw new Busy();
         }
         try {
             return work.get();
         } finally {
             gate.release();
+            if (System.nanoTime() - began > BUSY_AFTER.toNanos()) {
+                heartbeats.troubled(); // its agent may have given up on it meanwhile
+            }
         }
     }
 
@@ -281,6 +286,7 @@ public final class AgentService {
 
     private void requireRecording() {
         if (!heartbeats.healthy()) {
+            heartbeats.troubled();
             throw new NotRecorded();
         }
     }

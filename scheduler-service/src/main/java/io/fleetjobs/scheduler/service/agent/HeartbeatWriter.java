@@ -103,12 +103,29 @@ public final class HeartbeatWriter implements SmartLifecycle {
         };
     }
 
+    /**
+     * The replica's trouble hearing its fleet ({@link HeardTrouble}): signed by the heartbeat path and by slow or
+     * failed flushes here, and holding back the watermark each flush writes. Ends 8 s after its last sign unless
+     * {@link #troubleCalmsAfter} says otherwise.
+     */
+    private volatile HeardTrouble trouble = new HeardTrouble(() -> Duration.ofSeconds(8), HeardTrouble.MAX_HOLD_BACK);
+
     HeartbeatWriter(Writes machines, Duration interval, Duration maxDelay, InstantSource clock) {
         this.stallAfter = max(Duration.ofSeconds(1), interval.multipliedBy(5));
         this.machines = machines;
         this.interval = interval;
         this.maxDelay = maxDelay;
         this.clock = clock;
+    }
+
+    /** Trouble ends {@code calm} after its last sign (what it takes every agent turned away to be heard again). */
+    public void troubleCalmsAfter(java.util.function.Supplier<Duration> calm) {
+        trouble = new HeardTrouble(calm, HeardTrouble.MAX_HOLD_BACK);
+    }
+
+    /** A sign that this replica may not be hearing its fleet now (a heartbeat shed, unanswered, or slow). */
+    public void troubled() {
+        trouble.sign(clock.instant());
     }
 
     public synchronized void record(String machineId, Instant at) {
@@ -136,6 +153,9 @@ public final class HeartbeatWriter implements SmartLifecycle {
         }
         write();
         long tookMs = (System.nanoTime() - began) / 1_000_000;
+        if (tookMs * 2 > stallAfter.toMillis()) {
+            troubled();
+        }
         if (tookMs * 2 > stallAfter.toMillis() && System.nanoTime() - lastSlowLog > SLOW_LOG_EVERY.toNanos()) {
             lastSlowLog = System.nanoTime();
             log.warn("a heartbeat flush of {} machines took {} ms (heartbeats are refused when none succeeded for {} ms)",
@@ -152,7 +172,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
         }
         try {
             if (batch.isEmpty()) {
-                machines.watermark(heardBefore);
+                machines.watermark(trouble.holdBack(heardBefore, clock.instant()));
                 lastFlushed = System.nanoTime();
                 return;
             }
@@ -177,9 +197,10 @@ public final class HeartbeatWriter implements SmartLifecycle {
             } catch (org.springframework.dao.PessimisticLockingFailureException e) {
                 late.forEach(this::record);
             }
-            machines.watermark(oldestPending(heardBefore));
+            machines.watermark(trouble.holdBack(oldestPending(heardBefore), clock.instant()));
             lastFlushed = System.nanoTime();
         } catch (RuntimeException | Error e) {
+            troubled();
             if (e instanceof Error) {
                 log.error("writing {} heartbeats failed with an error; they are kept for the next flush, and heartbeats"
                         + " are refused until a flush succeeds", batch.size(), e);
