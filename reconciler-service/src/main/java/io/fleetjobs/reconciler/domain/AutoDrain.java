@@ -20,14 +20,19 @@ import java.util.Set;
  *
  * <p>A loss is the machine's fault only if the machine really went away. A machine declared lost whose agent is
  * heard again on the same incarnation (it has not joined since the loss) never died: what was lost was the link, most
- * often because the control plane itself was too busy to hear it. Such losses are left out of the streak, so that a
- * loaded control plane can never drain its own fleet; a machine that died and came back joined anew, and its losses
- * count.
+ * often because the control plane itself was too busy to hear it. Likewise a lease that expired unstarted while that
+ * agent lived on: a lease reaches its agent only in a heartbeat's answer, and a control plane too busy to answer lets
+ * leases expire (an agent that tries and fails says START_FAILED). Such endings are left out of the streak, so that
+ * a loaded control plane can never drain its own fleet; a machine that died and came back joined anew, and its
+ * losses count.
  */
 public final class AutoDrain {
     /** The failures that say something about the machine. */
     static final Set<FailureReason> MACHINE_FAULTS =
             EnumSet.of(FailureReason.START_FAILED, FailureReason.MACHINE_LOST, FailureReason.LEASE_EXPIRED);
+
+    /** The endings that say nothing against a machine whose agent outlived them (joined before, heard since). */
+    static final Set<FailureReason> OUTLIVED = EnumSet.of(FailureReason.MACHINE_LOST, FailureReason.LEASE_EXPIRED);
 
     private final int streak;
     private final double maxSharePerHour;
@@ -57,10 +62,10 @@ public final class AutoDrain {
             this(machineId, region, null, reasons.stream().map(r -> new Ended(r, null)).toList());
         }
 
-        /** The outcomes that say something about this machine: losses its agent outlived are left out. */
+        /** The outcomes that say something about this machine: losses and expiries its agent outlived are left out. */
         List<FailureReason> evidence() {
             return lastOutcomes.stream()
-                    .filter(e -> !(e.reason() == FailureReason.MACHINE_LOST && joinedAt != null && e.at() != null
+                    .filter(e -> !(OUTLIVED.contains(e.reason()) && joinedAt != null && e.at() != null
                             && !e.at().isBefore(joinedAt)))
                     .map(Ended::reason).toList();
         }

@@ -70,10 +70,10 @@ class AutoDrainTest {
         java.time.Instant joined = java.time.Instant.parse("2026-12-01T10:00:00Z");
         List<AutoDrain.Ended> outlived = List.of(
                 new AutoDrain.Ended(FailureReason.MACHINE_LOST, joined.plusSeconds(30)),
-                new AutoDrain.Ended(FailureReason.MACHINE_LOST, joined.plusSeconds(20)),
+                new AutoDrain.Ended(FailureReason.LEASE_EXPIRED, joined.plusSeconds(20)),
                 new AutoDrain.Ended(FailureReason.MACHINE_LOST, joined.plusSeconds(10)));
         assertThat(RULE.decide(List.of(new Candidate("m", "eu", joined, outlived)), Map.of("eu", new Region(5, 0))))
-                .as("lost three times, heard again every time on the incarnation that joined before").isEmpty();
+                .as("lost twice and a lease expired, heard again every time on the incarnation that joined before").isEmpty();
 
         List<AutoDrain.Ended> mixed = List.of(
                 new AutoDrain.Ended(FailureReason.START_FAILED, joined.plusSeconds(40)),
