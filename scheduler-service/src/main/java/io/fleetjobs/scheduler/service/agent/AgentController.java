@@ -48,7 +48,7 @@ class AgentController {
     ResponseEntity<?> heartbeat(@RequestHeader(name = "Authorization", required = false) String authorization,
             @RequestBody Heartbeat heartbeat) {
         try {
-            var identity = agents.working(() -> agents.identify(AgentCalls.bearer(authorization)));
+            var identity = agents.identify(AgentCalls.bearer(authorization));
             var refused = AgentCalls.refusal(identity, heartbeat.machineId(), heartbeat.incarnation());
             if (refused != null) {
                 return refused;

@@ -32,7 +32,12 @@ class AgentLogsController {
     @PostMapping(AgentProtocol.LOGS_PATH)
     ResponseEntity<?> push(@RequestHeader(name = "Authorization", required = false) String authorization,
             @RequestBody LogPush push) {
-        var identity = agents.identify(AgentCalls.bearer(authorization));
+        java.util.Optional<MachineStore.Identity> identity;
+        try {
+            identity = agents.identify(AgentCalls.bearer(authorization));
+        } catch (AgentService.Busy e) {
+            return AgentCalls.unavailable(e.getMessage());
+        }
         var refused = AgentCalls.refusal(identity, push.machineId(), push.incarnation());
         if (refused != null) {
             return refused;

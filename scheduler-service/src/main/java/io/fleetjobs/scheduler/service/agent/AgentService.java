@@ -194,7 +194,9 @@ public final class AgentService {
         if (known != null) {
             return Optional.of(known);
         }
-        Optional<MachineStore.Identity> read = machines.byCredential(hash(credential));
+        // only a credential not yet known takes a turn at the database: a known machine's heartbeat is recorded
+        // however busy the database is (a heartbeat turned away before it was recorded would make it look silent)
+        Optional<MachineStore.Identity> read = working(() -> machines.byCredential(hash(credential)));
         if (read.isPresent() && identities.size() < MAX_IDENTITIES) {
             identities.put(key, read.get());
         }

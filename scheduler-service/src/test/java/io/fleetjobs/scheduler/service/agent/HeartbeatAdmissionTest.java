@@ -57,6 +57,9 @@ class HeartbeatAdmissionTest {
     @Test
     void aHeartbeatPastTheBoundIsHeardButAnsweredBusyAndOnceThereIsRoomItIsAnswered() throws Exception {
         Heartbeat beat = new Heartbeat("m-1", machines.incarnation("m-1").orElseThrow(), List.of(), 0);
+        String known = agents.join(new io.fleetjobs.model.agent.AgentProtocol.JoinRequest("m-2", "eu", Map.of(), 4_000,
+                8_192, 0, null, "sandbox", List.of(), null)).credential();
+        assertThat(agents.identify(known)).isPresent();
         CountDownLatch occupied = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<Object> other = CompletableFuture.supplyAsync(() -> agents.working(() -> {
@@ -69,6 +72,10 @@ class HeartbeatAdmissionTest {
             return null;
         }));
         occupied.await();
+
+        // a machine already known is identified without a turn at the database, so its heartbeat is recorded
+        assertThat(agents.identify(known)).hasValueSatisfying(id -> assertThat(id.machineId()).isEqualTo("m-2"));
+        assertThatThrownBy(() -> agents.identify("fjm_not-yet-known")).isInstanceOf(AgentService.Busy.class);
 
         Instant sent = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         assertThatThrownBy(() -> agents.heartbeat("m-1", beat)).isInstanceOf(AgentService.Busy.class);
