@@ -580,14 +580,17 @@ class ChaosTest {
                      + (select count(*) from job_history h where not exists (select 1 from jobs j where j.id = h.job_id))""")
                 .query(Long.class).single());
 
-        // machine loss -> its jobs running elsewhere
+        // machine loss -> its jobs running elsewhere (of the attempts lost after the machine died, not of earlier
+        // losses of the same machine to other faults, which would count as negative recoveries)
         List<Long> recoveries = new ArrayList<>();
         for (var death : machineDeaths.entrySet()) {
             String machine = "local-" + death.getKey().substring(LocalPlatform.AGENT_PREFIX.length());
             db.sql("""
                     select min(n.started_at) from attempts a join attempts n on n.job_id = a.job_id and n.attempt = a.attempt + 1
                     where a.machine_id = :m and a.failure_reason = 'MACHINE_LOST' and n.started_at is not null
-                    group by a.job_id""").param("m", machine).query(rs -> {
+                      and a.finished_at >= :death
+                    group by a.job_id""").param("m", machine)
+                    .param("death", java.sql.Timestamp.from(death.getValue())).query(rs -> {
                 recoveries.add(Duration.between(death.getValue(), rs.getTimestamp(1).toInstant()).toMillis());
             });
         }
