@@ -169,13 +169,14 @@ public final class AgentService {
     }
 
     /**
-     * A heartbeat whose incarnation a newer join superseded while it was held: it is answered nothing but 409, so
-     * that the old agent neither starts what the new one was given nor takes the answer for a renewed lease.
+     * A heartbeat whose incarnation a newer join superseded (found when its machine's attempts are read, before and
+     * after a hold): it is answered nothing but 409, so that the old agent neither starts what the new one was given
+     * nor takes the answer for a renewed lease.
      */
     public static final class Superseded extends RuntimeException {
         Superseded(String machineId, long incarnation) {
-            super("incarnation " + incarnation + " of machine " + machineId + " was superseded while its heartbeat"
-                    + " was held; join again");
+            super("incarnation " + incarnation + " of machine " + machineId + " was superseded by a newer join of the"
+                    + " machine; join again");
         }
     }
 
