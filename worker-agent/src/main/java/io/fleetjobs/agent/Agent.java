@@ -28,13 +28,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.web.client.HttpClientErrorException;
-import org.springframework.web.client.ResourceAccessException;
 
 /**
  * The agent's loop: heartbeat (what runs, how attempts ended), then do what the reply says (start,
@@ -47,8 +45,7 @@ import org.springframework.web.client.ResourceAccessException;
  * the scheduler said. The control plane declares the machine lost only after a longer TTL ({@code FencingBudget}),
  * so two live attempts of one job never overlap, even across a silent partition. Every heartbeat gives up before
  * the lease it would renew ends ({@link HeartbeatTiming}), and a lease is started only while the fence is live
- * and before the deadline the scheduler gave it. A heartbeat that got no answer at all is tried again sooner than the
- * interval, backing off ({@link HeartbeatRetry}).
+ * and before the deadline the scheduler gave it.
  */
 final class Agent implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(Agent.class);
@@ -206,12 +203,10 @@ final class Agent implements SmartLifecycle {
     }
 
     private void run() {
-        int unheard = 0; // heartbeats in a row that got no answer at all (HeartbeatRetry)
         while (active) {
             Instant startedAt = clock.instant();
             long sentAt = monotonic.nanos();
             boolean progress = false;
-            boolean answered = true;
             try {
                 HeartbeatResponse reply = scheduler.heartbeat(identity.credential(), new Heartbeat(identity.machineId(),
                         identity.incarnation(), reports(), timing.hold().toMillis(), shipper.shipping()));
@@ -230,15 +225,11 @@ final class Agent implements SmartLifecycle {
                 if (!active) {
                     break; // stopping: the heartbeat in flight was interrupted
                 }
-                answered = !(e instanceof ResourceAccessException); // an I/O error: perhaps never heard
                 log.warn("heartbeat failed: {}", e.getMessage()); // the lease's timer fences, not this
             }
-            unheard = answered ? 0 : unheard + 1;
             enforceTimeouts();
             housekeeping();
-            if (unheard > 0) {
-                waitFor(HeartbeatRetry.after(unheard, interval, ThreadLocalRandom.current().nextDouble()));
-            } else if (!progress) {
+            if (!progress) {
                 Duration left = interval.minus(Duration.between(startedAt, clock.instant()));
                 waitFor(left.isNegative() ? Duration.ZERO : left);
             }
