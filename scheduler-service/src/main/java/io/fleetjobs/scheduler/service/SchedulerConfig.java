@@ -91,6 +91,18 @@ class SchedulerConfig {
         return agents;
     }
 
+    /** At most so many heartbeats in progress at once; one past it is heard from its header and answered 503. */
+    @Bean
+    org.springframework.boot.web.servlet.FilterRegistrationBean<io.fleetjobs.scheduler.service.agent.HeartbeatAdmission>
+            heartbeatAdmission(AgentService agents,
+            @org.springframework.beans.factory.annotation.Value("${jobs.agent.max-heartbeats-in-progress:2048}") int limit) {
+        var registration = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(
+                new io.fleetjobs.scheduler.service.agent.HeartbeatAdmission(limit, agents));
+        registration.addUrlPatterns(io.fleetjobs.model.agent.AgentProtocol.HEARTBEAT_PATH);
+        registration.setOrder(org.springframework.core.Ordered.HIGHEST_PRECEDENCE);
+        return registration;
+    }
+
     /** Live logs: heartbeats' answers name the streams followed on the machine, and a new follow wakes its heartbeat. */
     @Bean
     io.fleetjobs.scheduler.service.agent.LogFollowWatcher logFollowWatcher(AgentService agents,

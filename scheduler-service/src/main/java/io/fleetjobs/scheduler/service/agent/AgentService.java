@@ -118,6 +118,26 @@ public final class AgentService {
         }
     }
 
+    /**
+     * A heartbeat turned away before its body was read ({@link HeartbeatAdmission}): recorded alive when its
+     * credential is one known in memory (an unknown one would need the database, which a full scheduler does not
+     * spend on it), and counted as a sign of trouble hearing the fleet.
+     *
+     * @return whether the machine was recorded
+     */
+    public boolean heardWhileFull(String credential) {
+        heartbeats.troubled();
+        if (credential == null) {
+            return false;
+        }
+        MachineStore.Identity known = identities.get(Base64.getEncoder().encodeToString(hash(credential)));
+        if (known == null) {
+            return false;
+        }
+        heartbeats.record(known.machineId(), jobs.clock().instant());
+        return true;
+    }
+
     /** Where heartbeats' answers take the streams followed on the machine from (live logs); none until set. */
     public void logFollows(java.util.function.Function<String, List<LogFollow>> follows) {
         this.follows = follows;

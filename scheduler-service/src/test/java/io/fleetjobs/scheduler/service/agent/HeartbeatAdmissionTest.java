@@ -24,6 +24,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 
 /**
  * Heartbeats do database work a bounded number at once: one past the bound waits a moment for its turn, then is
@@ -85,5 +87,56 @@ class HeartbeatAdmissionTest {
         release.countDown();
         other.get();
         await().atMost(Duration.ofSeconds(10)).until(() -> agents.heartbeat("m-1", beat).leaseTtlMs() == 6_000);
+    }
+
+    @Test
+    void aHeartbeatPastTheLimitInProgressIsHeardFromItsHeaderAndAnswered503WithoutReadingItsBody() throws Exception {
+        String credential = agents.join(new io.fleetjobs.model.agent.AgentProtocol.JoinRequest("m-3", "eu", Map.of(),
+                4_000, 8_192, 0, null, "sandbox", List.of(), null)).credential();
+        assertThat(agents.identify(credential)).isPresent(); // known in memory, as every heartbeat after the first
+        HeartbeatAdmission admission = new HeartbeatAdmission(1, agents);
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<Void> first = CompletableFuture.runAsync(() -> {
+            try {
+                admission.doFilter(heartbeatRequest(credential), new MockHttpServletResponse(), (req, res) -> {
+                    inside.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        inside.await();
+
+        Instant sent = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        MockHttpServletRequest second = heartbeatRequest(credential);
+        MockHttpServletResponse answer = new MockHttpServletResponse();
+        admission.doFilter(second, answer, (req, res) -> {
+            throw new AssertionError("a heartbeat past the limit went on to be served");
+        });
+        assertThat(answer.getStatus()).isEqualTo(503);
+        assertThat(answer.getHeader("Retry-After")).isEqualTo("1");
+        assertThat(answer.getContentAsString()).contains("was heard");
+        writer.flush();
+        assertThat(machines.get("m-3").orElseThrow().lastHeartbeatAt()).as("heard, though not let in").isAfterOrEqualTo(sent);
+
+        release.countDown();
+        first.get();
+        assertThat(admission.inProgress()).isZero();
+        MockHttpServletResponse later = new MockHttpServletResponse();
+        boolean[] served = {false};
+        admission.doFilter(heartbeatRequest(credential), later, (req, res) -> served[0] = true);
+        assertThat(served[0]).as("once there is room again, a heartbeat is served").isTrue();
+    }
+
+    private static MockHttpServletRequest heartbeatRequest(String credential) {
+        MockHttpServletRequest request = new MockHttpServletRequest("POST", "/agent/v1/heartbeat");
+        request.addHeader("Authorization", "Bearer " + credential);
+        return request;
     }
 }
