@@ -33,9 +33,9 @@ import tools.jackson.databind.json.JsonMapper;
  * per-tenant rate limit is lifted (the workloads measure the platform, not the limiter). Workloads call the public API
  * through the gateway as tenant {@code bench} with an API key of its own.
  */
-final class BenchPlatform implements AutoCloseable {
+public final class BenchPlatform implements AutoCloseable {
     static final String TENANT = "bench";
-    static final JsonMapper JSON = JsonMapper.builder().build();
+    public static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final LocalPlatform platform;
     private final HttpClient http;
@@ -53,7 +53,7 @@ final class BenchPlatform implements AutoCloseable {
      * Starts the platform with {@code agents} agents (more arguments for each in {@code agentArgs}) on a
      * fresh database named {@code database}, and makes the tenant and its key.
      */
-    static BenchPlatform start(BenchPostgres pg, String database, int agents, List<String> agentArgs)
+    public static BenchPlatform start(BenchPostgres pg, String database, int agents, List<String> agentArgs)
             throws Exception {
         String url = pg.createDatabase(database);
         Path home = Path.of("benchmarks", "workloads", "target", "platform-" + database).toAbsolutePath();
@@ -128,7 +128,7 @@ final class BenchPlatform implements AutoCloseable {
         return platform.home();
     }
 
-    HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
+    public HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
         HttpRequest request = request(path).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         return http.send(request, HttpResponse.BodyHandlers.ofString());
@@ -138,7 +138,7 @@ final class BenchPlatform implements AutoCloseable {
         return http.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    JsonNode getJson(String path) throws IOException, InterruptedException {
+    public JsonNode getJson(String path) throws IOException, InterruptedException {
         HttpResponse<String> r = get(path);
         check(r, 200);
         return JSON.readTree(r.body());
@@ -163,7 +163,7 @@ final class BenchPlatform implements AutoCloseable {
                 .header("Authorization", "Bearer " + key);
     }
 
-    static void check(HttpResponse<String> r, int expected) {
+    public static void check(HttpResponse<String> r, int expected) {
         if (r.statusCode() != expected) {
             throw new IllegalStateException(r.request().method() + " " + r.request().uri() + ": " + r.statusCode()
                     + " " + r.body());
