@@ -130,7 +130,7 @@ public final class AgentService {
         if (credential == null) {
             return false;
         }
-        MachineStore.Identity known = identities.get(Base64.getEncoder().encodeToString(hash(credential)));
+        MachineStore.Identity known = identities.get(identityKey(credential));
         if (known == null) {
             return false;
         }
@@ -210,7 +210,7 @@ public final class AgentService {
         if (credential == null) {
             return Optional.empty();
         }
-        String key = Base64.getEncoder().encodeToString(hash(credential));
+        String key = identityKey(credential);
         MachineStore.Identity known = identities.get(key);
         if (known != null) {
             return Optional.of(known);
@@ -326,6 +326,11 @@ public final class AgentService {
         if (machines.incarnation(machineId).orElse(-1L) != incarnation) {
             throw new Superseded(machineId, incarnation);
         }
+    }
+
+    /** Where {@link #identities} keeps a credential's machine: its hash, never the credential. */
+    private static String identityKey(String credential) {
+        return Base64.getEncoder().encodeToString(hash(credential));
     }
 
     static byte[] hash(String credential) {
