@@ -60,6 +60,10 @@ class AgentController {
             return AgentCalls.problem(HttpStatus.CONFLICT, e.getMessage());
         } catch (AgentService.NotRecorded | AgentService.Busy e) {
             return AgentCalls.unavailable(e.getMessage());
+        } catch (org.springframework.dao.TransientDataAccessException
+                | org.springframework.dao.DataAccessResourceFailureException e) {
+            // PostgreSQL restarting or out of connections: the agent is to try again, not to think it did wrong
+            return AgentCalls.unavailable("the database cannot be reached right now; try again");
         }
     }
 }

@@ -217,7 +217,13 @@ public final class AgentService {
         }
         // only a credential not yet known takes a turn at the database: a known machine's heartbeat is recorded
         // however busy the database is (a heartbeat turned away before it was recorded would make it look silent)
-        Optional<MachineStore.Identity> read = working(() -> machines.byCredential(hash(credential)));
+        Optional<MachineStore.Identity> read;
+        try {
+            read = working(() -> machines.byCredential(hash(credential)));
+        } catch (RuntimeException e) {
+            heartbeats.troubled(); // its machine is not known, so not recorded: an agent alive and unheard
+            throw e;
+        }
         if (read.isPresent() && identities.size() < MAX_IDENTITIES) {
             identities.put(key, read.get());
         }
@@ -309,8 +315,7 @@ public final class AgentService {
 
     private void requireRecording() {
         if (!heartbeats.healthy()) {
-            heartbeats.troubled();
-            throw new NotRecorded();
+            throw new NotRecorded(); // heard all the same: recorded before, written when the writer works again
         }
     }
 

@@ -6,7 +6,8 @@ import java.util.function.Supplier;
 
 /**
  * The replica's own testimony that it may not be hearing its fleet: it shed a heartbeat (too busy, {@link
- * AgentService.Busy}), could not answer one (its writer lagging), or took too long over one. Machines silent then may
+ * AgentService.Busy}), could not tell whose one was (its credential unread), or took too long over one. A writer that
+ * cannot write is no such sign: it has heard, and the watermark waits for what it writes. Machines silent then may
  * be silent because of the control plane, not because they died, so while the replica is in trouble its heartbeat
  * watermark (how far it has written what it heard, the time the reconciler judges silence at) is held back to when
  * the trouble began: nothing is judged suspect, lost or expired on the evidence of a control plane that could not

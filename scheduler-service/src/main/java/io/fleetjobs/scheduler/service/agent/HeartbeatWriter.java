@@ -104,9 +104,10 @@ public final class HeartbeatWriter implements SmartLifecycle {
     }
 
     /**
-     * The replica's trouble hearing its fleet ({@link HeardTrouble}): signed by the heartbeat path and by slow or
-     * failed flushes here, and holding back the watermark each flush writes. Ends 8 s after its last sign unless
-     * {@link #troubleCalmsAfter} says otherwise.
+     * The replica's trouble hearing its fleet ({@link HeardTrouble}): signed by the heartbeat path where an agent may
+     * have gone unheard, and holding back the watermark each flush writes. Ends 8 s after its last sign unless {@link
+     * #troubleCalmsAfter} says otherwise. A flush that fails or is slow is no such sign: what was heard waits in
+     * memory, and the watermark never passes what is written.
      */
     private volatile HeardTrouble trouble = new HeardTrouble(() -> Duration.ofSeconds(8), HeardTrouble.MAX_HOLD_BACK);
 
@@ -123,7 +124,11 @@ public final class HeartbeatWriter implements SmartLifecycle {
         trouble = new HeardTrouble(calm, HeardTrouble.MAX_HOLD_BACK);
     }
 
-    /** A sign that this replica may not be hearing its fleet now (a heartbeat shed, unanswered, or slow). */
+    /**
+     * A sign that this replica may not be hearing its fleet now: an agent's heartbeat may have gone unrecorded (shed
+     * before its machine was known, its credential not read) or the replica is overloaded (a heartbeat waited for a
+     * turn at the database, or took over a second), when others may wait unread in its backlog.
+     */
     public void troubled() {
         trouble.sign(clock.instant());
     }
@@ -153,9 +158,6 @@ public final class HeartbeatWriter implements SmartLifecycle {
         }
         write();
         long tookMs = (System.nanoTime() - began) / 1_000_000;
-        if (tookMs * 2 > stallAfter.toMillis()) {
-            troubled();
-        }
         if (tookMs * 2 > stallAfter.toMillis() && System.nanoTime() - lastSlowLog > SLOW_LOG_EVERY.toNanos()) {
             lastSlowLog = System.nanoTime();
             log.warn("a heartbeat flush of {} machines took {} ms (heartbeats are refused when none succeeded for {} ms)",
@@ -200,7 +202,8 @@ public final class HeartbeatWriter implements SmartLifecycle {
             machines.watermark(trouble.holdBack(oldestPending(heardBefore), clock.instant()));
             lastFlushed = System.nanoTime();
         } catch (RuntimeException | Error e) {
-            troubled();
+            // not a sign of trouble hearing the fleet: what was heard is kept, and the watermark stays where the last
+            // flush that worked left it until one works again
             if (e instanceof Error) {
                 log.error("writing {} heartbeats failed with an error; they are kept for the next flush, and heartbeats"
                         + " are refused until a flush succeeds", batch.size(), e);

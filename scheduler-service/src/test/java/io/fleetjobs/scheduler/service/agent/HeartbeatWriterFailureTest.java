@@ -9,6 +9,7 @@ import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineStore;
+import io.fleetjobs.testsupport.SettableClock;
 import io.fleetjobs.testsupport.TestDatabases;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -101,5 +102,88 @@ class HeartbeatWriterFailureTest {
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> !machines.get("m-1").orElseThrow().lastHeartbeatAt().isBefore(refusedAt));
         assertThat(agents.heartbeat("m-1", beat).leaseTtlMs()).isEqualTo(6_000);
+    }
+
+    /**
+     * PostgreSQL restarting is no trouble hearing the fleet: the heartbeats heard meanwhile wait in memory, so the first
+     * flush that works writes them and a watermark of its own time, not one held back to when the flushes began to
+     * fail (which would delay every judgement of a machine that died meanwhile by a calm).
+     */
+    @Test
+    void aWriterThatCouldNotWriteHoldsNoWatermarkBackOnceItWritesAgain() {
+        // later than the machine's registration: a machine's last heartbeat only moves forward
+        SettableClock clock = new SettableClock(Instant.now().plusSeconds(60).truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+        List<Instant> watermarks = new java.util.ArrayList<>();
+        HeartbeatWriter manual = new HeartbeatWriter(writes(watermarks), Duration.ofMillis(200), Duration.ofSeconds(1),
+                clock);
+        Instant t = clock.instant();
+        errorsLeft.set(1);
+        manual.record("m-1", t);
+        manual.flush();
+        assertThat(watermarks).as("the failed flush wrote nothing").isEmpty();
+
+        clock.set(t.plusSeconds(3));
+        manual.record("m-1", t.plusSeconds(3));
+        manual.flush();
+        assertThat(machines.get("m-1").orElseThrow().lastHeartbeatAt()).isEqualTo(t.plusSeconds(3));
+        assertThat(watermarks).containsExactly(t.plusSeconds(3));
+    }
+
+    /** A heartbeat whose credential cannot be read is a machine alive and unheard: the watermark waits for it. */
+    @Test
+    void aCredentialThatCannotBeReadHoldsTheWatermarkBack() {
+        SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        List<Instant> watermarks = new java.util.ArrayList<>();
+        HeartbeatWriter manual = new HeartbeatWriter(writes(watermarks), Duration.ofMillis(200), Duration.ofSeconds(1),
+                clock);
+        // a database that cannot be reached
+        javax.sql.DataSource down = new org.springframework.jdbc.datasource.AbstractDataSource() {
+            @Override
+            public java.sql.Connection getConnection() throws java.sql.SQLException {
+                throw new java.sql.SQLException("injected: PostgreSQL restarting", "08001");
+            }
+
+            @Override
+            public java.sql.Connection getConnection(String user, String password) throws java.sql.SQLException {
+                return getConnection();
+            }
+        };
+        AgentService agents = new AgentService(jobs, new MachineStore(JdbcClient.create(down), clock), new AttemptReports(JdbcClient.create(dataSource), jobs, new SecureRandom()), new LeaseBroker(), manual,
+                new AgentProperties("token", Duration.ofSeconds(2), null, null, null, null));
+        Instant t = clock.instant();
+        assertThatThrownBy(() -> agents.identify("fjm_unknown"))
+                .isInstanceOf(org.springframework.dao.DataAccessException.class);
+
+        // and its agent is told to try again (503 with Retry-After), not that it did wrong (500)
+        var answer = new AgentController(agents).heartbeat("Bearer fjm_unknown", new Heartbeat("m-1", 1, List.of(), 0));
+        assertThat(answer.getStatusCode().value()).isEqualTo(503);
+        assertThat(answer.getHeaders().getFirst("Retry-After")).isEqualTo("1");
+
+        clock.set(t.plusSeconds(3));
+        manual.flush();
+        assertThat(watermarks).as("held back to the agent gone unheard").containsExactly(t);
+    }
+
+    /** The real store's writes, failing while {@link #errorsLeft}, and the watermarks they write. */
+    private HeartbeatWriter.Writes writes(List<Instant> watermarks) {
+        return new HeartbeatWriter.Writes() {
+            @Override
+            public Set<String> available(Map<String, Instant> lastSeen) {
+                if (errorsLeft.getAndDecrement() > 0) {
+                    throw new org.springframework.dao.DataAccessResourceFailureException("injected: PostgreSQL restarting");
+                }
+                return machines.heartbeatsAvailable(lastSeen);
+            }
+
+            @Override
+            public void waiting(Map<String, Instant> lastSeen) {
+                machines.heartbeats(lastSeen);
+            }
+
+            @Override
+            public void watermark(Instant heardUntil) {
+                watermarks.add(heardUntil);
+            }
+        };
     }
 }
