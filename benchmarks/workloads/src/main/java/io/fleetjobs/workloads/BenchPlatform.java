@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 import tools.jackson.databind.JsonNode;
@@ -168,6 +169,15 @@ public final class BenchPlatform implements AutoCloseable {
             throw new IllegalStateException(r.request().method() + " " + r.request().uri() + ": " + r.statusCode()
                     + " " + r.body());
         }
+    }
+
+    /** The CPU time each of the platform's processes has used so far, by component. */
+    Map<String, Duration> cpu() {
+        Map<String, Duration> used = new java.util.LinkedHashMap<>();
+        for (String c : platform.components()) {
+            platform.process(c).flatMap(p -> p.info().totalCpuDuration()).ifPresent(d -> used.put(c, d));
+        }
+        return used;
     }
 
     @Override

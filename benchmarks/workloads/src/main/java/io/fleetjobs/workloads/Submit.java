@@ -56,11 +56,14 @@ public final class Submit {
             } else {
                 System.out.println(pgbench.why());
             }
+            result.cpuTo().print(result.cpuFrom(), Math.round(result.perSecond() * measured), "submit",
+                    java.time.Duration.ofSeconds(measured));
             result.errorSamples().forEach((status, body) -> System.out.println("error " + status + ": " + body));
         }
     }
 
-    record Result(double perSecond, Latencies latencies, long errors, Map<String, String> errorSamples) {
+    record Result(double perSecond, Latencies latencies, long errors, Map<String, String> errorSamples, CpuSplit cpuFrom,
+            CpuSplit cpuTo) {
     }
 
     static Result closedLoop(BenchPlatform platform, int clients, int warmupSeconds, int measuredSeconds)
@@ -103,10 +106,15 @@ public final class Submit {
                 }
             }));
         }
+        // the CPU of the measured period, by process
+        Thread.sleep(Math.max(0, (measureFrom - System.nanoTime()) / 1_000_000));
+        CpuSplit cpuFrom = CpuSplit.of(platform);
+        Thread.sleep(Math.max(0, (end - System.nanoTime()) / 1_000_000));
+        CpuSplit cpuTo = CpuSplit.of(platform);
         for (Thread t : threads) {
             t.join();
         }
-        return new Result(ok.get() / (double) measuredSeconds, latencies, errors.get(), samples);
+        return new Result(ok.get() / (double) measuredSeconds, latencies, errors.get(), samples, cpuFrom, cpuTo);
     }
 
     record OptionalPgbench(Optional<Double> tps, String why) {
