@@ -1,5 +1,6 @@
 package io.fleetjobs.gateway;
 
+import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
@@ -15,6 +16,8 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -26,14 +29,17 @@ import java.util.function.Function;
  * <p>A client that sends key after key the cache has not seen (guessing, or flooding the database with lookups)
  * is held to {@code lookupsPerSecond} lookups per address, with a burst of as many: past it the request is refused
  * ({@link TooManyLookups}, 429 with {@code Retry-After}) before the database is asked. Keys already answered cost
- * no permit, so a client with a working key is never slowed by this.
+ * no permit, so a client with a working key is never slowed by this: nor are its requests that arrive while its key
+ * is being looked up (its answer expired, say, under 50 requests at once), which wait for that one lookup instead of
+ * each asking the database, and each spending a permit, again.
  */
 final class ApiKeys {
     static final long MAX_ENTRIES = 100_000;
     static final long MAX_ADDRESSES = 100_000;
 
     private final Function<String, Optional<Principal>> lookup;
-    private final Cache<String, Optional<CallerIdentity>> answers;
+    /** Answers by the key's digest, and lookups in flight (a future not yet complete; one that fails is dropped). */
+    private final AsyncCache<String, Optional<CallerIdentity>> answers;
     private final Cache<String, RateLimiter> perAddress;
     private final RateLimiterConfig limit;
     /** Told of each key that authenticates, by its digest (when it was last used, written off this path). */
@@ -51,7 +57,7 @@ final class ApiKeys {
             var now = clock.instant();
             return now.getEpochSecond() * 1_000_000_000L + now.getNano();
         };
-        this.answers = Caffeine.newBuilder().ticker(ticker).expireAfterWrite(ttl).maximumSize(MAX_ENTRIES).build();
+        this.answers = Caffeine.newBuilder().ticker(ticker).expireAfterWrite(ttl).maximumSize(MAX_ENTRIES).buildAsync();
         this.perAddress = Caffeine.newBuilder().ticker(ticker).expireAfterAccess(Duration.ofMinutes(1))
                 .maximumSize(MAX_ADDRESSES).build();
         this.limit = RateLimiterConfig.custom().limitForPeriod(lookupsPerSecond).limitRefreshPeriod(Duration.ofSeconds(1))
@@ -75,18 +81,30 @@ final class ApiKeys {
      */
     Optional<CallerIdentity> authenticate(String key, String address) {
         String digest = digest(key);
-        Optional<CallerIdentity> known = answers.getIfPresent(digest);
-        if (known != null) {
-            known.ifPresent(c -> used.accept(digest));
-            return known;
+        CompletableFuture<Optional<CallerIdentity>> answer = answers.getIfPresent(digest);
+        if (answer == null) {
+            RateLimiter limiter = perAddress.get(address == null ? "" : address, a -> RateLimiter.of("lookups-" + a, limit));
+            if (!limiter.acquirePermission()) {
+                long nanos = limiter instanceof AtomicRateLimiter atomic ? atomic.getDetailedMetrics().getNanosToWait() : 1_000_000_000L;
+                throw new TooManyLookups(Duration.ofSeconds(Math.max(1, (nanos + 999_999_999L) / 1_000_000_000L)));
+            }
+            CompletableFuture<Optional<CallerIdentity>> mine = new CompletableFuture<>();
+            answer = answers.asMap().putIfAbsent(digest, mine);
+            if (answer == null) { // the lookup is this request's; the others for the key wait for it
+                answer = mine;
+                try {
+                    mine.complete(lookup.apply(key).map(ApiKeys::caller));
+                } catch (RuntimeException | Error e) {
+                    mine.completeExceptionally(e);
+                }
+            }
         }
-        RateLimiter limiter = perAddress.get(address == null ? "" : address, a -> RateLimiter.of("lookups-" + a, limit));
-        if (!limiter.acquirePermission()) {
-            long nanos = limiter instanceof AtomicRateLimiter atomic ? atomic.getDetailedMetrics().getNanosToWait() : 1_000_000_000L;
-            throw new TooManyLookups(Duration.ofSeconds(Math.max(1, (nanos + 999_999_999L) / 1_000_000_000L)));
+        Optional<CallerIdentity> caller;
+        try {
+            caller = answer.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e; // a database error, as the lookup threw it
         }
-        Optional<CallerIdentity> caller = lookup.apply(key).map(ApiKeys::caller);
-        answers.put(digest, caller);
         caller.ifPresent(c -> used.accept(digest));
         return caller;
     }

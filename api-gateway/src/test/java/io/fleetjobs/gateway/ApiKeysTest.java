@@ -2,11 +2,13 @@ package io.fleetjobs.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fleetjobs.store.Principal;
 import io.fleetjobs.testsupport.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,6 +36,65 @@ class ApiKeysTest {
         clock.advance(Duration.ofSeconds(6));
         keys.authenticate("good", "10.0.0.1");
         assertThat(lookups).hasValue(3);
+    }
+
+    /**
+     * Many requests with one working key, arriving while it is looked up (its answer just expired), wait for that one
+     * lookup: none asks the database again, none spends a permit, none is refused as a guesser would be.
+     */
+    @Test
+    void requestsArrivingWhileTheirKeyIsLookedUpWaitForThatLookup() throws Exception {
+        java.util.concurrent.CountDownLatch inLookup = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        ApiKeys slow = new ApiKeys(key -> {
+            lookups.incrementAndGet();
+            inLookup.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return Optional.of(alice);
+        }, clock, Duration.ofSeconds(5), 1); // one lookup a second for the address
+        try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            var first = threads.submit(() -> slow.authenticate("good", "10.0.0.1"));
+            inLookup.await();
+            List<java.util.concurrent.Future<Optional<io.fleetjobs.support.CallerIdentity>>> others = new java.util.ArrayList<>();
+            var callers = new java.util.concurrent.atomic.AtomicReferenceArray<Thread>(49);
+            for (int i = 0; i < 49; i++) {
+                int n = i;
+                others.add(threads.submit(() -> {
+                    callers.set(n, Thread.currentThread());
+                    return slow.authenticate("good", "10.0.0.1");
+                }));
+            }
+            // every other request has arrived and either waits (for the lookup) or was answered already (refused)
+            await().until(() -> java.util.stream.IntStream.range(0, 49).allMatch(i -> others.get(i).isDone()
+                    || callers.get(i) != null && callers.get(i).getState() == Thread.State.WAITING));
+            release.countDown();
+            assertThat(first.get()).isPresent();
+            for (var other : others) {
+                assertThat(other.get()).as("answered by the one lookup, not refused").isPresent();
+            }
+        }
+        assertThat(lookups).hasValue(1);
+    }
+
+    /** A lookup that fails (the database unreachable) is not kept: the next request asks again. */
+    @Test
+    void aFailedLookupIsNotReused() {
+        AtomicInteger failures = new AtomicInteger(1);
+        ApiKeys flaky = new ApiKeys(key -> {
+            lookups.incrementAndGet();
+            if (failures.getAndDecrement() > 0) {
+                throw new org.springframework.dao.DataAccessResourceFailureException("injected");
+            }
+            return Optional.of(alice);
+        }, clock, Duration.ofSeconds(5), 20);
+        assertThatThrownBy(() -> flaky.authenticate("good", "10.0.0.1"))
+                .isInstanceOf(org.springframework.dao.DataAccessResourceFailureException.class);
+        assertThat(flaky.authenticate("good", "10.0.0.1")).isPresent();
+        assertThat(lookups).hasValue(2);
     }
 
     @Test

@@ -43,17 +43,24 @@ final class QueuedJobs {
     }
 
     private List<ClaimedJob> claimWhere(String condition, int limit, Integer afterPriority, UUID afterId) {
-        var statement = jdbc.sql("""
-                        select %s from jobs
-                        where state = 'QUEUED' and not_before <= :now %s
-                        order by priority desc, id
-                        limit :limit
-                        for update skip locked""".formatted(CLAIM_COLUMNS, condition))
-                .param("now", JobRows.ts(clock.instant())).param("limit", limit);
+        var statement = jdbc.sql(claimSql(condition)).param("now", JobRows.ts(clock.instant())).param("limit", limit);
         if (afterId != null) {
             statement = statement.param("priority", afterPriority).param("id", afterId);
         }
         return statement.query(CLAIMED).list();
+    }
+
+    /**
+     * The claim: due QUEUED jobs in priority order, {@code condition} added. A deferred job (not_before ahead) is
+     * passed over on its entry in {@code jobs_claim}, which holds not_before (V29), without reading its row.
+     */
+    static String claimSql(String condition) {
+        return """
+                select %s from jobs
+                where state = 'QUEUED' and not_before <= :now %s
+                order by priority desc, id
+                limit :limit
+                for update skip locked""".formatted(CLAIM_COLUMNS, condition);
     }
 
     private static final String CLAIM_COLUMNS = """

@@ -40,7 +40,23 @@ public final class Submit {
             Result result;
             try (BenchPlatform platform = BenchPlatform.start(pg, "bench_submit", agents, List.of())) {
                 System.out.println(platform.describe());
-                result = closedLoop(platform, clients, warmup, measured);
+                result = closedLoop(platform, clients, warmup, measured, () -> {
+                    if (BenchPostgres.profiling()) {
+                        try {
+                            pg.resetStatements("bench_submit");
+                        } catch (java.sql.SQLException e) {
+                            System.out.println("(statement statistics off: " + e.getMessage() + ")");
+                        }
+                    }
+                });
+                if (BenchPostgres.profiling()) {
+                    pg.printStatements("bench_submit", Math.max(1, Math.round(result.perSecond() * measured)));
+                }
+            }
+            result.cpuTo().print(result.cpuFrom(), Math.round(result.perSecond() * measured), "submit",
+                    java.time.Duration.ofSeconds(measured));
+            if (clients == 0) {
+                return; // the platform's CPU at rest, no pgbench to compare with
             }
             OptionalPgbench pgbench = simpleUpdate(pg, clients, measured);
             System.out.printf("%-44s %8s %10s %9s %9s %9s %8s%n", "what", "clients", "per s", "p50 ms", "p99 ms",
@@ -56,8 +72,6 @@ public final class Submit {
             } else {
                 System.out.println(pgbench.why());
             }
-            result.cpuTo().print(result.cpuFrom(), Math.round(result.perSecond() * measured), "submit",
-                    java.time.Duration.ofSeconds(measured));
             result.errorSamples().forEach((status, body) -> System.out.println("error " + status + ": " + body));
         }
     }
@@ -66,8 +80,9 @@ public final class Submit {
             CpuSplit cpuTo) {
     }
 
-    static Result closedLoop(BenchPlatform platform, int clients, int warmupSeconds, int measuredSeconds)
-            throws InterruptedException {
+    /** @param atMeasureStart run when the measured period begins (a profile's start) */
+    static Result closedLoop(BenchPlatform platform, int clients, int warmupSeconds, int measuredSeconds,
+            Runnable atMeasureStart) throws InterruptedException {
         long start = System.nanoTime();
         long measureFrom = start + warmupSeconds * 1_000_000_000L;
         long end = measureFrom + measuredSeconds * 1_000_000_000L;
@@ -108,6 +123,7 @@ public final class Submit {
         }
         // the CPU of the measured period, by process
         Thread.sleep(Math.max(0, (measureFrom - System.nanoTime()) / 1_000_000));
+        atMeasureStart.run();
         CpuSplit cpuFrom = CpuSplit.of(platform);
         Thread.sleep(Math.max(0, (end - System.nanoTime()) / 1_000_000));
         CpuSplit cpuTo = CpuSplit.of(platform);
