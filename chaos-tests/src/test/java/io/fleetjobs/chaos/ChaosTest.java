@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +29,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToLongFunction;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -322,7 +325,7 @@ class ChaosTest {
             // restarted on its data directory: what was committed must all be there (the invariants below)
             case KILL_POSTGRES -> crashAndRestart(platform, LocalPlatform.POSTGRES, fault.downMillis());
             case CUT_DATABASE_CONNECTIONS -> CompletableFuture.runAsync(() -> cutDatabaseConnections(platform));
-            case MACHINE_DIES -> CompletableFuture.runAsync(() -> killMachine(platform, agent(platform, fault.target())));
+            case MACHINE_DIES -> CompletableFuture.runAsync(() -> killMachine(platform, busiestAgent(platform, fault.target())));
             case SILENT_AGENT_LINK -> {
                 String agent = agent(platform, fault.target());
                 yield silence(agent + "'s link to the scheduler", agentLinks.get(agent), 5_000 + fault.downMillis() * 6);
@@ -348,6 +351,24 @@ class ChaosTest {
         List<String> alive = platform.components().stream()
                 .filter(c -> c.startsWith(LocalPlatform.AGENT_PREFIX) && !machineDeaths.containsKey(c)).toList();
         return alive.get(target % alive.size());
+    }
+
+    /**
+     * The machine that dies: the agent with the most job processes under it as the process tree shows them (not the
+     * platform's tables), waiting up to 30 s for one to run any, so that the run measures machine loss -> running
+     * elsewhere on real work rather than on an idle machine; the planned target when none does (the work is done).
+     */
+    private String busiestAgent(LocalPlatform platform, int target) {
+        List<String> alive = platform.components().stream()
+                .filter(c -> c.startsWith(LocalPlatform.AGENT_PREFIX) && !machineDeaths.containsKey(c)).toList();
+        ToLongFunction<String> jobs = agent -> platform.process(agent)
+                .map(p -> p.descendants().count()).orElse(0L);
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> alive.stream().anyMatch(a -> jobs.applyAsLong(a) > 0));
+        } catch (ConditionTimeoutException idle) {
+            return agent(platform, target);
+        }
+        return alive.stream().max(Comparator.comparingLong(jobs)).orElseThrow();
     }
 
     /** SIGKILL, checked (the process is gone), and a start after the pause, checked too (it serves again). */
