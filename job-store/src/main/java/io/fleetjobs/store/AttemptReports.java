@@ -38,7 +38,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *       the end) is {@link Outcome#DUPLICATE}; neither changes anything, so a late report never moves a job back;</li>
  *   <li>otherwise the attempt moves, its allocation is released when it ends, and the job follows when the
  *       attempt is still its current one: to RUNNING by {@link JobStartRule} (an end that carries a start never
- *       recorded moves it to RUNNING first), then by {@link JobOutcome} after an end.</li>
+ *       recorded moves it to RUNNING first, in the same update of its row), then by {@link JobOutcome} after an
+ *       end.</li>
  * </ul>
  * The attempt row is locked first, then the job row (guarded update), then the machine row: the
  * same order for every report, and the scheduler never waits on a job a report holds.
@@ -169,39 +170,35 @@ public final class AttemptReports {
                 changes.add(Change.of(job, Transition.to(JobState.RUNNING, "running on " + machine)));
             }
         }
-        boolean startsWithEnds = false;
+        // a start the agent reported only with the end is written with the end's move, in one update of the row
+        // (a history row and an event each); alone where the end moves the job no further (a gang's replica)
+        Map<UUID, Transition> startsWithEnds = new HashMap<>();
         for (AttemptReport r : ended) {
             Current c = current.get(Key.of(r));
             JobRecord job = LockedJob.job(jobRows.get(r.jobId()));
-            Optional<Instant> startedAt = JobStartRule.startBeforeEnd(r, c.state(), rulesView(job), now);
-            if (startedAt.isPresent()) {
-                changes.add(Change.of(job, Transition.to(JobState.RUNNING, "running on " + c.machineId())
-                        .at(startedAt.get())));
-                startsWithEnds = true;
-            }
-        }
-        // a job moves once per statement: those starts first, then the ends from the rows they left
-        Map<UUID, JobRecord> running = new HashMap<>();
-        if (startsWithEnds) {
-            writes.applyLocked(changes).jobs().forEach(job -> running.put(job.id(), job));
-            changes = new ArrayList<>();
+            JobStartRule.startBeforeEnd(r, c.state(), rulesView(job), now).ifPresent(at -> startsWithEnds.put(r.jobId(),
+                    Transition.to(JobState.RUNNING, "running on " + c.machineId()).at(at)));
         }
         Map<AttemptReport, AttemptReport> asTheGang = gangEnds(ended, current);
         for (AttemptReport r : ended) {
             metrics.attemptEnded(r.state(), r.failureReason());
             LockedJob locked = jobRows.get(r.jobId());
-            JobRecord job = running.getOrDefault(r.jobId(), LockedJob.job(locked)); // a round's jobs are distinct
+            JobRecord job = LockedJob.job(locked);
+            Transition start = startsWithEnds.get(r.jobId()); // a round's jobs are distinct
             AttemptReport end = asTheGang.getOrDefault(r, r);
-            if (end == WAIT) {
+            Optional<JobOutcome> outcome = end == WAIT ? Optional.empty() : JobOutcome.ofEnd(end,
+                    start == null ? rulesView(job) : runningView(job, now), locked == null ? null : locked::retry, now,
+                    random);
+            if (outcome.isEmpty()) {
+                if (start != null) {
+                    changes.add(Change.of(job, start));
+                }
                 continue;
             }
-            Optional<JobOutcome> outcome = JobOutcome.ofEnd(end, rulesView(job), locked == null ? null : locked::retry, now,
-                    random);
-            if (outcome.isPresent()) {
-                changes.add(Change.of(job, transition(outcome.get(), preemptor(end, current.get(Key.of(r))))));
-                if (outcome.get() instanceof JobOutcome.Retried retried) {
-                    metrics.retried(retried.failure());
-                }
+            Transition move = transition(outcome.get(), preemptor(end, current.get(Key.of(r))));
+            changes.add(Change.of(job, start == null ? move : move.after(start)));
+            if (outcome.get() instanceof JobOutcome.Retried retried) {
+                metrics.retried(retried.failure());
             }
         }
         writes.applyLocked(changes);
@@ -249,6 +246,12 @@ public final class AttemptReports {
     private static CurrentJob rulesView(JobRecord job) {
         return job == null ? null : new CurrentJob(job.state(), job.attempt(), job.cancelRequested(), job.userFailures(),
                 job.infraFailures(), job.updatedAt());
+    }
+
+    /** The job as its rules see it once RUNNING since {@code now}: what a start written with its end leaves. */
+    private static CurrentJob runningView(JobRecord job, Instant now) {
+        return new CurrentJob(JobState.RUNNING, job.attempt(), job.cancelRequested(), job.userFailures(),
+                job.infraFailures(), now);
     }
 
     /** The job an attempt that ended PREEMPTED was ended for; null for every other end. */

@@ -8,12 +8,13 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 /**
  * The statement behind {@link JobWrites}: every change of a batch as one row of an {@code unnest}, so
  * that a thousand changes cost one round trip. A row moves only where its state and version are still
- * the ones its writer read. Every change writes a new reason, so the unplaced kind of the old one goes.
+ * the ones its writer read. Every change writes a new reason, so the unplaced kind of the old one goes. A change
+ * written with the move before it ({@link Transition#after}) moves the version by two.
  */
 final class GuardedUpdate {
     private static final String SQL = """
             update jobs j set
-                state = d.to_state, state_reason = d.reason, version = j.version + 1, updated_at = :now,
+                state = d.to_state, state_reason = d.reason, version = j.version + d.moves, updated_at = :now,
                 finished_at = case when d.terminal then :now else j.finished_at end,
                 attempt = case when d.next_attempt then j.attempt + 1 else coalesce(d.attempt, j.attempt) end,
                 machine_id = case when d.set_machine then d.machine else j.machine_id end,
@@ -29,9 +30,10 @@ final class GuardedUpdate {
                         cast(:attempts as int[]), cast(:next as boolean[]), cast(:setMachine as boolean[]),
                         cast(:machines as text[]), cast(:setOutcome as boolean[]), cast(:exitCodes as int[]),
                         cast(:failures as text[]), cast(cast(:notBefore as text[]) as timestamptz[]),
-                        cast(:userFailures as int[]), cast(:infraFailures as int[]), cast(:cancel as boolean[]))
+                        cast(:userFailures as int[]), cast(:infraFailures as int[]), cast(:cancel as boolean[]),
+                        cast(:moves as int[]))
                  as d(id, from_state, version, to_state, reason, terminal, attempt, next_attempt, set_machine, machine,
-                      set_outcome, exit_code, failure, not_before, user_failures, infra_failures, cancel)
+                      set_outcome, exit_code, failure, not_before, user_failures, infra_failures, cancel, moves)
             where j.id = d.id and j.state = d.from_state and j.version = d.version
             returning\s""" + JobRows.prefixed("j", JobRows.COLUMNS_BUT_SPEC);
 
@@ -52,6 +54,7 @@ final class GuardedUpdate {
     private final Integer[] userFailures;
     private final Integer[] infraFailures;
     private final Boolean[] cancel;
+    private final Integer[] moves;
     private int size;
 
     GuardedUpdate(int n) {
@@ -72,6 +75,7 @@ final class GuardedUpdate {
         userFailures = new Integer[n];
         infraFailures = new Integer[n];
         cancel = new Boolean[n];
+        moves = new Integer[n];
     }
 
     void add(JobWrites.Change c) {
@@ -94,6 +98,7 @@ final class GuardedUpdate {
         userFailures[i] = t.userFailures;
         infraFailures[i] = t.infraFailures;
         cancel[i] = t.cancelRequest;
+        moves[i] = t.before == null ? 1 : 2;
     }
 
     /** The rows that moved, as {@code rows} maps them. */
@@ -104,7 +109,7 @@ final class GuardedUpdate {
                 .param("setMachine", setMachine).param("machines", machines).param("setOutcome", setOutcome)
                 .param("exitCodes", exitCodes).param("failures", failures).param("notBefore", notBefore)
                 .param("userFailures", userFailures).param("infraFailures", infraFailures).param("cancel", cancel)
-                .param("now", JobRows.ts(now))
+                .param("moves", moves).param("now", JobRows.ts(now))
                 .query(rows).list();
     }
 }

@@ -90,7 +90,8 @@ final class JobWrites {
     /**
      * The guarded update of every change in one statement, then their history rows and events; nothing
      * after commit (a caller that may roll back to a savepoint calls {@link #afterCommit} once it keeps them).
-     * At most one change per job: a job that moves twice needs a second call, from the row the first returned.
+     * At most one change per job: a job that moves twice needs a second call, from the row the first returned, or
+     * the second move written {@link Transition#after} the first (one update of the row).
      *
      * @param now the rows' {@code updated_at}
      * @throws io.fleetjobs.model.IllegalTransitionException when a move is not in the table (a bug)
@@ -102,8 +103,12 @@ final class JobWrites {
         GuardedUpdate update = new GuardedUpdate(changes.size());
         Map<UUID, Change> byId = new HashMap<>();
         for (Change c : changes) {
-            if (!c.transition().cancelRequest) {
-                c.from().checkMoveTo(c.transition().to);
+            Transition t = c.transition();
+            if (t.before != null) {
+                c.from().checkMoveTo(t.before.to);
+                t.before.to.checkMoveTo(t.to);
+            } else if (!t.cancelRequest) {
+                c.from().checkMoveTo(t.to);
             }
             if (byId.put(c.jobId(), c) != null) {
                 throw new IllegalArgumentException("two changes of job " + c.jobId() + " in one statement");
@@ -116,12 +121,20 @@ final class JobWrites {
         List<Written> written = new ArrayList<>(after.size());
         for (JobRecord job : after) {
             Transition t = byId.get(job.id()).transition();
+            JobState from = byId.get(job.id()).from();
+            if (t.before != null) { // the move before this one, written with it: its own history row and event
+                Transition step = t.before;
+                written.add(new Written(job.id(), job.tenantId(), job.version() - 1, from, step.to, step.reason,
+                        step.at == null ? job.updatedAt() : step.at, step.eventType(),
+                        Collections.unmodifiableMap(new LinkedHashMap<>(step.data))));
+                from = step.to;
+            }
             Map<String, String> data = new LinkedHashMap<>(t.data); // may hold nulls, which Map.copyOf refuses
             if (t.nextAttempt) {
                 data.put("attempt", Integer.toString(job.attempt()));
                 data.put("machineId", job.machineId());
             }
-            written.add(new Written(job.id(), job.tenantId(), job.version(), byId.get(job.id()).from(), job.state(),
+            written.add(new Written(job.id(), job.tenantId(), job.version(), from, job.state(),
                     job.stateReason(), t.at == null ? job.updatedAt() : t.at, t.eventType(), Collections.unmodifiableMap(data)));
         }
         record(written);

@@ -31,6 +31,12 @@ public final class Transition {
     int infraFailures;
     /** When the move happened, where that is not when it is written (null: now). */
     Instant at;
+    /**
+     * A move the job made just before this one, written with it: one update of the row (its version moves by two),
+     * a history row and an event for each (null: none). What it sets on the row besides its state and reason is
+     * not kept, so it is a plain move ({@link #after}).
+     */
+    Transition before;
     final Map<String, String> data = new LinkedHashMap<>();
 
     private Transition(JobState to, String reason) {
@@ -124,6 +130,20 @@ public final class Transition {
      */
     Transition at(Instant at) {
         this.at = at.truncatedTo(ChronoUnit.MICROS); // as PostgreSQL keeps it, so the event says what the history says
+        return this;
+    }
+
+    /**
+     * This move, written together with {@code step}, the move the job made just before it (a start the agent
+     * reported only with the end): the job row is updated once, and each move keeps its history row and event.
+     * The step must be a plain move: state, reason and when, nothing else on the row.
+     */
+    Transition after(Transition step) {
+        if (step.nextAttempt || step.cancelRequest || step.setMachine || step.setOutcome || step.attempt != null
+                || step.notBefore != null || step.userFailures != 0 || step.infraFailures != 0 || step.before != null) {
+            throw new IllegalArgumentException("only a plain move is written before another: " + step.to);
+        }
+        this.before = step;
         return this;
     }
 

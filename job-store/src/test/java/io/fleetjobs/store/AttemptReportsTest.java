@@ -332,4 +332,27 @@ class AttemptReportsTest {
         // the RUNNING report moved the job when it was applied, as ever; the end added no second run
         assertRanThenEnded(now(job), clock.instant(), JobState.SUCCEEDED);
     }
+
+    @Test
+    void anEndThatCarriesItsStartUpdatesTheJobRowOnce() {
+        JobRecord quick = placed(StoreFixture.aJob("one-update"));
+        JobRecord retried = placed(retrying("one-update-retried"));
+        clock.advance(Duration.ofSeconds(5));
+        Instant started = quick.updatedAt().plusSeconds(1);
+        // new versions of jobs' rows (HOT or not) the reports wrote, as PostgreSQL counts them; read as a difference,
+        // since the backend's counters may still hold its earlier transactions' until it reports them
+        long updates = f.jobs.inTransaction(() -> {
+            long before = jobRowsUpdated();
+            reports.applyAll(List.of(ended(quick, AttemptState.SUCCEEDED, 0, null, started),
+                    ended(retried, AttemptState.FAILED, 75, FailureReason.EXIT_CODE, started)));
+            return jobRowsUpdated() - before;
+        });
+        assertThat(updates).as("one new version of each job's row, its start and end written together").isEqualTo(2);
+        assertRanThenEnded(now(quick), started, JobState.SUCCEEDED);
+        assertRanThenEnded(now(retried), started, JobState.QUEUED);
+    }
+
+    private static long jobRowsUpdated() {
+        return f.jdbc.sql("select n_tup_upd from pg_stat_xact_user_tables where relname = 'jobs'").query(Long.class).single();
+    }
 }
