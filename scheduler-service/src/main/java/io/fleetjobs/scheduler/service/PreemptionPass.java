@@ -11,6 +11,8 @@ import io.fleetjobs.scheduler.core.Snapshot;
 import io.fleetjobs.store.PreemptionStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -35,15 +37,18 @@ final class PreemptionPass {
     private final PreemptionStore store;
     private final Preemptions.Scope scope;
     private final Counter preempted;
+    private final VictimSearch search;
 
-    PreemptionPass(PreemptionStore store, Preemptions.Scope scope, MeterRegistry meters) {
+    /** @param quiet how long a read that found no victim below a priority spares jobs of it the next ({@link VictimSearch}) */
+    PreemptionPass(PreemptionStore store, Preemptions.Scope scope, MeterRegistry meters, Duration quiet) {
         this.store = store;
         this.scope = scope;
+        this.search = new VictimSearch(quiet);
         this.preempted = Counter.builder("scheduler.preemptions").description("attempts ended for a higher-priority job")
                 .register(meters);
     }
 
-    Map<UUID, String> decide(Snapshot snapshot, List<Assignment> planned, List<PendingJob> noRoom) {
+    Map<UUID, String> decide(Snapshot snapshot, List<Assignment> planned, List<PendingJob> noRoom, Instant now) {
         Map<UUID, String> reasons = new LinkedHashMap<>();
         if (noRoom.isEmpty()) {
             return reasons;
@@ -59,7 +64,13 @@ final class PreemptionPass {
                 continue;
             }
             if (candidates == null) {
-                candidates = store.below(first.getFirst().priority());
+                int priority = first.getFirst().priority();
+                if (search.worthReading(priority, now)) {
+                    candidates = store.below(priority);
+                    search.found(priority, candidates.stream().anyMatch(PreemptionStore.Candidate::preemptible), now);
+                } else {
+                    candidates = List.of(); // none below this priority (nor the rest's) could be preempted a moment ago
+                }
             }
             Map<String, List<RunningAttempt>> running = new HashMap<>();
             Map<String, PreemptionStore.Candidate> byKey = new HashMap<>();

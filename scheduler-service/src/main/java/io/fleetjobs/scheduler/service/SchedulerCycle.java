@@ -75,7 +75,8 @@ public final class SchedulerCycle {
     public SchedulerCycle(JobStore jobs, PlacementStore placement, PlacementEngine engine, SchedulerProperties properties,
             MeterRegistry meters, Consumer<Collection<String>> placedOn, PreemptionStore preemptions,
             Preemptions.Scope scope) {
-        this.preemption = preemptions == null ? null : new PreemptionPass(preemptions, scope, meters);
+        this.preemption = preemptions == null ? null : new PreemptionPass(preemptions, scope, meters,
+                properties.retryNoRoom());
         this.jobs = jobs;
         this.placement = placement;
         this.engine = engine;
@@ -172,7 +173,7 @@ public final class SchedulerCycle {
         });
         Map<UUID, String> preempting = preemption == null ? Map.of() : preemption.decide(seen[0], plan.assignments(),
                 pending.stream().filter(j -> !j.isGang() && plan.unplaced().containsKey(j.jobId())
-                        && plan.unplaced().get(j.jobId()).kind() == Unplaced.Kind.DOES_NOT_FIT_NOW).toList());
+                        && plan.unplaced().get(j.jobId()).kind() == Unplaced.Kind.DOES_NOT_FIT_NOW).toList(), now);
         PlanWrites writes = PlanWrites.of(plan, byId, preempting, now.plus(properties.retryNeverFits()));
         writes.deferrals().forEach(d -> meters.unschedulable(Unplaced.Kind.valueOf(d.kind().name())));
         PlacementStore.CommitResult committed = meters.commit.record(
