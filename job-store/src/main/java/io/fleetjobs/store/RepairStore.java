@@ -118,14 +118,23 @@ public final class RepairStore {
     public record Ended(FailureReason reason, Instant finishedAt) {
     }
 
+    /** A machine's last ended attempts, newest first: on {@code attempts_ended_by_machine} (V30). */
+    static final String LAST_OUTCOMES = """
+            select failure_reason, finished_at from attempts
+            where machine_id = :m and state not in ('SCHEDULED', 'RUNNING')
+            order by finished_at desc nulls last limit :n""";
+
+    /** READY machines with a platform failure since a time: on {@code attempts_platform_failures} (V30). */
+    static final String RECENT_PLATFORM_FAILURES = """
+            select distinct a.machine_id from attempts a join machines m on m.id = a.machine_id
+            where m.status = 'READY' and a.finished_at > :since
+              and a.failure_reason in ('START_FAILED', 'MACHINE_LOST', 'LEASE_EXPIRED')""";
+
     /** The machine's last {@code n} ended attempts, newest first, with its agent's last join. */
     public Outcomes lastOutcomes(String machineId, int n) {
         Instant joinedAt = jdbc.sql("select joined_at from machines where id = :m").param("m", machineId)
                 .query((rs, i) -> JobRows.instant(rs, 1)).optional().orElse(null);
-        List<Ended> ended = jdbc.sql("""
-                        select failure_reason, finished_at from attempts
-                        where machine_id = :m and state not in ('SCHEDULED', 'RUNNING')
-                        order by finished_at desc nulls last limit :n""")
+        List<Ended> ended = jdbc.sql(LAST_OUTCOMES)
                 .param("m", machineId).param("n", n)
                 .query((rs, i) -> new Ended(rs.getString(1) == null ? null : FailureReason.valueOf(rs.getString(1)),
                         JobRows.instant(rs, 2)))
@@ -135,10 +144,7 @@ public final class RepairStore {
 
     /** Machines READY that ended at least one attempt with a platform failure since {@code since}. */
     public List<String> machinesWithRecentPlatformFailures(Instant since) {
-        return jdbc.sql("""
-                        select distinct a.machine_id from attempts a join machines m on m.id = a.machine_id
-                        where m.status = 'READY' and a.finished_at > :since
-                          and a.failure_reason in ('START_FAILED', 'MACHINE_LOST', 'LEASE_EXPIRED')""")
+        return jdbc.sql(RECENT_PLATFORM_FAILURES)
                 .param("since", JobRows.ts(since))
                 .query(String.class).list();
     }
