@@ -104,8 +104,13 @@ public final class BurnDown {
                 }
                 BenchPostgres.Counters before = pg.counters(DATABASE);
                 simulator[0] = startSimulator(repository, platform, csv, home.resolve("simulator.log"));
+                List<String> metrics = new ArrayList<>();
                 try {
                     awaitDrained(pg, jobs, simulator[0]);
+                    // read while the simulated machines still beat: once they stop, the reconciler suspects each
+                    metrics.add(metrics(platform.managementUrl(LocalPlatform.SCHEDULER_SERVICE), "scheduler-service"));
+                    metrics.add(metrics(platform.managementUrl(LocalPlatform.JOB_SERVICE), "job-service"));
+                    metrics.add(metrics(platform.managementUrl(LocalPlatform.RECONCILER_SERVICE), "reconciler-service"));
                 } finally {
                     simulator[0].destroy();
                     simulator[0].waitFor();
@@ -116,9 +121,7 @@ public final class BurnDown {
                     pg.printStatements(DATABASE, jobs);
                     pg.printWalByRelation(DATABASE, spent.lsn(), jobs);
                 }
-                printMetrics(platform.managementUrl(LocalPlatform.SCHEDULER_SERVICE), "scheduler-service");
-                printMetrics(platform.managementUrl(LocalPlatform.JOB_SERVICE), "job-service");
-                printMetrics(platform.managementUrl(LocalPlatform.RECONCILER_SERVICE), "reconciler-service");
+                metrics.forEach(System.out::print);
             } finally {
                 Runtime.getRuntime().removeShutdownHook(cleanUp);
             }
@@ -261,20 +264,22 @@ public final class BurnDown {
         }
     }
 
-    /** The scheduler's and outbox's own metrics, as a hint of where the time goes. */
-    private static void printMetrics(URI service, String name) {
+    /** The scheduler's and outbox's own metrics, as a hint of where the time goes: the lines to print. */
+    private static String metrics(URI service, String name) {
         try {
             HttpResponse<String> r = HttpClient.newHttpClient().send(
                     HttpRequest.newBuilder(service.resolve("/actuator/prometheus")).build(), HttpResponse.BodyHandlers.ofString());
-            System.out.println("\n" + name + " /actuator/prometheus (" + r.statusCode() + "), scheduler/outbox/jobs lines:");
+            StringBuilder out = new StringBuilder("\n" + name + " /actuator/prometheus (" + r.statusCode()
+                    + "), scheduler/outbox/jobs lines, read when the last job ended:\n");
             r.body().lines().filter(l -> !l.startsWith("#"))
                     .filter(l -> !l.contains("_bucket{"))
                     .filter(l -> l.startsWith("scheduler") || l.startsWith("outbox") || l.startsWith("jobs_")
                             || l.startsWith("placement") || l.startsWith("reconciler")
                             || (l.startsWith("http_server_requests_seconds") && l.contains("/agent/v1/heartbeat")))
-                    .limit(60).forEach(l -> System.out.println("  " + l));
+                    .limit(60).forEach(l -> out.append("  ").append(l).append('\n'));
+            return out.toString();
         } catch (IOException | InterruptedException e) {
-            System.out.println(name + " metrics: " + e);
+            return name + " metrics: " + e + "\n";
         }
     }
 }
