@@ -347,9 +347,14 @@ class ChaosTest {
 
     private final Map<String, AtomicInteger> serviceKills = new ConcurrentHashMap<>();
 
-    private String agent(LocalPlatform platform, int target) {
-        List<String> alive = platform.components().stream()
+    /** The agents whose machine has not died (a killed agent that restarts is one of them). */
+    private List<String> aliveAgents(LocalPlatform platform) {
+        return platform.components().stream()
                 .filter(c -> c.startsWith(LocalPlatform.AGENT_PREFIX) && !machineDeaths.containsKey(c)).toList();
+    }
+
+    private String agent(LocalPlatform platform, int target) {
+        List<String> alive = aliveAgents(platform);
         return alive.get(target % alive.size());
     }
 
@@ -359,8 +364,7 @@ class ChaosTest {
      * elsewhere on real work rather than on an idle machine; the planned target when none does (the work is done).
      */
     private String busiestAgent(LocalPlatform platform, int target) {
-        List<String> alive = platform.components().stream()
-                .filter(c -> c.startsWith(LocalPlatform.AGENT_PREFIX) && !machineDeaths.containsKey(c)).toList();
+        List<String> alive = aliveAgents(platform);
         ToLongFunction<String> jobs = agent -> platform.process(agent)
                 .map(p -> p.descendants().count()).orElse(0L);
         try {
