@@ -29,7 +29,12 @@ public final class RetryRule {
 
     /** The decision: retry not before a time, spending from one budget, or fail with a reason. */
     public sealed interface Decision {
-        record Retry(Instant notBefore, int spendUser, int spendInfra, String reason) implements Decision {
+        /**
+         * @param ahead back in the queue ahead of the jobs of its priority that the platform did not fail: work the
+         *              platform lost (a machine, an agent, a preemption) does not wait again behind every job
+         *              submitted before it; a user's retry keeps its place by submission
+         */
+        record Retry(Instant notBefore, int spendUser, int spendInfra, boolean ahead, String reason) implements Decision {
         }
 
         record Fail(String reason) implements Decision {
@@ -59,7 +64,7 @@ public final class RetryRule {
                 }
                 Duration delay = backoff(Duration.ofSeconds(policy.backoffSeconds()),
                         Duration.ofSeconds(policy.maxBackoffSeconds()), spent, random);
-                yield new Decision.Retry(now.plus(delay), 1, 0, ended.replace("with code", "with retryable code")
+                yield new Decision.Retry(now.plus(delay), 1, 0, false, ended.replace("with code", "with retryable code")
                         + "; retry " + spent + " of " + (policy.maxAttempts() - 1) + " in " + delay.toSeconds() + "s");
             }
             case INFRASTRUCTURE -> {
@@ -68,7 +73,7 @@ public final class RetryRule {
                     yield new Decision.Fail(reason + " " + spent + " times; giving up");
                 }
                 Duration delay = backoff(INFRA_BASE, INFRA_CAP, spent, random);
-                yield new Decision.Retry(now.plus(delay), 0, 1, reason + "; retrying on another attempt (platform failure "
+                yield new Decision.Retry(now.plus(delay), 0, 1, true, reason + "; retrying on another attempt (platform failure "
                         + spent + " of " + (INFRA_BUDGET - 1) + ", not counted against maxAttempts)");
             }
         };

@@ -36,6 +36,7 @@ class RetryRuleTest {
         if (decision instanceof RetryRule.Decision.Retry r) {
             assertThat(r.spendUser()).isEqualTo(spendUser);
             assertThat(r.spendInfra()).isEqualTo(spendInfra);
+            assertThat(r.ahead()).as("work the platform lost goes back ahead of its priority").isEqualTo(spendInfra == 1);
             assertThat(r.notBefore()).isAfterOrEqualTo(NOW);
         } else {
             assertThat(((RetryRule.Decision.Fail) decision).reason()).isNotBlank();

@@ -267,7 +267,8 @@ public final class AttemptReports {
             case JobOutcome.Succeeded s -> move.outcome(s.exitCode(), null);
             case JobOutcome.Canceled c -> move.outcome(c.exitCode(), null);
             case JobOutcome.Retried r -> move.outcome(r.exitCode(), r.failure()).offMachine()
-                    .notBefore(r.retry().notBefore()).spend(r.retry().spendUser(), r.retry().spendInfra());
+                    .notBefore(r.retry().notBefore()).spend(r.retry().spendUser(), r.retry().spendInfra())
+                    .ahead(r.retry().ahead());
             case JobOutcome.Failed f -> move.outcome(f.exitCode(), f.failure());
         };
     }

@@ -24,6 +24,7 @@ final class GuardedUpdate {
                 user_failures = j.user_failures + d.user_failures,
                 infra_failures = j.infra_failures + d.infra_failures,
                 cancel_requested = j.cancel_requested or d.cancel,
+                requeued_ahead = coalesce(d.ahead, j.requeued_ahead),
                 unplaced_kind = null
             from unnest(cast(:ids as uuid[]), cast(:froms as text[]), cast(:versions as bigint[]),
                         cast(:tos as text[]), cast(:reasons as text[]), cast(:terminal as boolean[]),
@@ -31,9 +32,9 @@ final class GuardedUpdate {
                         cast(:machines as text[]), cast(:setOutcome as boolean[]), cast(:exitCodes as int[]),
                         cast(:failures as text[]), cast(cast(:notBefore as text[]) as timestamptz[]),
                         cast(:userFailures as int[]), cast(:infraFailures as int[]), cast(:cancel as boolean[]),
-                        cast(:moves as int[]))
+                        cast(:moves as int[]), cast(:ahead as boolean[]))
                  as d(id, from_state, version, to_state, reason, terminal, attempt, next_attempt, set_machine, machine,
-                      set_outcome, exit_code, failure, not_before, user_failures, infra_failures, cancel, moves)
+                      set_outcome, exit_code, failure, not_before, user_failures, infra_failures, cancel, moves, ahead)
             where j.id = d.id and j.state = d.from_state and j.version = d.version
             returning\s""" + JobRows.prefixed("j", JobRows.COLUMNS_BUT_SPEC);
 
@@ -55,6 +56,7 @@ final class GuardedUpdate {
     private final Integer[] infraFailures;
     private final Boolean[] cancel;
     private final Integer[] moves;
+    private final Boolean[] ahead;
     private int size;
 
     GuardedUpdate(int n) {
@@ -76,6 +78,7 @@ final class GuardedUpdate {
         infraFailures = new Integer[n];
         cancel = new Boolean[n];
         moves = new Integer[n];
+        ahead = new Boolean[n];
     }
 
     void add(JobWrites.Change c) {
@@ -99,6 +102,7 @@ final class GuardedUpdate {
         infraFailures[i] = t.infraFailures;
         cancel[i] = t.cancelRequest;
         moves[i] = t.before == null ? 1 : 2;
+        ahead[i] = t.ahead;
     }
 
     /** The rows that moved, as {@code rows} maps them. */
@@ -109,7 +113,7 @@ final class GuardedUpdate {
                 .param("setMachine", setMachine).param("machines", machines).param("setOutcome", setOutcome)
                 .param("exitCodes", exitCodes).param("failures", failures).param("notBefore", notBefore)
                 .param("userFailures", userFailures).param("infraFailures", infraFailures).param("cancel", cancel)
-                .param("moves", moves).param("now", JobRows.ts(now))
+                .param("moves", moves).param("ahead", ahead).param("now", JobRows.ts(now))
                 .query(rows).list();
     }
 }

@@ -45,9 +45,12 @@ public final class PlacementStore {
         return queued.claim(limit);
     }
 
-    /** As {@link #claim(int)}, but only jobs after the one of {@code priority} and {@code id} in the claim's order. */
-    public List<ClaimedJob> claimAfter(int limit, int priority, UUID id) {
-        return queued.claimAfter(limit, priority, id);
+    /**
+     * As {@link #claim(int)}, but only jobs after the one of {@code priority}, {@code ahead} (requeued ahead) and
+     * {@code id} in the claim's order.
+     */
+    public List<ClaimedJob> claimAfter(int limit, int priority, boolean ahead, UUID id) {
+        return queued.claimAfter(limit, priority, ahead, id);
     }
 
     /** Locks these jobs again, if they are still QUEUED and no other replica holds them. */

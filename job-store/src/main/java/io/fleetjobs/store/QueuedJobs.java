@@ -10,8 +10,8 @@ import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * QUEUED jobs as the scheduler finds them: claimed for a plan ({@code FOR UPDATE SKIP LOCKED}, by priority then
- * id), claimed again, marked with why they stay queued, and woken when the fleet changes. Not state changes: those
+ * QUEUED jobs as the scheduler finds them: claimed for a plan ({@code FOR UPDATE SKIP LOCKED}, in the claim's order:
+ * priority, then work the platform lost ({@link Transition#ahead}), then id), claimed again, marked with why they stay queued, and woken when the fleet changes. Not state changes: those
  * go through {@link JobWrites}.
  */
 final class QueuedJobs {
@@ -23,29 +23,37 @@ final class QueuedJobs {
         this.clock = clock;
     }
 
-    /** Locks up to {@code limit} QUEUED jobs whose time has come, by priority then age; skips rows other replicas hold. */
+    /** Locks up to {@code limit} QUEUED jobs whose time has come, in the claim's order; skips rows other replicas hold. */
     List<ClaimedJob> claim(int limit) {
-        return claimWhere("", limit, null, null);
+        return claimWhere("", limit, null, false, null);
     }
 
     /**
-     * As {@link #claim(int)}, but only jobs after the one of {@code priority} and {@code id} in the claim's
-     * order (priority, then id): the scheduler passes over the jobs it found no room for without writing
-     * to them. Two range scans of the claim index (the rest of that priority, then the lower priorities),
+     * As {@link #claim(int)}, but only jobs after the one of {@code priority}, {@code ahead} and {@code id} in the
+     * claim's order: the scheduler passes over the jobs it found no room for without writing to them. Range scans of
+     * the claim index (the rest of that priority's part, then the rest of that priority, then the lower priorities),
      * so that the jobs passed over cost nothing to skip.
      */
-    List<ClaimedJob> claimAfter(int limit, int priority, UUID id) {
-        List<ClaimedJob> claimed = new ArrayList<>(claimWhere("and priority = :priority and id > :id", limit, priority, id));
-        if (claimed.size() < limit) {
-            claimed.addAll(claimWhere("and priority < :priority", limit - claimed.size(), priority, id));
+    List<ClaimedJob> claimAfter(int limit, int priority, boolean ahead, UUID id) {
+        List<String> rest = new ArrayList<>();
+        rest.add("and priority = :priority and requeued_ahead = :ahead and id > :id");
+        if (ahead) {
+            rest.add("and priority = :priority and not requeued_ahead");
+        }
+        rest.add("and priority < :priority");
+        List<ClaimedJob> claimed = new ArrayList<>();
+        for (String condition : rest) {
+            if (claimed.size() < limit) {
+                claimed.addAll(claimWhere(condition, limit - claimed.size(), priority, ahead, id));
+            }
         }
         return claimed;
     }
 
-    private List<ClaimedJob> claimWhere(String condition, int limit, Integer afterPriority, UUID afterId) {
+    private List<ClaimedJob> claimWhere(String condition, int limit, Integer afterPriority, boolean ahead, UUID afterId) {
         var statement = jdbc.sql(claimSql(condition)).param("now", JobRows.ts(clock.instant())).param("limit", limit);
         if (afterId != null) {
-            statement = statement.param("priority", afterPriority).param("id", afterId);
+            statement = statement.param("priority", afterPriority).param("ahead", ahead).param("id", afterId);
         }
         return statement.query(CLAIMED).list();
     }
@@ -58,7 +66,7 @@ final class QueuedJobs {
         return """
                 select %s from jobs
                 where state = 'QUEUED' and not_before <= :now %s
-                order by priority desc, id
+                order by priority desc, requeued_ahead desc, id
                 limit :limit
                 for update skip locked""".formatted(CLAIM_COLUMNS, condition);
     }
@@ -66,7 +74,7 @@ final class QueuedJobs {
     private static final String CLAIM_COLUMNS = """
             id, tenant_id, version, priority, cpu_millis, memory_mb, gpu_count, gpu_type, region, created_at,
             spec->'placement'->'labels' as labels, spec->'placement'->>'strategy' as strategy,
-            spec->'placement'->>'requireIsolation' = 'true' as require_isolation, replicas, gang_scope""";
+            spec->'placement'->>'requireIsolation' = 'true' as require_isolation, replicas, gang_scope, requeued_ahead""";
 
     @SuppressWarnings("unchecked")
     private static final RowMapper<ClaimedJob> CLAIMED = (rs, n) -> {
@@ -78,7 +86,7 @@ final class QueuedJobs {
                 labels == null || labels.equals("{}") ? Map.of() : Json.read(labels, Map.class),
                 strategy == null ? null : PlacementStrategy.valueOf(strategy),
                 JobRows.instant(rs, "created_at"), rs.getBoolean("require_isolation"), rs.getInt("replicas"),
-                rs.getString("gang_scope"));
+                rs.getString("gang_scope"), rs.getBoolean("requeued_ahead"));
     };
 
     /** Locks these jobs again, if they are still QUEUED and no other replica holds them. */
@@ -86,7 +94,7 @@ final class QueuedJobs {
         return jdbc.sql("""
                         select %s from jobs
                         where id = any(cast(:ids as uuid[])) and state = 'QUEUED'
-                        order by priority desc, id
+                        order by priority desc, requeued_ahead desc, id
                         for update skip locked""".formatted(CLAIM_COLUMNS))
                 .param("ids", ids.stream().map(UUID::toString).toArray(String[]::new))
                 .query(CLAIMED).list();
@@ -132,7 +140,7 @@ final class QueuedJobs {
                         update jobs set not_before = :now where id in (
                             select id from jobs
                             where state = 'QUEUED' and not_before > :now and unplaced_kind = 'CAN_NEVER_FIT'
-                            order by priority desc, id limit :limit for update skip locked)""")
+                            order by priority desc, requeued_ahead desc, id limit :limit for update skip locked)""")
                 .param("now", JobRows.ts(clock.instant())).param("limit", limit)
                 .update();
     }

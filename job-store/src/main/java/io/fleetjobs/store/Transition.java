@@ -29,6 +29,8 @@ public final class Transition {
     Instant notBefore;
     int userFailures;
     int infraFailures;
+    /** Queued ahead of its priority's jobs that the platform did not fail, or by submission (null: as it was). */
+    Boolean ahead;
     /** When the move happened, where that is not when it is written (null: now). */
     Instant at;
     /**
@@ -124,6 +126,15 @@ public final class Transition {
     }
 
     /**
+     * Back in the queue ahead of the jobs of its priority that the platform did not fail ({@code true}: work the
+     * platform lost), or at its place by submission ({@code false}): the claim's order is priority, then this, then id.
+     */
+    public Transition ahead(boolean ahead) {
+        this.ahead = ahead;
+        return this;
+    }
+
+    /**
      * The move happened at {@code at}, before it could be written (a start the agent reported only
      * with the end): its history row and event say so; the job row's {@code updated_at} is still
      * the time of the write.
@@ -140,7 +151,8 @@ public final class Transition {
      */
     Transition after(Transition step) {
         if (step.nextAttempt || step.cancelRequest || step.setMachine || step.setOutcome || step.attempt != null
-                || step.notBefore != null || step.userFailures != 0 || step.infraFailures != 0 || step.before != null) {
+                || step.notBefore != null || step.userFailures != 0 || step.infraFailures != 0 || step.ahead != null
+                || step.before != null) {
             throw new IllegalArgumentException("only a plain move is written before another: " + step.to);
         }
         this.before = step;

@@ -18,7 +18,7 @@ import java.util.UUID;
  * @param region    the region it must run in, null for any
  * @param labels    labels every candidate machine must carry, with these values (kept sorted by key)
  * @param strategy  how to choose among machines that fit; null means BINPACK
- * @param order     creation order: smaller is older, and goes first among equals
+ * @param order     place in the queue ({@link #queueOrder}): smaller goes first among equals
  * @param replicas  1 for a job; N &gt; 1 for a gang, whose N replicas (each of these amounts) are placed all or none
  * @param gangScope where a gang's replicas must be together: null anywhere, {@link #SAME_REGION}, or
  *                  {@code label:KEY} (every replica on machines with the same value of label KEY)
@@ -46,6 +46,14 @@ public record PendingJob(
     public static final String SAME_REGION = "region";
     /** The prefix of a gang scope naming a label whose value all replicas' machines share. */
     public static final String SAME_LABEL = "label:";
+
+    /**
+     * A job's place in the queue among equals, as the claim orders them: work the platform lost (requeued ahead)
+     * before every job it did not fail, then by creation, oldest first.
+     */
+    public static long queueOrder(long createdEpochMilli, boolean requeuedAhead) {
+        return requeuedAhead ? Long.MIN_VALUE / 2 + createdEpochMilli : createdEpochMilli;
+    }
 
     /** A gang not yet due (or a job of one replica). */
     public PendingJob(UUID jobId, UUID tenantId, int priority, long cpuMillis, long memoryMb, int gpuCount,

@@ -25,7 +25,8 @@ final class ClaimedJobs {
         for (ClaimedJob j : claimed) {
             List<String> gpuTypes = j.gpuType() == null ? List.of() : Arrays.asList(j.gpuType().split("\\|"));
             PendingJob job = new PendingJob(j.id(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), j.gpuCount(),
-                    gpuTypes, j.region(), j.labels(), j.strategy(), j.createdAt().toEpochMilli(), j.requireIsolation(),
+                    gpuTypes, j.region(), j.labels(), j.strategy(),
+                    PendingJob.queueOrder(j.createdAt().toEpochMilli(), j.requeuedAhead()), j.requireIsolation(),
                     j.replicas(), j.replicas() > 1 ? j.gangScope() : null);
             pending.add(job.isGang() && j.createdAt().isBefore(dueBefore) ? job.due() : job);
         }

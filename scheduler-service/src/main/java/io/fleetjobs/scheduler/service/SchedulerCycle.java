@@ -109,7 +109,7 @@ public final class SchedulerCycle {
         ClaimPolicy.Claim claim = claims.next(jobs.clock().instant());
         QueuePosition after = claim.after();
         Round round = transaction(() -> after == null ? placement.claim(claim.limit())
-                : placement.claimAfter(claim.limit(), after.priority(), after.jobId()));
+                : placement.claimAfter(claim.limit(), after.priority(), after.ahead(), after.jobId()));
         claims.claimed(claim, round.outcome, jobs.clock().instant());
         int claimed = round.claimed;
         int placed = round.outcome.placed();
@@ -190,6 +190,6 @@ public final class SchedulerCycle {
 
     /** Where the job stands in the claim's order. */
     static QueuePosition position(ClaimedJob job) {
-        return new QueuePosition(job.priority(), job.id());
+        return new QueuePosition(job.priority(), job.requeuedAhead(), job.id());
     }
 }
