@@ -16,7 +16,10 @@ import java.util.random.RandomGenerator;
  *       platform's own budget, so the platform's faults do not spend the user's attempts.</li>
  * </ul>
  * Backoff is exponential with full jitter, capped: a delay drawn uniformly from
- * {@code [0, min(cap, base * 2^(n-1))]} where n counts the failures of that class so far, this one included.
+ * {@code [0, min(cap, base * 2^(n-1))]} where n counts the failures of that class so far, this one included. The
+ * platform's first failure of a job is retried at once (n counts from the second): the job did nothing wrong, and
+ * finding the failure already took its time (a machine is declared lost after 15 s of silence); a second one backs off,
+ * so that a machine failing every start does not spin through the budget.
  */
 public final class RetryRule {
     /** Attempts the platform's own failures may spend on one job. */
@@ -72,7 +75,7 @@ public final class RetryRule {
                 if (spent >= INFRA_BUDGET) {
                     yield new Decision.Fail(reason + " " + spent + " times; giving up");
                 }
-                Duration delay = backoff(INFRA_BASE, INFRA_CAP, spent, random);
+                Duration delay = spent == 1 ? Duration.ZERO : backoff(INFRA_BASE, INFRA_CAP, spent - 1, random);
                 yield new Decision.Retry(now.plus(delay), 0, 1, true, reason + "; retrying on another attempt (platform failure "
                         + spent + " of " + (INFRA_BUDGET - 1) + ", not counted against maxAttempts)");
             }

@@ -72,6 +72,17 @@ class RetryRuleTest {
     }
 
     @Test
+    void thePlatformsFirstFailureOfAJobIsRetriedAtOnceItsSecondBacksOff() {
+        Random random = new Random(3);
+        var first = (RetryRule.Decision.Retry) RetryRule.decide(POLICY, FailureReason.MACHINE_LOST, null, 0, 0, NOW, random);
+        assertThat(first.notBefore()).isEqualTo(NOW);
+        for (int i = 0; i < 200; i++) {
+            var second = (RetryRule.Decision.Retry) RetryRule.decide(POLICY, FailureReason.START_FAILED, null, 0, 1, NOW, random);
+            assertThat(second.notBefore()).isBetween(NOW, NOW.plusSeconds(1));
+        }
+    }
+
+    @Test
     void aBackoffOfZeroRetriesAtOnceWhateverTheCap() {
         Random random = new Random(7);
         for (int failures = 1; failures <= 12; failures++) {
