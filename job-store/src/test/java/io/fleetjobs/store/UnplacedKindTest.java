@@ -55,6 +55,30 @@ class UnplacedKindTest {
     }
 
     @Test
+    void aReasonThatDiffersOnlyInItsCountsIsNotWrittenAgain() {
+        JobRecord job = queued("no-room");
+        var noRoom = PlacementStore.UnplacedKind.DOES_NOT_FIT_NOW;
+        String first = "0 of 100 machines fit: 97 have too little free CPU, 3 are not READY";
+        defer(job, noRoom, first, null);
+        String written = rowVersion(job.id());
+
+        defer(job, noRoom, "0 of 100 machines fit: 95 have too little free CPU, 5 are not READY", null);
+        assertThat(rowVersion(job.id())).as("the same filters, other counts: the row is not written").isEqualTo(written);
+        assertThat(f.jobs.get(job.id()).orElseThrow().stateReason()).isEqualTo(first);
+
+        String other = "0 of 100 machines fit: 100 have too little free memory";
+        defer(job, noRoom, other, null);
+        assertThat(f.jobs.get(job.id()).orElseThrow().stateReason()).as("another filter holds it").isEqualTo(other);
+        defer(job, PlacementStore.UnplacedKind.OVER_QUOTA, other, null);
+        assertThat(kindOf(job.id())).as("another kind").isEqualTo("OVER_QUOTA");
+    }
+
+    /** Changes with every write of the row, whatever it writes. */
+    private static String rowVersion(UUID job) {
+        return f.jdbc.sql("select xmin::text from jobs where id = :id").param("id", job).query(String.class).single();
+    }
+
+    @Test
     void aChangeThroughTheDoorClearsTheKind() {
         JobRecord job = queued("canceled");
         defer(job, PlacementStore.UnplacedKind.DOES_NOT_FIT_NOW, "0 of 1 machine fits: 1 has too little free CPU", null);
