@@ -106,9 +106,11 @@ class ChaosTest {
                 .replicas(LocalPlatform.RECONCILER_SERVICE, replicas)
                 // the gateway reaches each service's replicas through a balancer, as it would through a Kubernetes Service
                 .serviceUpstream((service, ports) -> balancers.computeIfAbsent(service, s -> new TcpProxy(ports)).port())
-                // every agent reaches the scheduler, and every service PostgreSQL, through a relay a fault can silence
-                .agentSchedulerPort((agent, scheduler) -> agentLinks.computeIfAbsent(LocalPlatform.AGENT_PREFIX + agent,
-                        a -> new TcpProxy(scheduler)).port())
+                // every agent reaches the schedulers, and every service PostgreSQL, through a relay a fault can silence; an
+                // agent's relay balances over the scheduler's replicas (its own first), as a Kubernetes Service does, so that
+                // a replica killed is not its agents' machines lost
+                .agentSchedulerPort((agent, schedulers) -> agentLinks.computeIfAbsent(LocalPlatform.AGENT_PREFIX + agent,
+                        a -> new TcpProxy(schedulers)).port())
                 .postgresPort(postgresPort).serviceDatabasePort(databaseLink.port())
                 .serviceArgs("reconciler-service", "--jobs.reconciler.interval=500ms")
                 .agentArgs("--jobs.worker.heartbeat-interval=1s", "--jobs.worker.kill-grace=2s")

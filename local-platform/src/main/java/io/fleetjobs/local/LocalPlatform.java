@@ -588,7 +588,6 @@ public final class LocalPlatform implements AutoCloseable {
                     config.startTimeout, pidFiles, config.listener));
             services.add(name);
         });
-        int schedulers = (int) replicaOf.values().stream().filter(s -> s.name().equals(SCHEDULER_SERVICE)).count();
         tiers.add(services);
 
         List<String> agents = new ArrayList<>();
@@ -602,9 +601,8 @@ public final class LocalPlatform implements AutoCloseable {
                 String machine = "local-" + i;
                 Path workDir = home.resolve("workers");
                 List<String> args = new ArrayList<>(List.of(
-                        "--jobs.worker.scheduler-url=http://127.0.0.1:" + config.agentSchedulerPort.applyAsInt(i,
-                                servicePorts.getOrDefault(replicaName(SCHEDULER_SERVICE, 1 + (i - 1) % Math.max(1, schedulers)),
-                                        config.portOffset + 8082)),
+                        "--jobs.worker.scheduler-url=http://127.0.0.1:" + config.agentSchedulerPort.apply(i,
+                                schedulerPorts(i)),
                         "--jobs.worker.machine-id=" + machine,
                         "--jobs.worker.region=local",
                         "--jobs.worker.cpu=" + config.agentCpu,
@@ -646,6 +644,14 @@ public final class LocalPlatform implements AutoCloseable {
     private String kafkaBootstrapServersUnchecked() {
         return config.kafkaBootstrapServers != null ? config.kafkaBootstrapServers
                 : ((KafkaBroker) components.get(KAFKA)).bootstrapServers();
+    }
+
+    /** The scheduler replicas' ports as agent {@code i} (from 1) sees them: its own replica's first, the agents spread over them. */
+    private List<Integer> schedulerPorts(int agent) {
+        List<Integer> ports = replicaPorts.getOrDefault(SCHEDULER_SERVICE, List.of(config.portOffset + 8082));
+        List<Integer> mine = new ArrayList<>(ports);
+        java.util.Collections.rotate(mine, -((agent - 1) % ports.size()));
+        return List.copyOf(mine);
     }
 
     private Map<String, String> serviceEnvironment() {
@@ -769,7 +775,7 @@ public final class LocalPlatform implements AutoCloseable {
         private final Map<String, List<String>> serviceArgs = new HashMap<>();
         private final Map<String, Integer> replicas = new HashMap<>();
         private final List<String> agentArgs = new ArrayList<>();
-        private java.util.function.IntBinaryOperator agentSchedulerPort = (agent, schedulerPort) -> schedulerPort;
+        private java.util.function.BiFunction<Integer, List<Integer>, Integer> agentSchedulerPort = (agent, ports) -> ports.get(0);
         private java.util.function.BiFunction<String, List<Integer>, Integer> serviceUpstream = (service, ports) -> ports.get(0);
         private int serviceDatabasePort;
         private final Set<String> without = new LinkedHashSet<>();
@@ -913,10 +919,11 @@ public final class LocalPlatform implements AutoCloseable {
         }
 
         /**
-         * The port agent {@code i} (from 1) dials for the scheduler, given the scheduler's: a relay of the caller's
-         * between them (a fault test's partitions); default the scheduler's own.
+         * The port agent {@code i} (from 1) dials for the scheduler, given the scheduler replicas' ports (the agent's
+         * own replica first): a relay of the caller's between them (a fault test's partitions, a balancer over the
+         * replicas as a Kubernetes Service is); default the agent's own replica.
          */
-        public Builder agentSchedulerPort(java.util.function.IntBinaryOperator portOfAgent) {
+        public Builder agentSchedulerPort(java.util.function.BiFunction<Integer, List<Integer>, Integer> portOfAgent) {
             this.agentSchedulerPort = portOfAgent;
             return this;
         }
