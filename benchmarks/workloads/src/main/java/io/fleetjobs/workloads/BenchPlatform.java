@@ -173,11 +173,7 @@ public final class BenchPlatform implements AutoCloseable {
 
     /** The CPU time each of the platform's processes has used so far, by component. */
     Map<String, Duration> cpu() {
-        Map<String, Duration> used = new java.util.LinkedHashMap<>();
-        for (String c : platform.components()) {
-            platform.process(c).flatMap(p -> p.info().totalCpuDuration()).ifPresent(d -> used.put(c, d));
-        }
-        return used;
+        return CpuSplit.processes(platform, Map.of());
     }
 
     @Override

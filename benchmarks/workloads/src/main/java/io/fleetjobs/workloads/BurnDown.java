@@ -42,6 +42,7 @@ public final class BurnDown {
     static final int MACHINE_CORES = 64;
     static final long MACHINE_MEMORY_MB = 262_144;
     static final String REGION = "w1";
+    static final String SIMULATOR = "fleet simulator";
     static final String ADMITTED = "admitted; waiting for placement";
     /** The spec as job-service stores it: complete, defaults filled in, properties in alphabetical order. */
     static final String SPEC = "{\"execution\":{\"command\":[\"true\"],\"env\":{},\"timeoutSeconds\":null},"
@@ -105,8 +106,12 @@ public final class BurnDown {
                 BenchPostgres.Counters before = pg.counters(DATABASE);
                 simulator[0] = startSimulator(repository, platform, csv, home.resolve("simulator.log"));
                 List<String> metrics = new ArrayList<>();
+                CpuSplit cpuFrom = CpuSplit.of(CpuSplit.processes(platform, java.util.Map.of(SIMULATOR, simulator[0])));
+                long drainFrom = System.nanoTime();
                 try {
                     awaitDrained(pg, jobs, simulator[0]);
+                    CpuSplit.of(CpuSplit.processes(platform, java.util.Map.of(SIMULATOR, simulator[0])))
+                            .print(cpuFrom, jobs, "job", Duration.ofNanos(System.nanoTime() - drainFrom));
                     // read while the simulated machines still beat: once they stop, the reconciler suspects each
                     metrics.add(metrics(platform.managementUrl(LocalPlatform.SCHEDULER_SERVICE), "scheduler-service"));
                     metrics.add(metrics(platform.managementUrl(LocalPlatform.JOB_SERVICE), "job-service"));

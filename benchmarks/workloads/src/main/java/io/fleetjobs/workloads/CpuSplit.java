@@ -18,7 +18,12 @@ record CpuSplit(Map<String, Duration> used) {
     static final String MACHINE = "machine";
 
     static CpuSplit of(BenchPlatform platform) {
-        Map<String, Duration> used = new LinkedHashMap<>(platform.cpu());
+        return of(platform.cpu());
+    }
+
+    /** The split with {@code processes} (CPU used so far, by name) as the platform's part. */
+    static CpuSplit of(Map<String, Duration> processes) {
+        Map<String, Duration> used = new LinkedHashMap<>(processes);
         used.put(POSTGRES, ProcessHandle.allProcesses()
                 .filter(p -> p.info().command().map(c -> c.endsWith("/postgres") || c.equals("postgres")).orElse(false))
                 .map(p -> p.info().totalCpuDuration().orElse(Duration.ZERO)).reduce(Duration.ZERO, Duration::plus));
@@ -42,6 +47,16 @@ record CpuSplit(Map<String, Duration> used) {
     }
 
     /** Prints each part's CPU over the period since {@code before}, in ms per {@code what} and in cores. */
+    /** The CPU each of {@code platform}'s processes and {@code others} have used so far, by name. */
+    static Map<String, Duration> processes(io.fleetjobs.local.LocalPlatform platform, Map<String, Process> others) {
+        Map<String, Duration> used = new LinkedHashMap<>();
+        for (String c : platform.components()) {
+            platform.process(c).flatMap(p -> p.info().totalCpuDuration()).ifPresent(d -> used.put(c, d));
+        }
+        others.forEach((name, p) -> p.info().totalCpuDuration().ifPresent(d -> used.put(name, d)));
+        return used;
+    }
+
     void print(CpuSplit before, long count, String what, Duration period) {
         System.out.printf("%nCPU by process over the measured %d s (ms per %s; cores busy):%n", period.toSeconds(), what);
         used.forEach((name, now) -> {
