@@ -248,9 +248,54 @@ public final class PlacementStore {
 
     /**
      * A job left QUEUED, why (the sentence and its kind), and the earliest time to look at it again (null:
-     * no backoff; the scheduler passes over it in memory until room appears).
+     * no backoff; the scheduler passes over it in memory until room appears). {@code shown}: what the job's row
+     * showed when it was claimed (and locked), null when not known.
      */
-    public record Deferral(UUID jobId, UnplacedKind kind, String reason, Instant notBefore) {
+    public record Deferral(UUID jobId, UnplacedKind kind, String reason, Instant notBefore, Shown shown) {
+        public Deferral(UUID jobId, UnplacedKind kind, String reason, Instant notBefore) {
+            this(jobId, kind, reason, notBefore, null);
+        }
+
+        /**
+         * Whether the row must be written: a backoff is always written; a reason is not when the row, as claimed,
+         * shows the same kind and a reason that says the same but for its numbers (in a full fleet the same jobs
+         * are found without room cycle after cycle, "0 of 100 machines fit: 97 have too little free CPU, 3 ...",
+         * and the counts move with every placement). Decided here, so that such a job is not even sent.
+         */
+        public boolean writes() {
+            return notBefore != null || shown == null || kind != shown.kind()
+                    || !sameButCounts(reason, shown.reason());
+        }
+
+        /** Whether two reasons differ at most in their numbers. */
+        static boolean sameButCounts(String a, String b) {
+            if (a == null || b == null) {
+                return a == b;
+            }
+            int i = 0;
+            int j = 0;
+            while (i < a.length() && j < b.length()) {
+                if (digit(a, i) && digit(b, j)) {
+                    while (digit(a, i)) {
+                        i++;
+                    }
+                    while (digit(b, j)) {
+                        j++;
+                    }
+                } else if (a.charAt(i++) != b.charAt(j++)) {
+                    return false;
+                }
+            }
+            return i == a.length() && j == b.length();
+        }
+
+        private static boolean digit(String s, int i) {
+            return i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9';
+        }
+    }
+
+    /** Why a queued job's row says it waits, as read when it was claimed: its kind (null: none) and reason. */
+    public record Shown(UnplacedKind kind, String reason) {
     }
 
     /**

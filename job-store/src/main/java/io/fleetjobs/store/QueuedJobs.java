@@ -74,7 +74,8 @@ final class QueuedJobs {
     private static final String CLAIM_COLUMNS = """
             id, tenant_id, version, priority, cpu_millis, memory_mb, gpu_count, gpu_type, region, created_at,
             spec->'placement'->'labels' as labels, spec->'placement'->>'strategy' as strategy,
-            spec->'placement'->>'requireIsolation' = 'true' as require_isolation, replicas, gang_scope, requeued_ahead""";
+            spec->'placement'->>'requireIsolation' = 'true' as require_isolation, replicas, gang_scope, requeued_ahead,
+            unplaced_kind, state_reason""";
 
     @SuppressWarnings("unchecked")
     private static final RowMapper<ClaimedJob> CLAIMED = (rs, n) -> {
@@ -86,8 +87,13 @@ final class QueuedJobs {
                 labels == null || labels.equals("{}") ? Map.of() : Json.read(labels, Map.class),
                 strategy == null ? null : PlacementStrategy.valueOf(strategy),
                 JobRows.instant(rs, "created_at"), rs.getBoolean("require_isolation"), rs.getInt("replicas"),
-                rs.getString("gang_scope"), rs.getBoolean("requeued_ahead"));
+                rs.getString("gang_scope"), rs.getBoolean("requeued_ahead"), shown(rs.getString("unplaced_kind"),
+                        rs.getString("state_reason")));
     };
+
+    private static PlacementStore.Shown shown(String kind, String reason) {
+        return new PlacementStore.Shown(kind == null ? null : PlacementStore.UnplacedKind.valueOf(kind), reason);
+    }
 
     /** Locks these jobs again, if they are still QUEUED and no other replica holds them. */
     List<ClaimedJob> reclaim(List<UUID> ids) {
@@ -103,13 +109,14 @@ final class QueuedJobs {
     /**
      * Writes why each job stays QUEUED, and its backoff where it has one: not a state change (no
      * version, history or event). A job left without a backoff whose reason says what the one it shows
-     * says, but for its numbers, is not written at all: in a full fleet the same jobs are found without
-     * room cycle after cycle ("0 of 100 machines fit: 97 have too little free CPU, 3 ..."), the counts
-     * move with every placement, and each write would be a new version of the row and of its index entries
-     * (315 µs of the server a job in W1). The reason shown keeps the counts of when it was written, and
-     * changes when what holds the job does (another filter, another kind).
+     * says, but for its numbers, is not written at all ({@link PlacementStore.Deferral#writes}): each write would
+     * be a new version of the row and of its index entries (315 µs of the server a job in W1), for counts that move
+     * with every placement. Deferrals whose row was claimed are filtered here, before they are sent (the claim read
+     * what the row shows, and holds its lock); the statement compares the others the same way. The reason shown keeps
+     * the counts of when it was written, and changes when what holds the job does (another filter, another kind).
      */
-    void defer(List<PlacementStore.Deferral> deferrals) {
+    void defer(List<PlacementStore.Deferral> all) {
+        List<PlacementStore.Deferral> deferrals = all.stream().filter(PlacementStore.Deferral::writes).toList();
         if (deferrals.isEmpty()) {
             return;
         }

@@ -73,6 +73,42 @@ class UnplacedKindTest {
         assertThat(kindOf(job.id())).as("another kind").isEqualTo("OVER_QUOTA");
     }
 
+    @Test
+    void theClaimReadsWhatTheRowShowsAndAnUnchangedReasonIsNotSent() {
+        JobRecord job = queued("shown");
+        var noRoom = PlacementStore.UnplacedKind.DOES_NOT_FIT_NOW;
+        String first = "0 of 7 machines fit: 7 have too little free CPU";
+        defer(job, noRoom, first, null);
+
+        PlacementStore.Shown shown = f.jobs.inTransaction(() -> placement.claim(1000).stream()
+                .filter(c -> c.id().equals(job.id())).findFirst().orElseThrow().shown());
+        assertThat(shown).isEqualTo(new PlacementStore.Shown(noRoom, first));
+
+        assertThat(new PlacementStore.Deferral(job.id(), noRoom, "0 of 8 machines fit: 8 have too little free CPU", null,
+                shown).writes()).as("only the counts differ").isFalse();
+        assertThat(new PlacementStore.Deferral(job.id(), noRoom, "0 of 8 machines fit: 8 have too little free memory",
+                null, shown).writes()).as("another filter").isTrue();
+        assertThat(new PlacementStore.Deferral(job.id(), PlacementStore.UnplacedKind.OVER_QUOTA, first, null, shown)
+                .writes()).as("another kind").isTrue();
+        assertThat(new PlacementStore.Deferral(job.id(), noRoom, first, Instant.now(), shown).writes())
+                .as("a backoff").isTrue();
+        assertThat(new PlacementStore.Deferral(job.id(), noRoom, first, null, null).writes())
+                .as("nothing known of the row").isTrue();
+        assertThat(new PlacementStore.Deferral(job.id(), noRoom, first, null, new PlacementStore.Shown(null, null))
+                .writes()).as("a job never deferred").isTrue();
+    }
+
+    @Test
+    void reasonsThatDifferOnlyInTheirNumbers() {
+        assertThat(PlacementStore.Deferral.sameButCounts("0 of 100 fit: 97 a, 3 b", "0 of 9 fit: 1 a, 8 b")).isTrue();
+        assertThat(PlacementStore.Deferral.sameButCounts("0 of 100 fit", "0 of 100 fit: 3 not READY")).isFalse();
+        assertThat(PlacementStore.Deferral.sameButCounts("a1", "a")).isFalse();
+        assertThat(PlacementStore.Deferral.sameButCounts("a", "a1")).isFalse();
+        assertThat(PlacementStore.Deferral.sameButCounts("GPU type a100", "GPU type h100")).isFalse();
+        assertThat(PlacementStore.Deferral.sameButCounts(null, "x")).isFalse();
+        assertThat(PlacementStore.Deferral.sameButCounts(null, null)).isTrue();
+    }
+
     /** Changes with every write of the row, whatever it writes. */
     private static String rowVersion(UUID job) {
         return f.jdbc.sql("select xmin::text from jobs where id = :id").param("id", job).query(String.class).single();

@@ -36,7 +36,7 @@ record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.
             passedOver += kind == Unplaced.Kind.CAN_NEVER_FIT ? 0 : 1;
             deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()),
                     preempting.getOrDefault(e.getKey(), e.getValue().reason()),
-                    kind == Unplaced.Kind.CAN_NEVER_FIT ? neverFitsUntil : null));
+                    kind == Unplaced.Kind.CAN_NEVER_FIT ? neverFitsUntil : null, claimed.get(e.getKey()).shown()));
         }
         return new PlanWrites(List.copyOf(attempts), List.copyOf(deferrals), noRoom, passedOver);
     }
