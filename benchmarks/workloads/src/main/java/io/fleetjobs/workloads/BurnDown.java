@@ -53,6 +53,13 @@ public final class BurnDown {
     /** The services' JVMs: local mode's small serial heap, but with the C2 compiler (a throughput run). */
     static final List<String> SERVICE_JVM = List.of("-Xms64m", "-Xmx512m", "-XX:+UseSerialGC");
     private static final int BATCH = 10_000;
+
+    /** {@link #SERVICE_JVM}, recording with JFR where {@link #recording} says. */
+    static List<String> serviceJvm() {
+        List<String> options = new ArrayList<>(SERVICE_JVM);
+        options.addAll(recording());
+        return options;
+    }
     private static final Duration LIMIT = Duration.ofMinutes(20);
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -78,7 +85,7 @@ public final class BurnDown {
 
             LocalPlatform platform = LocalPlatform.builder().home(home.resolve("home")).repository(repository)
                     .workers(0).databaseUrl(url).databaseUser(pg.user()).databasePassword(pg.password())
-                    .portOffset(1300).startTimeout(Duration.ofMinutes(5)).serviceJvmOptions(SERVICE_JVM)
+                    .portOffset(1300).startTimeout(Duration.ofMinutes(5)).serviceJvmOptions(serviceJvm())
                     // the pools the services ship with, not local mode's 5 (a hundred machines' heartbeats starve 5)
                     .serviceArgs(LocalPlatform.SCHEDULER_SERVICE, "--spring.datasource.hikari.maximum-pool-size=20")
                     .serviceArgs(LocalPlatform.JOB_SERVICE, "--spring.datasource.hikari.maximum-pool-size=20")
@@ -131,6 +138,19 @@ public final class BurnDown {
                 Runtime.getRuntime().removeShutdownHook(cleanUp);
             }
         }
+    }
+
+    /**
+     * With {@code JOBS_BENCH_JFR} set to a folder: the JVM options that make a process record itself with JFR's
+     * profiling settings, into a file of its own there (named by its pid), written when it exits.
+     */
+    static List<String> recording() {
+        String folder = System.getenv("JOBS_BENCH_JFR");
+        if (folder == null || folder.isBlank()) {
+            return List.of();
+        }
+        return List.of("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+                + Path.of(folder).toAbsolutePath().resolve("%p.jfr"));
     }
 
     /** The repository root: where benchmarks/run runs from, or two folders above the module. */
@@ -203,11 +223,13 @@ public final class BurnDown {
     static Process startSimulator(Path repository, LocalPlatform platform, Path csv, Path log, String xmx)
             throws IOException {
         Path jar = repository.resolve("worker-agent/target/worker-agent.jar");
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms64m", xmx, "-XX:+UseSerialGC", "-jar", jar.toString(),
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xms64m", xmx, "-XX:+UseSerialGC"));
+        command.addAll(recording());
+        command.addAll(List.of("-jar", jar.toString(),
                 "--jobs.worker.simulate.machines=" + csv,
                 "--jobs.worker.scheduler-url=" + platform.url(LocalPlatform.SCHEDULER_SERVICE),
-                "--jobs.worker.join-token=" + platform.joinToken(), "--jobs.worker.join-timeout=5m");
+                "--jobs.worker.join-token=" + platform.joinToken(), "--jobs.worker.join-timeout=5m"));
         System.out.printf("fleet simulator: %s (log %s)%n", csv, log);
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
