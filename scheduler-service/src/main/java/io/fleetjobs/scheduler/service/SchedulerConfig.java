@@ -103,6 +103,17 @@ class SchedulerConfig {
         return registration;
     }
 
+    /** The heartbeat, answered without Spring MVC ({@link io.fleetjobs.scheduler.service.agent.HeartbeatServlet}). */
+    @Bean
+    org.springframework.boot.web.servlet.ServletRegistrationBean<io.fleetjobs.scheduler.service.agent.HeartbeatServlet>
+            heartbeatServlet(AgentService agents, tools.jackson.databind.json.JsonMapper json) {
+        var registration = new org.springframework.boot.web.servlet.ServletRegistrationBean<>(
+                new io.fleetjobs.scheduler.service.agent.HeartbeatServlet(agents, json),
+                io.fleetjobs.model.agent.AgentProtocol.HEARTBEAT_PATH);
+        registration.setName("heartbeat");
+        return registration;
+    }
+
     /** Live logs: heartbeats' answers name the streams followed on the machine, and a new follow wakes its heartbeat. */
     @Bean
     io.fleetjobs.scheduler.service.agent.LogFollowWatcher logFollowWatcher(AgentService agents,

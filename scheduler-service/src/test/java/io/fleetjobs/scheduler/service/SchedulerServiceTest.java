@@ -201,4 +201,20 @@ class SchedulerServiceTest {
         assertThat(stranger.postStreamed("/agent/v1/heartbeat", heartbeat.getBytes(java.nio.charset.StandardCharsets.UTF_8))
                 .status()).as("chunked within the limit: read and handed on").isEqualTo(401);
     }
+
+    @Test
+    void theHeartbeatAnswersItsRefusalsAsProblemsNamingItsPath() {
+        Api stranger = new Api(port, "not-a-machine-credential");
+        var notJson = stranger.post("/agent/v1/heartbeat", "{not json");
+        assertThat(notJson.status()).isEqualTo(400);
+        assertThat(notJson.contentType()).startsWith("application/problem+json");
+        assertThat(notJson.json().get("detail").asString()).startsWith("the body is not a heartbeat");
+
+        var unknown = stranger.post("/agent/v1/heartbeat",
+                "{\"machineId\": \"m-x\", \"incarnation\": 1, \"attempts\": [], \"waitMs\": 0}");
+        assertThat(unknown.status()).isEqualTo(401);
+        assertThat(unknown.contentType()).startsWith("application/problem+json");
+        assertThat(unknown.json().get("instance").asString()).isEqualTo("/agent/v1/heartbeat");
+        assertThat(unknown.json().get("detail").asString()).contains("join first");
+    }
 }

@@ -19,24 +19,37 @@ final class AgentCalls {
                 ? authorization.substring(7).trim() : null;
     }
 
+    /** A refusal: its status and what it says. */
+    record Refusal(HttpStatus status, String detail) {
+        ResponseEntity<ProblemDetail> entity() {
+            return problem(status, detail);
+        }
+    }
+
     /**
      * Why a call must be refused, or null: no valid machine credential (401), one of another machine than the call
      * names (403), or of an incarnation that was superseded (409).
      */
-    static ResponseEntity<ProblemDetail> refusal(Optional<MachineStore.Identity> identity, String machineId,
-            long incarnation) {
+    static Refusal refusalOf(Optional<MachineStore.Identity> identity, String machineId, long incarnation) {
         if (identity.isEmpty()) {
-            return problem(HttpStatus.UNAUTHORIZED, "a valid machine credential is required; join first");
+            return new Refusal(HttpStatus.UNAUTHORIZED, "a valid machine credential is required; join first");
         }
         MachineStore.Identity machine = identity.get();
         if (!Objects.equals(machine.machineId(), machineId)) {
-            return problem(HttpStatus.FORBIDDEN, "this credential belongs to machine " + machine.machineId());
+            return new Refusal(HttpStatus.FORBIDDEN, "this credential belongs to machine " + machine.machineId());
         }
         if (machine.incarnation() != incarnation) {
-            return problem(HttpStatus.CONFLICT, "incarnation " + incarnation + " was superseded by "
+            return new Refusal(HttpStatus.CONFLICT, "incarnation " + incarnation + " was superseded by "
                     + machine.incarnation() + "; join again");
         }
         return null;
+    }
+
+    /** {@link #refusalOf} as an answer, or null. */
+    static ResponseEntity<ProblemDetail> refusal(Optional<MachineStore.Identity> identity, String machineId,
+            long incarnation) {
+        Refusal refused = refusalOf(identity, machineId, incarnation);
+        return refused == null ? null : refused.entity();
     }
 
     /** 503 with {@code Retry-After}: the call was fine, the scheduler cannot serve it right now. */

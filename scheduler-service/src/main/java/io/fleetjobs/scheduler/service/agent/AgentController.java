@@ -1,11 +1,8 @@
 package io.fleetjobs.scheduler.service.agent;
 
 import io.fleetjobs.model.agent.AgentProtocol;
-import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
-import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
-import io.fleetjobs.store.MachineStore;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -14,8 +11,8 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The agent API. Join takes the cluster join token; every other call takes the machine credential
- * the join returned, and acts only for that machine: a heartbeat naming another machine is 403.
+ * The agent API's join, which takes the cluster join token; every other call takes the machine credential the join
+ * returned, and acts only for that machine (the heartbeat: {@link HeartbeatServlet}; logs: {@link AgentLogsController}).
  */
 @RestController
 class AgentController {
@@ -41,29 +38,6 @@ class AgentController {
             return ResponseEntity.ok(agents.join(request));
         } catch (AgentService.JoinRefused e) {
             return AgentCalls.problem(HttpStatus.CONFLICT, e.getMessage());
-        }
-    }
-
-    @PostMapping(AgentProtocol.HEARTBEAT_PATH)
-    ResponseEntity<?> heartbeat(@RequestHeader(name = "Authorization", required = false) String authorization,
-            @RequestBody Heartbeat heartbeat) {
-        try {
-            var identity = agents.identify(AgentCalls.bearer(authorization));
-            var refused = AgentCalls.refusal(identity, heartbeat.machineId(), heartbeat.incarnation());
-            if (refused != null) {
-                return refused;
-            }
-            MachineStore.Identity machine = identity.get();
-            HeartbeatResponse response = agents.heartbeat(machine.machineId(), heartbeat);
-            return ResponseEntity.ok(response);
-        } catch (AgentService.Superseded e) {
-            return AgentCalls.problem(HttpStatus.CONFLICT, e.getMessage());
-        } catch (AgentService.NotRecorded | AgentService.Busy e) {
-            return AgentCalls.unavailable(e.getMessage());
-        } catch (org.springframework.dao.TransientDataAccessException
-                | org.springframework.dao.DataAccessResourceFailureException e) {
-            // PostgreSQL restarting or out of connections: the agent is to try again, not to think it did wrong
-            return AgentCalls.unavailable("the database cannot be reached right now; try again");
         }
     }
 }

@@ -131,7 +131,7 @@ class HeartbeatWriterFailureTest {
 
     /** A heartbeat whose credential cannot be read is a machine alive and unheard: the watermark waits for it. */
     @Test
-    void aCredentialThatCannotBeReadHoldsTheWatermarkBack() {
+    void aCredentialThatCannotBeReadHoldsTheWatermarkBack() throws Exception {
         SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
         List<Instant> watermarks = new java.util.ArrayList<>();
         HeartbeatWriter manual = new HeartbeatWriter(writes(watermarks), Duration.ofMillis(200), Duration.ofSeconds(1),
@@ -155,9 +155,15 @@ class HeartbeatWriterFailureTest {
                 .isInstanceOf(org.springframework.dao.DataAccessException.class);
 
         // and its agent is told to try again (503 with Retry-After), not that it did wrong (500)
-        var answer = new AgentController(agents).heartbeat("Bearer fjm_unknown", new Heartbeat("m-1", 1, List.of(), 0));
-        assertThat(answer.getStatusCode().value()).isEqualTo(503);
-        assertThat(answer.getHeaders().getFirst("Retry-After")).isEqualTo("1");
+        var json = tools.jackson.databind.json.JsonMapper.builder().build();
+        var request = new org.springframework.mock.web.MockHttpServletRequest("POST", "/agent/v1/heartbeat");
+        request.addHeader("Authorization", "Bearer fjm_unknown");
+        request.setContent(json.writeValueAsBytes(new Heartbeat("m-1", 1, List.of(), 0)));
+        var answer = new org.springframework.mock.web.MockHttpServletResponse();
+        new HeartbeatServlet(agents, json).doPost(request, answer);
+        assertThat(answer.getStatus()).isEqualTo(503);
+        assertThat(answer.getHeader("Retry-After")).isEqualTo("1");
+        assertThat(answer.getContentType()).isEqualTo("application/problem+json");
 
         clock.set(t.plusSeconds(3));
         manual.flush();
