@@ -9,6 +9,7 @@ import io.github.resilience4j.retry.Retry;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -117,9 +118,17 @@ public final class SchedulerLoop implements SmartLifecycle {
             } catch (RuntimeException e) {
                 log.warn("scheduling cycle failed; trying again: {}", e.getMessage());
             }
+            long worked = System.nanoTime();
             long waitMs = properties.interval().toMillis() * (database.getState() == CircuitBreaker.State.OPEN ? 4 : 1);
             try {
                 if (wake.tryAcquire(waitMs, TimeUnit.MILLISECONDS)) {
+                    // a wake-up comes with each event: while jobs are submitted by the hundred a second, each
+                    // would start a claim of its own (3.9 ms of PostgreSQL each over a backlog of 50,000 jobs that
+                    // fit nowhere); those of the next moment are gathered into one
+                    Duration left = gatherFor(properties.gatherWakeUps(), Duration.ofNanos(System.nanoTime() - worked));
+                    if (left.isPositive()) {
+                        Thread.sleep(left);
+                    }
                     wake.drainPermits();
                 }
             } catch (InterruptedException e) {
@@ -127,6 +136,15 @@ public final class SchedulerLoop implements SmartLifecycle {
                 return;
             }
         }
+    }
+
+    /**
+     * How long a wake-up that came {@code sinceWork} after the worker's last cycle waits before the next: what is
+     * left of {@code gather}, so that the claims a burst of events starts are one per {@code gather} at most.
+     */
+    static Duration gatherFor(Duration gather, Duration sinceWork) {
+        Duration left = gather.minus(sinceWork);
+        return left.isNegative() ? Duration.ZERO : left;
     }
 
     /** Cycles back to back while they place anything. */

@@ -12,11 +12,19 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param retryNeverFits when a job that no machine could ever host is looked at again
  * @param snapshotMaxAge how long a replica plans on its cached view of machines and tenants' usage
  * @param workers cycles a replica runs at once (their database work overlaps; they share one view)
+ * @param gatherWakeUps how long after a worker's last cycle a wake-up waits, so that a burst of them (one per event:
+ *     hundreds a second while jobs are submitted) is taken by one claim rather than one claim each; 0: none
  */
 @ConfigurationProperties("jobs.scheduler")
 public record SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
-        Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers) {
+        Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps) {
+    @org.springframework.boot.context.properties.bind.ConstructorBinding
     public SchedulerProperties {
+        gatherWakeUps = gatherWakeUps == null ? Duration.ofMillis(50) : gatherWakeUps;
+        if (gatherWakeUps.isNegative() || gatherWakeUps.compareTo(Duration.ofSeconds(1)) > 0) {
+            throw new IllegalArgumentException("jobs.scheduler.gather-wake-ups must be between 0 and 1s, was "
+                    + gatherWakeUps);
+        }
         batchSize = batchSize == null ? 500 : batchSize;
         interval = interval == null ? Duration.ofSeconds(1) : interval;
         heartbeatFreshness = heartbeatFreshness == null ? Duration.ofSeconds(10) : heartbeatFreshness;
@@ -30,7 +38,12 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
         }
     }
 
+    public SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
+            Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers) {
+        this(batchSize, interval, heartbeatFreshness, leaseTtl, retryNoRoom, retryNeverFits, snapshotMaxAge, workers, null);
+    }
+
     public static SchedulerProperties defaults() {
-        return new SchedulerProperties(null, null, null, null, null, null, null, null);
+        return new SchedulerProperties(null, null, null, null, null, null, null, null, null);
     }
 }
