@@ -9,7 +9,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * job_history read by position (V24), for live event streams: all jobs after a position (one query per poll for
  * every open stream), and one job's or one tenant's between two positions (a stream catching up after a resume).
  */
-public final class HistoryFeed {
+public class HistoryFeed {
     private static final String SELECT = """
             select h.position, h.job_id, j.tenant_id, h.version, h.at, h.from_state, h.to_state, h.reason
             from job_history h join jobs j on j.id = h.job_id
@@ -28,6 +28,15 @@ public final class HistoryFeed {
     public List<FeedEvent> after(long after, int limit) {
         return jdbc.sql(SELECT + "where h.position > :after order by h.position limit :limit")
                 .param("after", after).param("limit", limit).query(EVENT).list();
+    }
+
+    /**
+     * The positions above {@code after}, in order, at most {@code limit}: what a feed that nobody watches needs to
+     * move its watermark, read from the position index without the rows or their jobs.
+     */
+    public List<Long> positionsAfter(long after, int limit) {
+        return jdbc.sql("select position from job_history where position > :after order by position limit :limit")
+                .param("after", after).param("limit", limit).query(Long.class).list();
     }
 
     /** A tenant's changes in positions ({@code after}, {@code upTo}], in position order, at most {@code limit}. */

@@ -88,13 +88,20 @@ public final class EventFeed {
         return stream;
     }
 
-    /** Reads what is new, moves the watermark and hands each stream its changes. Returns how many rows it read. */
+    /**
+     * Reads what is new, moves the watermark and hands each stream its changes. Returns how many rows it read. While
+     * no stream is open only the positions are read (the watermark needs no more; the rows and their jobs' tenants were
+     * 54 µs of PostgreSQL a job in W1, for nobody); a stream opened meanwhile catches up with a query of its own.
+     */
     public synchronized int poll() {
         long before = watermark().settled();
-        List<FeedEvent> rows = history.after(before, BATCH);
-        long settled = watermark().advance(rows.stream().map(FeedEvent::position).toList(), clock.instant());
+        boolean watched = !streams.isEmpty();
+        List<FeedEvent> rows = watched ? history.after(before, BATCH) : List.of();
+        List<Long> positions = watched ? rows.stream().map(FeedEvent::position).toList()
+                : history.positionsAfter(before, BATCH);
+        long settled = watermark().advance(positions, clock.instant());
         for (Stream s : streams) {
-            if (s.cursor >= before) {
+            if (watched && s.cursor >= before) {
                 for (FeedEvent e : rows) {
                     if (e.position() > settled) {
                         break;
@@ -108,7 +115,7 @@ public final class EventFeed {
                 catchUp(s, settled);
             }
         }
-        return rows.size();
+        return positions.size();
     }
 
     private void catchUp(Stream s, long upTo) {

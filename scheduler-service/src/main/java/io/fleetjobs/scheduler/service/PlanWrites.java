@@ -21,8 +21,12 @@ import java.util.UUID;
 record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.Deferral> deferrals, int noRoom,
         int passedOver) {
 
-    /** @param neverFitsUntil when a job that no machine could ever host is looked at again */
-    static PlanWrites of(Plan plan, Map<UUID, ClaimedJob> claimed, Map<UUID, String> preempting, Instant neverFitsUntil) {
+    /**
+     * @param neverFitsUntil when a job that no machine could ever host is looked at again
+     * @param stillNeverFitsUntil the same for one whose row already said so when it was claimed
+     */
+    static PlanWrites of(Plan plan, Map<UUID, ClaimedJob> claimed, Map<UUID, String> preempting, Instant neverFitsUntil,
+            Instant stillNeverFitsUntil) {
         List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
         for (Assignment a : plan.assignments()) {
             attempts.add(new PlacementStore.NewAttempt(claimed.get(a.jobId()), a.machineId(), a.amounts(), a.replica()));
@@ -34,9 +38,11 @@ record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.
             Unplaced.Kind kind = e.getValue().kind();
             noRoom += kind == Unplaced.Kind.DOES_NOT_FIT_NOW ? 1 : 0;
             passedOver += kind == Unplaced.Kind.CAN_NEVER_FIT ? 0 : 1;
+            PlacementStore.Shown shown = claimed.get(e.getKey()).shown();
+            boolean again = shown != null && shown.kind() == PlacementStore.UnplacedKind.CAN_NEVER_FIT;
             deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()),
                     preempting.getOrDefault(e.getKey(), e.getValue().reason()),
-                    kind == Unplaced.Kind.CAN_NEVER_FIT ? neverFitsUntil : null, claimed.get(e.getKey()).shown()));
+                    kind != Unplaced.Kind.CAN_NEVER_FIT ? null : again ? stillNeverFitsUntil : neverFitsUntil, shown));
         }
         return new PlanWrites(List.copyOf(attempts), List.copyOf(deferrals), noRoom, passedOver);
     }

@@ -35,7 +35,8 @@ import java.util.function.Supplier;
  *   SKIP LOCKED         {@link FleetCache})                 no room left under lock: re-plan
  * </pre>
  *
- * A job that could never fit on any machine gets a backoff ({@code retryNeverFits}) in its row; one
+ * A job that could never fit on any machine gets a backoff ({@code retryNeverFits}, {@code retryStillNeverFits} when it
+ * was found so before) in its row, lifted when a machine joins; one
  * without room now, or over its tenant's quota, is passed over by the next claims instead.
  *
  * <p>Any number of replicas, and of workers in each ({@link FleetCache}), run cycles at once: {@code SKIP
@@ -174,7 +175,8 @@ public final class SchedulerCycle {
         Map<UUID, String> preempting = preemption == null ? Map.of() : preemption.decide(seen[0], plan.assignments(),
                 pending.stream().filter(j -> !j.isGang() && plan.unplaced().containsKey(j.jobId())
                         && plan.unplaced().get(j.jobId()).kind() == Unplaced.Kind.DOES_NOT_FIT_NOW).toList(), now);
-        PlanWrites writes = PlanWrites.of(plan, byId, preempting, now.plus(properties.retryNeverFits()));
+        PlanWrites writes = PlanWrites.of(plan, byId, preempting, now.plus(properties.retryNeverFits()),
+                now.plus(properties.retryStillNeverFits()));
         writes.deferrals().forEach(d -> meters.unschedulable(Unplaced.Kind.valueOf(d.kind().name())));
         PlacementStore.CommitResult committed = meters.commit.record(
                 () -> placement.commit(writes.attempts(), writes.deferrals(), properties.leaseTtl()));

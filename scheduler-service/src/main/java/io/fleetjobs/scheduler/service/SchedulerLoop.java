@@ -32,6 +32,9 @@ import org.springframework.context.SmartLifecycle;
 public final class SchedulerLoop implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(SchedulerLoop.class);
 
+    /** Jobs that fitted nowhere woken by one statement when the fleet changes. */
+    private static final int WAKE_BATCH = 10_000;
+
     private final SchedulerCycle cycle;
     private final PlacementStore placement;
     private final FleetStatistics statistics;
@@ -152,7 +155,10 @@ public final class SchedulerLoop implements SmartLifecycle {
         Look look = takeLook();
         if (look != Look.NONE) {
             if (look == Look.FLEET_CHANGED) {
-                placement.wakeUnplaceable(10_000);
+                // every job that fitted nowhere, however many: their backoff may be minutes long
+                while (running && placement.wakeUnplaceable(WAKE_BATCH) == WAKE_BATCH) {
+                    log.debug("woke {} jobs that fitted nowhere; more to wake", WAKE_BATCH);
+                }
             }
             cycle.lookAgain();
         }

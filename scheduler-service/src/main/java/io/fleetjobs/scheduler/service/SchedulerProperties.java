@@ -9,7 +9,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param heartbeatFreshness a machine whose last heartbeat is older takes no new work
  * @param leaseTtl how long a new attempt may wait for its agent to start it
  * @param retryNoRoom how long the claims pass over jobs that found no room, at most (sooner when room appears)
- * @param retryNeverFits when a job that no machine could ever host is looked at again
+ * @param retryNeverFits when a job that no machine could ever host is looked at again (sooner when a machine joins)
+ * @param retryStillNeverFits the same, for a job found so once more: a backlog of such jobs (a GPU model the fleet
+ *     lacks) is otherwise claimed and written whole every {@code retryNeverFits}; at least {@code retryNeverFits}
  * @param snapshotMaxAge how long a replica plans on its cached view of machines and tenants' usage
  * @param workers cycles a replica runs at once (their database work overlaps; they share one view)
  * @param gatherWakeUps how long after a worker's last cycle a wake-up waits, so that a burst of them (one per event:
@@ -17,7 +19,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("jobs.scheduler")
 public record SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
-        Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps) {
+        Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps,
+        Duration retryStillNeverFits) {
     @org.springframework.boot.context.properties.bind.ConstructorBinding
     public SchedulerProperties {
         gatherWakeUps = gatherWakeUps == null ? Duration.ofMillis(50) : gatherWakeUps;
@@ -31,6 +34,11 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
         leaseTtl = leaseTtl == null ? Duration.ofSeconds(30) : leaseTtl;
         retryNoRoom = retryNoRoom == null ? Duration.ofSeconds(5) : retryNoRoom;
         retryNeverFits = retryNeverFits == null ? Duration.ofSeconds(30) : retryNeverFits;
+        retryStillNeverFits = retryStillNeverFits == null ? Duration.ofMinutes(2) : retryStillNeverFits;
+        if (retryStillNeverFits.compareTo(retryNeverFits) < 0) {
+            throw new IllegalArgumentException("jobs.scheduler.retry-still-never-fits (" + retryStillNeverFits
+                    + ") must be at least retry-never-fits (" + retryNeverFits + ")");
+        }
         snapshotMaxAge = snapshotMaxAge == null ? Duration.ofSeconds(1) : snapshotMaxAge;
         workers = workers == null ? 2 : workers;
         if (workers < 1) {
@@ -40,10 +48,11 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
 
     public SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
             Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers) {
-        this(batchSize, interval, heartbeatFreshness, leaseTtl, retryNoRoom, retryNeverFits, snapshotMaxAge, workers, null);
+        this(batchSize, interval, heartbeatFreshness, leaseTtl, retryNoRoom, retryNeverFits, snapshotMaxAge, workers, null,
+                null);
     }
 
     public static SchedulerProperties defaults() {
-        return new SchedulerProperties(null, null, null, null, null, null, null, null, null);
+        return new SchedulerProperties(null, null, null, null, null, null, null, null, null, null);
     }
 }

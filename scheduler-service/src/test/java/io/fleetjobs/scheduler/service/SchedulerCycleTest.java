@@ -85,6 +85,28 @@ class SchedulerCycleTest {
     }
 
     @Test
+    void aJobFoundToFitNowhereAgainWaitsTheLongerBackoffAndAMachineJoiningStillWakesIt() {
+        fleet.machines.register("a100", "us", Map.of(), "A100", 64_000, 262_144, 8);
+        fleet.queue(tenant, List.of(Fleet.spec("needs-h100", 8, 4096, 1, "H100", "us")));
+        SchedulerProperties p = SchedulerProperties.defaults();
+
+        assertThat(scheduler.cycle().runOnce().deferred()).isEqualTo(1);
+        assertThat(onlyJob().notBefore()).as("the first time")
+                .isBefore(clock.instant().plus(p.retryNeverFits()).plusMillis(1)); // the row keeps microseconds
+        clock.advance(p.retryNeverFits().plusSeconds(1));
+        assertThat(scheduler.cycle().runOnce().deferred()).isEqualTo(1);
+        assertThat(onlyJob().notBefore()).as("found so again").isAfter(clock.instant().plus(p.retryNeverFits()))
+                .isBefore(clock.instant().plus(p.retryStillNeverFits()).plusMillis(1));
+        clock.advance(p.retryNeverFits().plusSeconds(1));
+        assertThat(scheduler.cycle().runOnce().claimed()).as("not looked at after the first backoff").isZero();
+
+        fleet.machines.register("h100", "us", Map.of(), "H100", 64_000, 262_144, 8);
+        assertThat(new io.fleetjobs.store.PlacementStore(fleet.jdbc, fleet.jobs).wakeUnplaceable(100)).isEqualTo(1);
+        scheduler.cycle().lookAgain();
+        assertThat(scheduler.cycle().runOnce().placed()).isEqualTo(1);
+    }
+
+    @Test
     void aJobWithoutRoomIsPassedOverUntilRoomAppearsWithoutABackoffInItsRow() {
         fleet.machines.register("m", "eu", Map.of(), null, 2_000, 4_096, 0);
         fleet.queue(tenant, List.of(Fleet.spec("one", 2, 1024, 0, null, "eu"), Fleet.spec("two", 2, 1024, 0, null, "eu")));

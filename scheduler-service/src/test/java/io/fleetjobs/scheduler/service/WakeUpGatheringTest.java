@@ -24,8 +24,8 @@ class WakeUpGatheringTest {
     void theGatheringTimeIsBounded() {
         assertThat(SchedulerProperties.defaults().gatherWakeUps()).isEqualTo(GATHER);
         assertThatThrownBy(() -> new SchedulerProperties(null, null, null, null, null, null, null, null,
-                Duration.ofSeconds(2))).hasMessageContaining("gather-wake-ups");
+                Duration.ofSeconds(2), null)).hasMessageContaining("gather-wake-ups");
         assertThatThrownBy(() -> new SchedulerProperties(null, null, null, null, null, null, null, null,
-                Duration.ofMillis(-1))).hasMessageContaining("gather-wake-ups");
+                Duration.ofMillis(-1), null)).hasMessageContaining("gather-wake-ups");
     }
 }
