@@ -30,7 +30,21 @@ public final class FleetStatistics {
                 else 'capacity' end
             end""";
 
+    /** How many times as long as a refresh took the next waits, at least. */
+    static final int PACE = 20;
+
     private final JdbcClient jdbc;
+
+    /**
+     * How long to wait after a refresh of gauges that took {@code took} before the next: {@code interval}, or
+     * {@value #PACE} times what the refresh took when that is longer. The queue statistics read every queued job:
+     * over a backlog of 100,000 jobs a read took 478 ms, every 5 s, a tenth of a core of PostgreSQL spent on a gauge;
+     * paced, the gauges cost at most a twentieth of the time of the thread that refreshes them, however deep the queue.
+     */
+    public static java.time.Duration pause(java.time.Duration interval, java.time.Duration took) {
+        java.time.Duration paced = took.multipliedBy(PACE);
+        return paced.compareTo(interval) > 0 ? paced : interval;
+    }
 
     public FleetStatistics(JdbcClient jdbc) {
         this.jdbc = jdbc;

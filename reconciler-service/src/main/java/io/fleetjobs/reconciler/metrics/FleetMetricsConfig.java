@@ -83,14 +83,25 @@ class FleetMetricsConfig {
         @Override
         public void start() {
             executor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("fleet-gauges").daemon().factory());
-            executor.scheduleWithFixedDelay(this::refresh, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+            executor.execute(this::refresh);
         }
 
+        /** Refreshes, then comes back after the interval, or later when the refresh was slow (a deep queue). */
         private void refresh() {
+            long began = System.nanoTime();
             try {
                 gauges.refresh();
             } catch (RuntimeException e) {
                 log.warn("refreshing the fleet gauges failed; keeping the last values: {}", e.toString());
+            }
+            Duration pause = io.fleetjobs.store.FleetStatistics.pause(interval, Duration.ofNanos(System.nanoTime() - began));
+            ScheduledExecutorService e = executor;
+            if (e != null) {
+                try {
+                    e.schedule(this::refresh, pause.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                    log.debug("the gauges' refresher stopped");
+                }
             }
         }
 

@@ -34,6 +34,8 @@ public final class SchedulerLoop implements SmartLifecycle {
 
     /** Jobs that fitted nowhere woken by one statement when the fleet changes. */
     private static final int WAKE_BATCH = 10_000;
+    /** How often the queue depth gauge is read, at most ({@link FleetStatistics#pause}). */
+    private static final Duration DEPTH_INTERVAL = Duration.ofSeconds(5);
 
     private final SchedulerCycle cycle;
     private final PlacementStore placement;
@@ -192,9 +194,10 @@ public final class SchedulerLoop implements SmartLifecycle {
         if (clock.instant().isBefore(nextDepth)) {
             return;
         }
-        nextDepth = clock.instant().plusSeconds(5);
+        long began = System.nanoTime();
         Map<String, Long> depths = new java.util.HashMap<>();
         statistics.queueDepths().forEach((queue, count) -> depths.merge(queueTags.tag(queue), count, Long::sum));
+        nextDepth = clock.instant().plus(FleetStatistics.pause(DEPTH_INTERVAL, Duration.ofNanos(System.nanoTime() - began)));
         depthByQueue.forEach((tag, v) -> v.set(depths.getOrDefault(tag, 0L)));
         depths.forEach((tag, count) -> depthByQueue.computeIfAbsent(tag, q -> {
             AtomicLong depth = new AtomicLong();
