@@ -11,7 +11,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param retryNoRoom how long the claims pass over jobs that found no room, at most (sooner when room appears)
  * @param retryNeverFits when a job that no machine could ever host is looked at again (sooner when a machine joins)
  * @param retryStillNeverFits the same, for a job found so once more: a backlog of such jobs (a GPU model the fleet
- *     lacks) is otherwise claimed and written whole every {@code retryNeverFits}; at least {@code retryNeverFits}
+ *     lacks) is otherwise claimed and written whole every {@code retryNeverFits}; at least {@code retryNeverFits} (by
+ *     default 2 min, or {@code retryNeverFits} when that is longer)
  * @param snapshotMaxAge how long a replica plans on its cached view of machines and tenants' usage
  * @param workers cycles a replica runs at once (their database work overlaps; they share one view)
  * @param gatherWakeUps how long after a worker's last cycle a wake-up waits, so that a burst of them (one per event:
@@ -34,7 +35,9 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
         leaseTtl = leaseTtl == null ? Duration.ofSeconds(30) : leaseTtl;
         retryNoRoom = retryNoRoom == null ? Duration.ofSeconds(5) : retryNoRoom;
         retryNeverFits = retryNeverFits == null ? Duration.ofSeconds(30) : retryNeverFits;
-        retryStillNeverFits = retryStillNeverFits == null ? Duration.ofMinutes(2) : retryStillNeverFits;
+        if (retryStillNeverFits == null) {
+            retryStillNeverFits = retryNeverFits.compareTo(Duration.ofMinutes(2)) > 0 ? retryNeverFits : Duration.ofMinutes(2);
+        }
         if (retryStillNeverFits.compareTo(retryNeverFits) < 0) {
             throw new IllegalArgumentException("jobs.scheduler.retry-still-never-fits (" + retryStillNeverFits
                     + ") must be at least retry-never-fits (" + retryNeverFits + ")");

@@ -21,6 +21,15 @@ class WakeUpGatheringTest {
     }
 
     @Test
+    void theSecondNeverFitsBackoffIsNeverShorterThanTheFirst() {
+        assertThat(SchedulerProperties.defaults().retryStillNeverFits()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(new SchedulerProperties(null, null, null, null, null, Duration.ofMinutes(10), null, null, null, null)
+                .retryStillNeverFits()).as("a longer first backoff, the second unset").isEqualTo(Duration.ofMinutes(10));
+        assertThatThrownBy(() -> new SchedulerProperties(null, null, null, null, null, Duration.ofMinutes(10), null, null,
+                null, Duration.ofMinutes(5))).hasMessageContaining("retry-still-never-fits");
+    }
+
+    @Test
     void theGatheringTimeIsBounded() {
         assertThat(SchedulerProperties.defaults().gatherWakeUps()).isEqualTo(GATHER);
         assertThatThrownBy(() -> new SchedulerProperties(null, null, null, null, null, null, null, null,
