@@ -56,6 +56,14 @@ public final class BenchPlatform implements AutoCloseable {
      */
     public static BenchPlatform start(BenchPostgres pg, String database, int agents, List<String> agentArgs)
             throws Exception {
+        return start(pg, database, agents, agentArgs, List.of());
+    }
+
+    /** The same, with more arguments for the scheduler in {@code schedulerArgs}. */
+    public static BenchPlatform start(BenchPostgres pg, String database, int agents, List<String> agentArgs,
+            List<String> schedulerArgs) throws Exception {
+        List<String> scheduler = new ArrayList<>(List.of("--spring.datasource.hikari.maximum-pool-size=20"));
+        scheduler.addAll(schedulerArgs);
         String url = pg.createDatabase(database);
         Path home = Path.of("benchmarks", "workloads", "target", "platform-" + database).toAbsolutePath();
         deleteTree(home);
@@ -73,7 +81,7 @@ public final class BenchPlatform implements AutoCloseable {
                 .serviceArgs(LocalPlatform.API_GATEWAY, "--jobs.gateway.rate-limit.requests-per-second=1000000",
                         "--jobs.gateway.rate-limit.burst=1000000", "--spring.datasource.hikari.maximum-pool-size=5")
                 .serviceArgs(LocalPlatform.JOB_SERVICE, "--spring.datasource.hikari.maximum-pool-size=20")
-                .serviceArgs(LocalPlatform.SCHEDULER_SERVICE, "--spring.datasource.hikari.maximum-pool-size=20")
+                .serviceArgs(LocalPlatform.SCHEDULER_SERVICE, scheduler.toArray(String[]::new))
                 .serviceArgs(LocalPlatform.RECONCILER_SERVICE, "--spring.datasource.hikari.maximum-pool-size=4")
                 .agentArgs(agentArgs.toArray(String[]::new))
                 .startTimeout(Duration.ofSeconds(240))

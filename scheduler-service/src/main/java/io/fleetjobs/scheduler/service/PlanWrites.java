@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.service;
 
 import io.fleetjobs.scheduler.core.Assignment;
+import io.fleetjobs.scheduler.core.NoRoomReasons;
 import io.fleetjobs.scheduler.core.Plan;
 import io.fleetjobs.scheduler.core.Unplaced;
 import io.fleetjobs.store.ClaimedJob;
@@ -13,7 +14,8 @@ import java.util.UUID;
 
 /**
  * What a plan asks the store to write: the attempts of its assignments, and for every job it left unplaced its
- * reason (a preemptor's, where it preempts) and, if it could never fit, when to look at it again.
+ * reason (a preemptor's, where it preempts) and, if it could never fit, when to look at it again; but not the first
+ * reason of a job that waits for room until {@link NoRoomReasons} says it waited long enough.
  *
  * @param noRoom     unplaced for want of room now
  * @param passedOver unplaced for now (no room, or over quota): the next claims pass over them
@@ -24,9 +26,10 @@ record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.
     /**
      * @param neverFitsUntil when a job that no machine could ever host is looked at again
      * @param stillNeverFitsUntil the same for one whose row already said so when it was claimed
+     * @param reasons whose first "no room" reason is due
      */
     static PlanWrites of(Plan plan, Map<UUID, ClaimedJob> claimed, Map<UUID, String> preempting, Instant neverFitsUntil,
-            Instant stillNeverFitsUntil) {
+            Instant stillNeverFitsUntil, NoRoomReasons reasons, Instant now) {
         List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
         for (Assignment a : plan.assignments()) {
             attempts.add(new PlacementStore.NewAttempt(claimed.get(a.jobId()), a.machineId(), a.amounts(), a.replica()));
@@ -38,7 +41,13 @@ record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.
             Unplaced.Kind kind = e.getValue().kind();
             noRoom += kind == Unplaced.Kind.DOES_NOT_FIT_NOW ? 1 : 0;
             passedOver += kind == Unplaced.Kind.CAN_NEVER_FIT ? 0 : 1;
-            PlacementStore.Shown shown = claimed.get(e.getKey()).shown();
+            ClaimedJob job = claimed.get(e.getKey());
+            PlacementStore.Shown shown = job.shown();
+            boolean waitsForRoom = kind != Unplaced.Kind.CAN_NEVER_FIT && !preempting.containsKey(job.id())
+                    && (shown == null || shown.kind() == null);
+            if (waitsForRoom && !reasons.due(job.id(), job.createdAt(), now)) {
+                continue; // its first reason: not yet
+            }
             boolean again = shown != null && shown.kind() == PlacementStore.UnplacedKind.CAN_NEVER_FIT;
             deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()),
                     preempting.getOrDefault(e.getKey(), e.getValue().reason()),

@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.service;
 
 import io.fleetjobs.scheduler.core.ClaimPolicy;
+import io.fleetjobs.scheduler.core.NoRoomReasons;
 import io.fleetjobs.scheduler.core.PendingJob;
 import io.fleetjobs.scheduler.core.Snapshot;
 import io.fleetjobs.store.PreemptionStore;
@@ -31,7 +32,8 @@ import java.util.function.Supplier;
  *   claim ──────────▶ snapshot ──────▶ plan (pure) ──▶ commit
  *   QUEUED, not_before  machines,        filters,        attempts, allocations, machine usage,
  *   passed, from the    tenants' usage   scorers,        SCHEDULED + history + events;
- *   {@link ClaimPolicy}, (cached,          fair share      unplaced: reason (+ backoff if it can never fit);
+ *   {@link ClaimPolicy}, (cached,          fair share      unplaced: reason (+ backoff if it can never fit;
+ *                                                       a first "no room" one once due, {@link NoRoomReasons});
  *   SKIP LOCKED         {@link FleetCache})                 no room left under lock: re-plan
  * </pre>
  *
@@ -54,6 +56,7 @@ public final class SchedulerCycle {
     private final SchedulerProperties properties;
     private final CycleMeters meters;
     private final ClaimPolicy claims;
+    private final NoRoomReasons reasons;
     private final FleetCache fleet;
     private final Consumer<Collection<String>> placedOn;
     private final PreemptionPass preemption;
@@ -84,6 +87,7 @@ public final class SchedulerCycle {
         this.properties = properties;
         this.meters = new CycleMeters(meters);
         this.claims = new ClaimPolicy(properties.batchSize(), properties.retryNoRoom());
+        this.reasons = new NoRoomReasons(properties.noRoomReasonAfter());
         this.fleet = new FleetCache(placement, properties, this.meters.snapshot);
         this.placedOn = placedOn;
     }
@@ -176,8 +180,8 @@ public final class SchedulerCycle {
                 pending.stream().filter(j -> !j.isGang() && plan.unplaced().containsKey(j.jobId())
                         && plan.unplaced().get(j.jobId()).kind() == Unplaced.Kind.DOES_NOT_FIT_NOW).toList(), now);
         PlanWrites writes = PlanWrites.of(plan, byId, preempting, now.plus(properties.retryNeverFits()),
-                now.plus(properties.retryStillNeverFits()));
-        writes.deferrals().forEach(d -> meters.unschedulable(Unplaced.Kind.valueOf(d.kind().name())));
+                now.plus(properties.retryStillNeverFits()), reasons, now);
+        plan.unplaced().values().forEach(u -> meters.unschedulable(u.kind()));
         PlacementStore.CommitResult committed = meters.commit.record(
                 () -> placement.commit(writes.attempts(), writes.deferrals(), properties.leaseTtl()));
         if (!committed.conflicts().isEmpty()) {
@@ -185,9 +189,10 @@ public final class SchedulerCycle {
         }
         Set<String> machines = new HashSet<>();
         committed.scheduled().forEach(s -> machines.add(s.machineId()));
+        reasons.placed(committed.scheduled().stream().map(PlacementStore.Scheduled::jobId).toList());
         var outcome = new ClaimPolicy.Outcome(committed.scheduled().size(), writes.noRoom(), writes.passedOver(),
                 position(claimed.getLast()));
-        return new Round(claimed.size(), outcome, writes.deferrals().size(), committed.conflicts(), machines);
+        return new Round(claimed.size(), outcome, plan.unplaced().size(), committed.conflicts(), machines);
     }
 
     /** Where the job stands in the claim's order. */

@@ -17,13 +17,20 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param workers cycles a replica runs at once (their database work overlaps; they share one view)
  * @param gatherWakeUps how long after a worker's last cycle a wake-up waits, so that a burst of them (one per event:
  *     hundreds a second while jobs are submitted) is taken by one claim rather than one claim each; 0: none
+ * @param noRoomReasonAfter how long a job waits for room before its first reason is written (most jobs that find no
+ *     room at their first look are placed a moment later; {@code NoRoomReasons}); 0: at once; default 5 s
  */
 @ConfigurationProperties("jobs.scheduler")
 public record SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
         Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps,
-        Duration retryStillNeverFits) {
+        Duration retryStillNeverFits, Duration noRoomReasonAfter) {
     @org.springframework.boot.context.properties.bind.ConstructorBinding
     public SchedulerProperties {
+        noRoomReasonAfter = noRoomReasonAfter == null ? Duration.ofSeconds(5) : noRoomReasonAfter;
+        if (noRoomReasonAfter.isNegative()) {
+            throw new IllegalArgumentException("jobs.scheduler.no-room-reason-after must not be negative, was "
+                    + noRoomReasonAfter);
+        }
         gatherWakeUps = gatherWakeUps == null ? Duration.ofMillis(50) : gatherWakeUps;
         if (gatherWakeUps.isNegative() || gatherWakeUps.compareTo(Duration.ofSeconds(1)) > 0) {
             throw new IllegalArgumentException("jobs.scheduler.gather-wake-ups must be between 0 and 1s, was "
@@ -52,10 +59,10 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
     public SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
             Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers) {
         this(batchSize, interval, heartbeatFreshness, leaseTtl, retryNoRoom, retryNeverFits, snapshotMaxAge, workers, null,
-                null);
+                null, null);
     }
 
     public static SchedulerProperties defaults() {
-        return new SchedulerProperties(null, null, null, null, null, null, null, null, null, null);
+        return new SchedulerProperties(null, null, null, null, null, null, null, null, null, null, null);
     }
 }

@@ -51,8 +51,9 @@ class MultiReplicaSchedulingTest {
             }
             long queued = fleet.count("select count(*) from jobs");
 
+            // reasons written at the first look, so that every job left waiting shows one
             var properties = new SchedulerProperties(200, null, Duration.ofMinutes(10), null, Duration.ofMinutes(10),
-                    Duration.ofMinutes(10), null, null);
+                    Duration.ofMinutes(10), null, null, null, null, Duration.ZERO);
             List<Fleet.Replica> replicas = new ArrayList<>();
             for (int r = 0; r < REPLICAS; r++) {
                 replicas.add(fleet.replica(properties));

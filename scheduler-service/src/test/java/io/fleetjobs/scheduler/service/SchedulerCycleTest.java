@@ -110,7 +110,14 @@ class SchedulerCycleTest {
     void aJobWithoutRoomIsPassedOverUntilRoomAppearsWithoutABackoffInItsRow() {
         fleet.machines.register("m", "eu", Map.of(), null, 2_000, 4_096, 0);
         fleet.queue(tenant, List.of(Fleet.spec("one", 2, 1024, 0, null, "eu"), Fleet.spec("two", 2, 1024, 0, null, "eu")));
+        List<String> before = fleet.jdbc.sql("select xmin::text || ctid::text from jobs order by id").query(String.class).list();
         assertThat(scheduler.cycle().runOnce()).isEqualTo(new SchedulerCycle.Result(2, 1, 1, 0));
+        assertThat(rowVersionsOfQueued()).as("its first reason waits until it has waited a while: the row is untouched")
+                .isSubsetOf(before).hasSize(1);
+        assertThat(scheduler.cycle().runOnce().claimed()).as("passed over: not claimed again before room appears").isZero();
+
+        clock.advance(SchedulerProperties.defaults().noRoomReasonAfter()); // retryNoRoom too: the claims restart
+        assertThat(scheduler.cycle().runOnce()).isEqualTo(new SchedulerCycle.Result(1, 0, 1, 0));
         String waiting = fleet.jdbc.sql("select state_reason from jobs where state = 'QUEUED'").query(String.class).single();
         assertThat(waiting).isEqualTo("0 of 1 machine fits: 1 has less than 2 free cores");
         assertThat(fleet.count("select count(*) from jobs where state = 'QUEUED' and not_before > now() + interval '1 second'"))
@@ -147,8 +154,12 @@ class SchedulerCycleTest {
         fleet.queue(tenant, List.of(Fleet.spec("runs", 2, 1024, 0, null, "eu"), Fleet.spec("w1", 2, 1024, 0, null, "eu"),
                 Fleet.spec("w2", 2, 1024, 0, null, "eu")));
         assertThat(scheduler.cycle().runOnce().placed()).isEqualTo(1);
+        clock.advance(SchedulerProperties.defaults().noRoomReasonAfter());
+        scheduler.cycle().runOnce(); // the first reasons, once they waited
         List<String> rowVersions = rowVersionsOfQueued();
         assertThat(rowVersions).hasSize(2);
+        assertThat(fleet.count("select count(*) from jobs where state = 'QUEUED' and state_reason like '0 of 1 machine%'"))
+                .isEqualTo(2);
 
         for (int i = 0; i < 3; i++) {
             scheduler.cycle().lookAgain();
@@ -244,6 +255,8 @@ class SchedulerCycleTest {
         fleet.queue(tenant, List.of(Fleet.spec("j", 1, 128, 0, null, null)));
         var result = scheduler.cycle().runOnce();
         assertThat(result.placed()).isZero();
+        clock.advance(SchedulerProperties.defaults().noRoomReasonAfter());
+        scheduler.cycle().runOnce();
         assertThat(onlyJob().stateReason()).isEqualTo("0 of 2 machines fit: 1 is not READY, 1 has no heartbeat in the last 10s");
     }
 

@@ -23,18 +23,18 @@ class WakeUpGatheringTest {
     @Test
     void theSecondNeverFitsBackoffIsNeverShorterThanTheFirst() {
         assertThat(SchedulerProperties.defaults().retryStillNeverFits()).isEqualTo(Duration.ofMinutes(2));
-        assertThat(new SchedulerProperties(null, null, null, null, null, Duration.ofMinutes(10), null, null, null, null)
+        assertThat(new SchedulerProperties(null, null, null, null, null, Duration.ofMinutes(10), null, null, null, null, null)
                 .retryStillNeverFits()).as("a longer first backoff, the second unset").isEqualTo(Duration.ofMinutes(10));
         assertThatThrownBy(() -> new SchedulerProperties(null, null, null, null, null, Duration.ofMinutes(10), null, null,
-                null, Duration.ofMinutes(5))).hasMessageContaining("retry-still-never-fits");
+                null, Duration.ofMinutes(5), null)).hasMessageContaining("retry-still-never-fits");
     }
 
     @Test
     void theGatheringTimeIsBounded() {
         assertThat(SchedulerProperties.defaults().gatherWakeUps()).isEqualTo(GATHER);
         assertThatThrownBy(() -> new SchedulerProperties(null, null, null, null, null, null, null, null,
-                Duration.ofSeconds(2), null)).hasMessageContaining("gather-wake-ups");
+                Duration.ofSeconds(2), null, null)).hasMessageContaining("gather-wake-ups");
         assertThatThrownBy(() -> new SchedulerProperties(null, null, null, null, null, null, null, null,
-                Duration.ofMillis(-1), null)).hasMessageContaining("gather-wake-ups");
+                Duration.ofMillis(-1), null, null)).hasMessageContaining("gather-wake-ups");
     }
 }

@@ -125,8 +125,10 @@ public final class ThroughTheFleet {
         csv.toFile().deleteOnExit();
         Files.write(csv, machinesCsv(machines));
         long gpus = machines.stream().mapToLong(Machine::gpus).sum();
+        // a plan's "no room" written at once: the tasks are awaited one by one until placed or left unplaced
         try (BenchPlatform platform = BenchPlatform.start(pg, database, 1,
-                List.of("--jobs.worker.simulate.machines=" + csv.toAbsolutePath()));
+                List.of("--jobs.worker.simulate.machines=" + csv.toAbsolutePath()),
+                List.of("--jobs.scheduler.no-room-reason-after=0"));
                 Connection db = pg.connect(database); Statement sql = db.createStatement()) {
             awaitJoined(sql, machines.size());
             Instant start = Instant.now();
