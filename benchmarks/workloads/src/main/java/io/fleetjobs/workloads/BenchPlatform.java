@@ -84,6 +84,9 @@ public final class BenchPlatform implements AutoCloseable {
                 .serviceArgs(LocalPlatform.SCHEDULER_SERVICE, scheduler.toArray(String[]::new))
                 .serviceArgs(LocalPlatform.RECONCILER_SERVICE, "--spring.datasource.hikari.maximum-pool-size=4")
                 .agentArgs(agentArgs.toArray(String[]::new))
+                // an agent here may play a thousand simulated machines and their attempts: local mode's 96 MiB heap
+                // made it collect so often that its agents' leases ran out and they fenced (packing-fleet, 1,000)
+                .agentJvmOptions(BurnDown.SERVICE_JVM)
                 .startTimeout(Duration.ofSeconds(240))
                 .stopTimeout(Duration.ofSeconds(15))
                 .build();
