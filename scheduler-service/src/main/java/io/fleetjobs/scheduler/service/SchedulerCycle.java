@@ -32,10 +32,12 @@ import java.util.function.Supplier;
  *   claim ──────────▶ snapshot ──────▶ plan (pure) ──▶ commit
  *   QUEUED, not_before  machines,        filters,        attempts, allocations, machine usage,
  *   passed, from the    tenants' usage   scorers,        SCHEDULED + history + events;
- *   {@link ClaimPolicy}, (cached,          fair share      unplaced: reason (+ backoff if it can never fit;
- *                                                       a first "no room" one once due, {@link NoRoomReasons});
+ *   {@link ClaimPolicy}, (cached,          fair share      unplaced: reason (+ backoff if it can never fit);
  *   SKIP LOCKED         {@link FleetCache})                 no room left under lock: re-plan
  * </pre>
+ *
+ * A job without room now gets its first reason only once it has waited a while ({@link NoRoomReasons}): most find a
+ * place a moment later.
  *
  * A job that could never fit on any machine gets a backoff ({@code retryNeverFits}, {@code retryStillNeverFits} when it
  * was found so before) in its row, lifted when a machine joins; one
