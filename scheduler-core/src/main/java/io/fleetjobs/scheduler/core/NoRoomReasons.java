@@ -82,7 +82,7 @@ public final class NoRoomReasons {
     }
 
     /** How many jobs are remembered. */
-    public synchronized int remembered() {
+    synchronized int remembered() {
         return firstFound.size();
     }
 
