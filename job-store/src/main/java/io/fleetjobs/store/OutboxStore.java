@@ -6,8 +6,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * What the outbox relay reads and deletes. A shard has one publisher at a time: the relay takes the
- * shard's transaction-scoped advisory lock ({@link #tryLockShard}) and reads without row locks (each
- * would be a WAL record). Call in the relay's transaction.
+ * transaction-scoped advisory locks of the shards no other relay holds ({@link #tryLockShards}) and reads
+ * without row locks (each would be a WAL record). Call in the relay's transaction.
  */
 public final class OutboxStore {
     /** First key of the advisory locks of the relay's shards ("OUTB"). */
@@ -23,19 +23,24 @@ public final class OutboxStore {
     public record Row(long id, String topic, String key, String payload) {
     }
 
-    /** Whether this transaction now holds {@code shard}; false when another relay does. */
-    public boolean tryLockShard(int shard) {
-        return jdbc.sql("select pg_try_advisory_xact_lock(:space, :shard)")
-                .param("space", LOCK_SPACE).param("shard", shard).query(Boolean.class).single();
+    /**
+     * Takes every shard no other relay holds, for this transaction, in one statement.
+     *
+     * @return the shards this transaction now holds (none when other relays hold them all)
+     */
+    public int[] tryLockShards() {
+        return jdbc.sql("select s from generate_series(0, :shards - 1) s where pg_try_advisory_xact_lock(:space, s)")
+                .param("shards", Outbox.SHARDS).param("space", LOCK_SPACE)
+                .query(Integer.class).list().stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** The oldest rows of a shard, in id order (the order of commit per key). */
-    public List<Row> oldest(int shard, int limit) {
+    /** The oldest rows of {@code shards}, in id order (the order of commit per key). */
+    public List<Row> oldest(int[] shards, int limit) {
         return jdbc.sql("""
                         select id, topic, key, payload from outbox
-                        where shard = :shard and published_at is null
+                        where shard = any(:shards) and published_at is null
                         order by id limit :limit""")
-                .param("shard", shard).param("limit", limit)
+                .param("shards", java.util.Arrays.stream(shards).boxed().toArray(Integer[]::new)).param("limit", limit)
                 .query((rs, n) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)))
                 .list();
     }
