@@ -22,7 +22,8 @@ import java.util.Objects;
  * ({@link #restart}) or {@code retryNoRoom} after the first job was passed over.
  *
  * <p>The claim shrinks while the fleet is nearly full, so that a claim does not lock and decide
- * hundreds of jobs for the few that fit ({@link #nextClaimSize}).
+ * hundreds of jobs for the few that fit ({@link #nextClaimSize}); while it is full (no machine has room
+ * for any job), a claim that placed nothing keeps its size rather than claiming the whole batch.
  *
  * <p>Thread-safe: the workers of one replica share one policy.
  */
@@ -67,8 +68,14 @@ public final class ClaimPolicy {
      * @param noRoom     jobs left because no machine has room for them now
      * @param passedOver jobs left to wait in memory for room (no room now, or their tenant at its quota)
      * @param last       the last job claimed, in the claim's order; null when none was
+     * @param roomLeft   whether some machine still has room for any job once this claim's placements are counted
+     *                   ({@link Plan#leavesRoomIn}); false: the fleet is full
      */
-    public record Outcome(int placed, int noRoom, int passedOver, QueuePosition last) {
+    public record Outcome(int placed, int noRoom, int passedOver, QueuePosition last, boolean roomLeft) {
+        /** An outcome that leaves room in the fleet. */
+        public Outcome(int placed, int noRoom, int passedOver, QueuePosition last) {
+            this(placed, noRoom, passedOver, last, true);
+        }
     }
 
     /** The next claim: after the resume point while it is younger than {@code retryNoRoom}. */
@@ -85,7 +92,7 @@ public final class ClaimPolicy {
      * restarted since it began.
      */
     public synchronized void claimed(Claim claim, Outcome outcome, Instant now) {
-        claimSize = nextClaimSize(claimSize, outcome.placed(), outcome.noRoom(), batchSize);
+        claimSize = nextClaimSize(claimSize, outcome.placed(), outcome.noRoom(), outcome.roomLeft(), batchSize);
         if (outcome.passedOver() == 0 || outcome.last() == null || claim.restarts() != restarts) {
             return;
         }
@@ -106,14 +113,22 @@ public final class ClaimPolicy {
     /**
      * The claim after one of {@code claim} jobs that placed {@code placed} and left {@code noRoom} for
      * want of room: twice what it placed (at least {@link #MIN_CLAIM}) while jobs lack room; doubling
-     * back towards the batch size while none does; the whole batch after a claim that placed nothing, so
-     * that a head of jobs that fit nowhere now is passed over as fast as the batch allows.
+     * back towards the batch size while none does; the whole batch after a claim that placed nothing while
+     * the fleet has room, so that a head of jobs that fit nowhere now is passed over as fast as the batch
+     * allows. While the fleet is full ({@code roomLeft} false) nothing fits whatever the claim: one that placed
+     * nothing keeps its size (the next claim comes when an attempt ends, for about the room that frees; a
+     * whole batch would lock and decide hundreds of jobs for the few that fit).
      */
-    static int nextClaimSize(int claim, int placed, int noRoom, int batchSize) {
+    static int nextClaimSize(int claim, int placed, int noRoom, boolean roomLeft, int batchSize) {
         if (placed == 0) {
-            return batchSize;
+            return roomLeft ? batchSize : claim;
         }
-        int next = noRoom > 0 ? Math.max(MIN_CLAIM, 2 * placed) : 2 * claim;
+        int next = noRoom > 0 || !roomLeft ? Math.max(MIN_CLAIM, 2 * placed) : 2 * claim;
         return Math.min(batchSize, next);
+    }
+
+    /** {@link #nextClaimSize(int, int, int, boolean, int)} with room left in the fleet. */
+    static int nextClaimSize(int claim, int placed, int noRoom, int batchSize) {
+        return nextClaimSize(claim, placed, noRoom, true, batchSize);
     }
 }

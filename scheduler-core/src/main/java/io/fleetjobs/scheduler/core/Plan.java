@@ -1,6 +1,9 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.MachineStatus;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,5 +26,25 @@ public record Plan(List<Assignment> assignments, Map<UUID, Unplaced> unplaced) {
 
     public Optional<Assignment> assignmentOf(UUID jobId) {
         return assignments.stream().filter(a -> a.jobId().equals(jobId)).findFirst();
+    }
+
+    /**
+     * Whether, once this plan's placements are counted, some READY machine of {@code snapshot} still has room for the
+     * smallest job there can be (a millicore and a megabyte): false when the fleet is full, so that claiming more
+     * jobs now would only lock and decide jobs that cannot be placed until an attempt ends.
+     */
+    public boolean leavesRoomIn(Snapshot snapshot) {
+        Map<String, Amounts> placed = new HashMap<>();
+        assignments.forEach(a -> placed.merge(a.machineId(), a.amounts(), Amounts::plus));
+        for (MachineView view : snapshot.machines()) {
+            if (view.machine().status() != MachineStatus.READY) {
+                continue;
+            }
+            Amounts free = view.machine().free().minus(placed.getOrDefault(view.id(), Amounts.ZERO));
+            if (free.cpuMillis() >= 1 && free.memoryMb() >= 1) {
+                return true;
+            }
+        }
+        return false;
     }
 }

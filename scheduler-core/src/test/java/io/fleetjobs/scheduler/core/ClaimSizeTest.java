@@ -22,6 +22,20 @@ class ClaimSizeTest {
     }
 
     @Test
+    void whileTheFleetIsFullAClaimThatPlacedNothingKeepsItsSize() {
+        // nothing fits until an attempt ends, and then about the room it frees: a whole batch would lock and decide
+        // hundreds of jobs for the few that fit
+        assertThat(ClaimPolicy.nextClaimSize(64, 0, 64, false, BATCH)).isEqualTo(64);
+        assertThat(ClaimPolicy.nextClaimSize(64, 0, 64, true, BATCH)).as("with room somewhere: past the head").isEqualTo(BATCH);
+    }
+
+    @Test
+    void aClaimThatFilledTheFleetClaimsTwiceWhatItPlacedNext() {
+        assertThat(ClaimPolicy.nextClaimSize(BATCH, 100, 0, false, BATCH)).isEqualTo(200);
+        assertThat(ClaimPolicy.nextClaimSize(BATCH, 100, 0, true, BATCH)).isEqualTo(BATCH);
+    }
+
+    @Test
     void aCycleWithRoomForEverythingDoublesTheClaimBackToTheBatchSize() {
         int claim = ClaimPolicy.MIN_CLAIM;
         int cycles = 0;

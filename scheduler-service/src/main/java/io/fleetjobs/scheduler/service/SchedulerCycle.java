@@ -94,8 +94,12 @@ public final class SchedulerCycle {
         this.placedOn = placedOn;
     }
 
-    /** What a cycle did. */
-    public record Result(int claimed, int placed, int deferred, int conflicts) {
+    /**
+     * What a cycle did.
+     *
+     * @param roomLeft whether some machine still had room for any job after it ({@link Plan#leavesRoomIn})
+     */
+    public record Result(int claimed, int placed, int deferred, int conflicts, boolean roomLeft) {
     }
 
     /**
@@ -138,7 +142,7 @@ public final class SchedulerCycle {
         }
         meters.placements.increment(placed);
         meters.conflicts.increment(lost);
-        return new Result(claimed, placed, deferred, lost);
+        return new Result(claimed, placed, deferred, lost, round.outcome.roomLeft());
     }
 
     /** Room appeared (an attempt ended, a machine joined): claim from the head, on machines read afresh. */
@@ -192,8 +196,10 @@ public final class SchedulerCycle {
         Set<String> machines = new HashSet<>();
         committed.scheduled().forEach(s -> machines.add(s.machineId()));
         reasons.placed(committed.scheduled().stream().map(PlacementStore.Scheduled::jobId).toList());
+        // a commit that lost placements to another replica leaves room this plan counted as taken
+        boolean roomLeft = !committed.conflicts().isEmpty() || seen[0] == null || plan.leavesRoomIn(seen[0]);
         var outcome = new ClaimPolicy.Outcome(committed.scheduled().size(), writes.noRoom(), writes.passedOver(),
-                position(claimed.getLast()));
+                position(claimed.getLast()), roomLeft);
         return new Round(claimed.size(), outcome, plan.unplaced().size(), committed.conflicts(), machines);
     }
 

@@ -152,7 +152,7 @@ public final class SchedulerLoop implements SmartLifecycle {
         return left.isNegative() ? Duration.ZERO : left;
     }
 
-    /** Cycles back to back while they place anything. */
+    /** Cycles back to back while they place anything and leave room for more (or lost placements to conflicts). */
     private void work() {
         Look look = takeLook();
         if (look != Look.NONE) {
@@ -167,7 +167,7 @@ public final class SchedulerLoop implements SmartLifecycle {
         SchedulerCycle.Result result;
         do {
             result = cycle.runOnce();
-        } while (running && result.placed() + result.conflicts() > 0);
+        } while (running && (result.conflicts() > 0 || result.placed() > 0 && result.roomLeft()));
         refreshDepth();
     }
 

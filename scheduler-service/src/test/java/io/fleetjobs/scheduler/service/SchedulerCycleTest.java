@@ -3,6 +3,7 @@ package io.fleetjobs.scheduler.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.JobState;
+import io.fleetjobs.scheduler.core.ClaimPolicy;
 import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.testsupport.SettableClock;
 import java.time.Duration;
@@ -44,7 +45,7 @@ class SchedulerCycleTest {
 
         var result = scheduler.cycle().runOnce();
 
-        assertThat(result).isEqualTo(new SchedulerCycle.Result(3, 3, 0, 0));
+        assertThat(result).isEqualTo(new SchedulerCycle.Result(3, 3, 0, 0, true));
         assertThat(fleet.count("select count(*) from jobs where state = 'SCHEDULED' and attempt = 1 and version = 2"))
                 .isEqualTo(3);
         assertThat(fleet.count("select count(*) from attempts where state = 'SCHEDULED' and lease_expires_at is not null"))
@@ -111,13 +112,13 @@ class SchedulerCycleTest {
         fleet.machines.register("m", "eu", Map.of(), null, 2_000, 4_096, 0);
         fleet.queue(tenant, List.of(Fleet.spec("one", 2, 1024, 0, null, "eu"), Fleet.spec("two", 2, 1024, 0, null, "eu")));
         List<String> before = fleet.jdbc.sql("select xmin::text || ctid::text from jobs order by id").query(String.class).list();
-        assertThat(scheduler.cycle().runOnce()).isEqualTo(new SchedulerCycle.Result(2, 1, 1, 0));
+        assertThat(scheduler.cycle().runOnce()).isEqualTo(new SchedulerCycle.Result(2, 1, 1, 0, false));
         assertThat(rowVersionsOfQueued()).as("its first reason waits until it has waited a while: the row is untouched")
                 .isSubsetOf(before).hasSize(1);
         assertThat(scheduler.cycle().runOnce().claimed()).as("passed over: not claimed again before room appears").isZero();
 
         clock.advance(SchedulerProperties.defaults().noRoomReasonAfter()); // retryNoRoom too: the claims restart
-        assertThat(scheduler.cycle().runOnce()).isEqualTo(new SchedulerCycle.Result(1, 0, 1, 0));
+        assertThat(scheduler.cycle().runOnce()).isEqualTo(new SchedulerCycle.Result(1, 0, 1, 0, false));
         String waiting = fleet.jdbc.sql("select state_reason from jobs where state = 'QUEUED'").query(String.class).single();
         assertThat(waiting).isEqualTo("0 of 1 machine fits: 1 has less than 2 free cores");
         assertThat(fleet.count("select count(*) from jobs where state = 'QUEUED' and not_before > now() + interval '1 second'"))
@@ -175,6 +176,25 @@ class SchedulerCycleTest {
         scheduler.cycle().runOnce();
         assertThat(fleet.jdbc.sql("select distinct state_reason from jobs where state = 'QUEUED'").query(String.class).list())
                 .as("a new reason is written").containsExactly("0 of 1 machine fits: 1 is not READY");
+    }
+
+    @Test
+    void whileTheFleetIsFullAClaimThatPlacedNothingDoesNotGrowToTheBatch() {
+        fleet.machines.register("m", "eu", Map.of(), null, 2_000, 4_096, 0);
+        List<io.fleetjobs.model.JobSpec> specs = new java.util.ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            specs.add(Fleet.spec("j-" + i, 1, 64, 0, null, "eu"));
+        }
+        fleet.queue(tenant, specs);
+
+        var first = scheduler.cycle().runOnce();
+        assertThat(first).as("two fit, and then the machine is full").isEqualTo(new SchedulerCycle.Result(100, 2, 98, 0, false));
+        for (int look = 0; look < 3; look++) {
+            scheduler.cycle().lookAgain(); // as the loop does at each end of an attempt (none ended: still full)
+            assertThat(scheduler.cycle().runOnce()).as("look %d: twice what the last claim placed, at least 32, never the"
+                    + " whole queue again", look).isEqualTo(new SchedulerCycle.Result(ClaimPolicy.MIN_CLAIM, 0,
+                    ClaimPolicy.MIN_CLAIM, 0, false));
+        }
     }
 
     @Test
