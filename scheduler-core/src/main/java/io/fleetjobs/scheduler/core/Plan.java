@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.core;
 
 import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.FleetMachine;
 import io.fleetjobs.model.MachineStatus;
 import java.util.Collections;
 import java.util.HashMap;
@@ -37,11 +38,13 @@ public record Plan(List<Assignment> assignments, Map<UUID, Unplaced> unplaced) {
         Map<String, Amounts> placed = new HashMap<>();
         assignments.forEach(a -> placed.merge(a.machineId(), a.amounts(), Amounts::plus));
         for (MachineView view : snapshot.machines()) {
-            if (view.machine().status() != MachineStatus.READY) {
+            FleetMachine m = view.machine();
+            if (m.status() != MachineStatus.READY) {
                 continue;
             }
-            Amounts free = view.machine().free().minus(placed.getOrDefault(view.id(), Amounts.ZERO));
-            if (free.cpuMillis() >= 1 && free.memoryMb() >= 1) {
+            Amounts taken = placed.getOrDefault(m.id(), Amounts.ZERO);
+            if (m.capacity().cpuMillis() - m.allocated().cpuMillis() - taken.cpuMillis() >= 1
+                    && m.capacity().memoryMb() - m.allocated().memoryMb() - taken.memoryMb() >= 1) {
                 return true;
             }
         }

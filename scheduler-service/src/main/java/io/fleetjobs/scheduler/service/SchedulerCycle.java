@@ -196,8 +196,10 @@ public final class SchedulerCycle {
         Set<String> machines = new HashSet<>();
         committed.scheduled().forEach(s -> machines.add(s.machineId()));
         reasons.placed(committed.scheduled().stream().map(PlacementStore.Scheduled::jobId).toList());
-        // a commit that lost placements to another replica leaves room this plan counted as taken
-        boolean roomLeft = !committed.conflicts().isEmpty() || seen[0] == null || plan.leavesRoomIn(seen[0]);
+        // the fleet is full only if some job lacked room; a commit that lost placements to another replica leaves
+        // room this plan counted as taken
+        boolean roomLeft = writes.noRoom() == 0 || !committed.conflicts().isEmpty() || seen[0] == null
+                || plan.leavesRoomIn(seen[0]);
         var outcome = new ClaimPolicy.Outcome(committed.scheduled().size(), writes.noRoom(), writes.passedOver(),
                 position(claimed.getLast()), roomLeft);
         return new Round(claimed.size(), outcome, plan.unplaced().size(), committed.conflicts(), machines);
