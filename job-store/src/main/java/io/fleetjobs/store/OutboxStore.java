@@ -1,6 +1,7 @@
 package io.fleetjobs.store;
 
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -40,7 +41,7 @@ public final class OutboxStore {
                         select id, topic, key, payload from outbox
                         where shard = any(:shards) and published_at is null
                         order by id limit :limit""")
-                .param("shards", java.util.Arrays.stream(shards).boxed().toArray(Integer[]::new)).param("limit", limit)
+                .param("shards", Arrays.stream(shards).boxed().toArray(Integer[]::new)).param("limit", limit)
                 .query((rs, n) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)))
                 .list();
     }

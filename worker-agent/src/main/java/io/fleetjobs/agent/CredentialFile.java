@@ -17,7 +17,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The machine's credential, kept across the agent's restarts in {@code <work-dir>/credential}: readable and
+ * The machine's credential, kept across the agent's restarts in {@code <work-dir>/<machine-id>/credential} (the
+ * machine's own directory: several agents may share one work directory, as local mode's do): readable and
  * writable by the agent's uid only (0600), so no job (another uid, see "Isolation on the machine") reads it.
  * Written whole or not at all: a temporary file of the same directory, created 0600, synced, then renamed over
  * the old one, so a crash mid-write leaves the previous credential, never half of one.
@@ -27,14 +28,31 @@ public final class CredentialFile {
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
     private final Path file;
+    /** Where an earlier version kept it, read while {@link #file} does not exist yet; null: nowhere. */
+    private final Path earlier;
 
     public CredentialFile(Path file) {
-        this.file = file;
+        this(file, null);
     }
 
-    /** In the agent's work directory. */
-    public static CredentialFile in(Path workDir) {
-        return new CredentialFile(workDir.resolve(NAME));
+    private CredentialFile(Path file, Path earlier) {
+        this.file = file;
+        this.earlier = earlier;
+    }
+
+    /** Directly in {@code dir}. */
+    public static CredentialFile in(Path dir) {
+        return new CredentialFile(dir.resolve(NAME));
+    }
+
+    /**
+     * In the machine's own directory of the work directory. Agents before this kept it at the top of the work
+     * directory, where agents sharing one overwrote each other's (a restarted agent then presented another machine's
+     * credential and its join was refused while its machine held attempts): a credential kept there is read until the
+     * machine's own is written.
+     */
+    public static CredentialFile forMachine(Path workDir, String machineId) {
+        return new CredentialFile(workDir.resolve(machineId).resolve(NAME), workDir.resolve(NAME));
     }
 
     public Path path() {
@@ -43,6 +61,9 @@ public final class CredentialFile {
 
     /** The credential kept, if any; a file others could read is made the owner's only first. */
     public Optional<String> read() {
+        if (earlier != null && !Files.exists(file)) {
+            return new CredentialFile(earlier).read();
+        }
         try {
             if (!Files.getPosixFilePermissions(file).equals(OWNER_ONLY)) {
                 Files.setPosixFilePermissions(file, OWNER_ONLY);

@@ -40,6 +40,26 @@ class CredentialFileTest {
     }
 
     @Test
+    void agentsSharingAWorkDirectoryKeepACredentialEach() {
+        // local mode runs its agents with one work directory: one file for all of them let a restarted agent present
+        // another machine's credential, and its join was refused while its machine held attempts
+        CredentialFile.forMachine(workDir, "local-1").write("one");
+        CredentialFile.forMachine(workDir, "local-2").write("two");
+        assertThat(CredentialFile.forMachine(workDir, "local-1").read()).contains("one");
+        assertThat(CredentialFile.forMachine(workDir, "local-2").read()).contains("two");
+        assertThat(CredentialFile.forMachine(workDir, "local-1").path()).isEqualTo(workDir.resolve("local-1/credential"));
+    }
+
+    @Test
+    void aCredentialKeptByAnEarlierAgentAtTheTopIsReadUntilTheMachinesOwnIsWritten() throws Exception {
+        Files.writeString(workDir.resolve("credential"), "from-before\n");
+        CredentialFile file = CredentialFile.forMachine(workDir, "m-1");
+        assertThat(file.read()).contains("from-before");
+        file.write("rotated");
+        assertThat(CredentialFile.forMachine(workDir, "m-1").read()).contains("rotated");
+    }
+
+    @Test
     void aMissingWorkDirectoryIsMade() {
         CredentialFile file = CredentialFile.in(workDir.resolve("not-yet"));
         file.write("c");

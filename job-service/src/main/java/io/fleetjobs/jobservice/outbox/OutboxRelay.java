@@ -30,9 +30,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * the shards no other relay holds (a shard has one publisher at a time, whatever the number of relays),
  * reads their oldest rows, sends them with the idempotent producer, waits for the acknowledgements, and
  * deletes them in the same transaction: one commit a batch (a transaction a shard cost the server a
- * commit, and its flush, for each of up to sixteen shards at every pass). A crash or a broker error rolls the deletes back: the rows go
- * again later, and consumers dedupe. The advisory lock is what keeps two relays off one shard, so the
- * rows are read without row locks (each would be a WAL record).
+ * commit, and its flush, for each of up to sixteen shards at every pass). A crash or a broker error
+ * rolls the deletes back: the rows go again later, and consumers dedupe. The advisory locks are what
+ * keep two relays off one shard, so the rows are read without row locks (each would be a WAL record).
  *
  * <p>A published row is deleted rather than marked: the outbox holds only what Kafka has not yet
  * acknowledged, so it stays small whatever the history, and a mark (a new version of the row with its
