@@ -126,9 +126,4 @@ public final class ClaimPolicy {
         int next = noRoom > 0 || !roomLeft ? Math.max(MIN_CLAIM, 2 * placed) : 2 * claim;
         return Math.min(batchSize, next);
     }
-
-    /** {@link #nextClaimSize(int, int, int, boolean, int)} with room left in the fleet. */
-    static int nextClaimSize(int claim, int placed, int noRoom, int batchSize) {
-        return nextClaimSize(claim, placed, noRoom, true, batchSize);
-    }
 }

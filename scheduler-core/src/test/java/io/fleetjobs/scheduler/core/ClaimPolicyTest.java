@@ -70,7 +70,7 @@ class ClaimPolicyTest {
             "256, 256, 0,   500",
             "500, 100, 0,   500"})  // jobs that can never fit say nothing about room
     void theClaimSizeFollowsWhatTheLastClaimFound(int claim, int placed, int noRoom, int next) {
-        assertThat(ClaimPolicy.nextClaimSize(claim, placed, noRoom, 500)).isEqualTo(next);
+        assertThat(ClaimPolicy.nextClaimSize(claim, placed, noRoom, true, 500)).isEqualTo(next);
     }
 
     @ParameterizedTest(name = "after a claim that placed {0} with {1} without room, the next claims {2}")

@@ -10,15 +10,15 @@ class ClaimSizeTest {
 
     @Test
     void aCycleThatLeftJobsForWantOfRoomClaimsTwiceWhatItPlacedNext() {
-        assertThat(ClaimPolicy.nextClaimSize(BATCH, 20, 480, BATCH)).isEqualTo(40);
-        assertThat(ClaimPolicy.nextClaimSize(BATCH, 5, 495, BATCH)).isEqualTo(ClaimPolicy.MIN_CLAIM);
-        assertThat(ClaimPolicy.nextClaimSize(BATCH, 400, 100, BATCH)).isEqualTo(BATCH);
+        assertThat(ClaimPolicy.nextClaimSize(BATCH, 20, 480, true, BATCH)).isEqualTo(40);
+        assertThat(ClaimPolicy.nextClaimSize(BATCH, 5, 495, true, BATCH)).isEqualTo(ClaimPolicy.MIN_CLAIM);
+        assertThat(ClaimPolicy.nextClaimSize(BATCH, 400, 100, true, BATCH)).isEqualTo(BATCH);
     }
 
     @Test
     void aCycleThatPlacedNothingClaimsTheWholeBatchAgain() {
         // a head of jobs that fit nowhere now must not slow the way to the jobs behind it that fit
-        assertThat(ClaimPolicy.nextClaimSize(ClaimPolicy.MIN_CLAIM, 0, ClaimPolicy.MIN_CLAIM, BATCH)).isEqualTo(BATCH);
+        assertThat(ClaimPolicy.nextClaimSize(ClaimPolicy.MIN_CLAIM, 0, ClaimPolicy.MIN_CLAIM, true, BATCH)).isEqualTo(BATCH);
     }
 
     @Test
@@ -40,7 +40,7 @@ class ClaimSizeTest {
         int claim = ClaimPolicy.MIN_CLAIM;
         int cycles = 0;
         while (claim < BATCH) {
-            claim = ClaimPolicy.nextClaimSize(claim, claim, 0, BATCH);
+            claim = ClaimPolicy.nextClaimSize(claim, claim, 0, true, BATCH);
             cycles++;
         }
         assertThat(claim).isEqualTo(BATCH);
@@ -50,7 +50,7 @@ class ClaimSizeTest {
     @Test
     void jobsThatCanNeverFitDoNotShrinkTheClaim() {
         // only "no room now" counts: a job that fits nowhere at all says nothing about the fleet's room
-        assertThat(ClaimPolicy.nextClaimSize(BATCH, 100, 0, BATCH)).isEqualTo(BATCH);
-        assertThat(ClaimPolicy.nextClaimSize(64, 64, 0, BATCH)).isEqualTo(128);
+        assertThat(ClaimPolicy.nextClaimSize(BATCH, 100, 0, true, BATCH)).isEqualTo(BATCH);
+        assertThat(ClaimPolicy.nextClaimSize(64, 64, 0, true, BATCH)).isEqualTo(128);
     }
 }
