@@ -15,11 +15,21 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import tools.jackson.databind.JsonNode;
 
 class JobsApiTest extends JobServiceTestBase {
     @Autowired
     JobStore store;
+
+    @Autowired
+    KafkaListenerEndpointRegistry listeners;
+
+    @Test
+    void jobsAdmittedWithTheirSubmitLeaveNoListenerReadingEveryEventForAdmission() {
+        assertThat(listeners.getListenerContainer("admission")).isNull();
+        assertThat(listeners.getListenerContainerIds()).contains("webhooks");
+    }
 
     @Test
     void aJobIsSubmittedAdmittedReadCanceledAndFollowed() {
@@ -37,7 +47,7 @@ class JobsApiTest extends JobServiceTestBase {
         assertThat(job.get("attempt").asInt()).isZero();
         assertThat(job.get("cancelRequested").asBoolean()).isFalse();
 
-        // admission runs off the job's own event, through Kafka
+        // admitted with the submit: QUEUED at once
         await().atMost(Duration.ofSeconds(20)).until(() -> "QUEUED".equals(alice.get("/api/v1/jobs/" + id).field("state")));
 
         var canceled = alice.post("/api/v1/jobs/" + id + "/cancel", null);
