@@ -76,6 +76,9 @@ final class Agent implements SmartLifecycle {
     private Duration interval;
     private Duration leaseTtl;
     private Instant lastHousekeeping;
+    /** The attempts the last reply started, which the next heartbeat waits a little for ({@link #awaitEnds}). */
+    private final List<AttemptKey> justStarted = new ArrayList<>();
+    private Duration gatherAfterStart = GATHER_AFTER_START;
 
     /** @param credentials where the machine's credential is kept across restarts */
     Agent(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, AttemptRunner runner,
@@ -215,6 +218,7 @@ final class Agent implements SmartLifecycle {
                         Duration.ofMillis(reply.leaseTtlMs()));
                 progress = apply(reply, sentAt);
                 shipper.follow(reply.follow());
+                awaitEnds(justStarted);
             } catch (HttpClientErrorException.Unauthorized | HttpClientErrorException.Conflict e) {
                 // the credential is unknown or another incarnation took this machine over: its attempts were ended
                 log.warn("the scheduler no longer knows this agent ({}): {}; stopping attempts and joining again",
@@ -234,6 +238,39 @@ final class Agent implements SmartLifecycle {
                 waitFor(left.isNegative() ? Duration.ZERO : left);
             }
         }
+    }
+
+    /**
+     * After starting attempts, the next heartbeat waits until they have all ended, or this long: an attempt that ends
+     * at once is then reported once, ended (one write of its job), not running and then ended (two), and a reply that
+     * started many sends their reports in one heartbeat. Attempts still running are reported running when it is up.
+     */
+    static final Duration GATHER_AFTER_START = Duration.ofMillis(20);
+
+    /** Tests widen the wait after starting attempts, to see it end as soon as they have. */
+    void gatherAfterStart(Duration window) {
+        this.gatherAfterStart = window;
+    }
+
+    /** Waits until the attempts just started have all ended, or {@link #GATHER_AFTER_START}; forgets them. */
+    private void awaitEnds(List<AttemptKey> started) {
+        if (started.isEmpty()) {
+            return;
+        }
+        long deadline = System.nanoTime() + gatherAfterStart.toNanos();
+        try {
+            while (active && started.stream().anyMatch(running::containsKey)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !wake.tryAcquire(left, TimeUnit.NANOSECONDS)) {
+                    break;
+                }
+            }
+            wake.drainPermits(); // what woke it goes with the heartbeat that follows at once
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            active = false;
+        }
+        started.clear();
     }
 
     /**
@@ -266,6 +303,7 @@ final class Agent implements SmartLifecycle {
                     continue;
                 }
                 start(key, lease);
+                justStarted.add(key);
                 progress = true;
             }
         }

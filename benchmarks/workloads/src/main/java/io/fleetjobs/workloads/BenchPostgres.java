@@ -153,19 +153,20 @@ public final class BenchPostgres implements AutoCloseable {
         try (Connection c = connect(database); Statement s = c.createStatement();
                 ResultSet r = s.executeQuery("""
                         SELECT calls, rows, total_exec_time, wal_bytes,
-                               regexp_replace(left(query, 160), '\\s+', ' ', 'g')
+                               regexp_replace(left(query, 160), '\\s+', ' ', 'g'), shared_blks_hit + shared_blks_read
                         FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
                         WHERE d.datname = current_database()
                         ORDER BY total_exec_time DESC LIMIT 25""")) {
             System.out.printf("%nStatements by the server's time (pg_stat_statements; per job: calls, rows, µs of"
-                    + " execution, WAL bytes):%n");
-            System.out.println("| calls/job | rows/job | µs/job | ms/call | WAL B/job | statement |");
-            System.out.println("| ---: | ---: | ---: | ---: | ---: | --- |");
+                    + " execution, WAL bytes; shared buffers a call, hit or read: a plan that scans reads many):%n");
+            System.out.println("| calls/job | rows/job | µs/job | ms/call | WAL B/job | buffers/call | statement |");
+            System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | --- |");
             while (r.next()) {
                 long calls = r.getLong(1);
-                System.out.printf("| %.3f | %.2f | %.1f | %.2f | %.0f | `%s` |%n", calls / (double) jobs,
+                System.out.printf("| %.3f | %.2f | %.1f | %.2f | %.0f | %.0f | `%s` |%n", calls / (double) jobs,
                         r.getLong(2) / (double) jobs, r.getDouble(3) * 1000 / jobs, r.getDouble(3) / Math.max(1, calls),
-                        r.getBigDecimal(4).doubleValue() / jobs, r.getString(5).replace("|", "\\|"));
+                        r.getBigDecimal(4).doubleValue() / jobs, r.getLong(6) / (double) Math.max(1, calls),
+                        r.getString(5).replace("|", "\\|"));
             }
         } catch (SQLException e) {
             System.out.println("(no statement statistics: " + e.getMessage() + ")");
