@@ -77,7 +77,7 @@ public final class BenchPlatform implements AutoCloseable {
                 .databasePassword(pg.password())
                 .portOffset(freePortOffset())
                 .kafkaClassPath(classPath())
-                .serviceJvmOptions(BurnDown.SERVICE_JVM)
+                .serviceJvmOptions(BurnDown.serviceJvm())
                 .serviceArgs(LocalPlatform.API_GATEWAY, "--jobs.gateway.rate-limit.requests-per-second=1000000",
                         "--jobs.gateway.rate-limit.burst=1000000", "--spring.datasource.hikari.maximum-pool-size=5")
                 .serviceArgs(LocalPlatform.JOB_SERVICE, "--spring.datasource.hikari.maximum-pool-size=20")
