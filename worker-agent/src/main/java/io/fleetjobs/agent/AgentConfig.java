@@ -36,7 +36,8 @@ class AgentConfig {
         ProcessRunner runner = ProcessRunner.forMachine(properties.workDir().resolve(resources.machineId()),
                 properties.logCapBytes(), 64 * 1024, properties.killGrace(), clock, properties.passEnv(),
                 properties.isolation().settings().forMachine(resources.machineId()));
-        return new Agent(properties, resources, scheduler, runner, clock, CredentialFile.forMachine(properties.workDir(), resources.machineId()));
+        return new Agent(properties, resources, scheduler, runner, clock,
+                CredentialFile.forMachine(properties.workDir(), resources.machineId()));
     }
 
     /**
