@@ -64,6 +64,7 @@ class OutboxKafkaOutageTest {
         registry.add("jobs.bootstrap-admin-token", () -> ADMIN_TOKEN);
         registry.add("jobs.internal-secret", () -> SECRET);
         registry.add("jobs.outbox.poll-interval", () -> "100ms");
+        registry.add("jobs.outbox.vacuum-every", () -> "300");
     }
 
     @AfterAll
@@ -97,6 +98,9 @@ class OutboxKafkaOutageTest {
         await().atMost(Duration.ofSeconds(120)).until(() ->
                 count("select count(*) from jobs where state = 'QUEUED'") == JOBS
                         && count("select count(*) from outbox") == 0); // published rows are deleted
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+                count("select vacuum_count from pg_stat_user_tables where relname = 'outbox'"))
+                .as("the relay vacuumed the outbox once it had deleted 300 rows").isPositive());
         assertThat(admin.get("/actuator/health").json().get("components").get("kafka").get("status").asString())
                 .isEqualTo("UP");
 

@@ -70,6 +70,49 @@ class OutboxStoreTest {
         assertThat(f.count("select count(*) from outbox")).isEqualTo(all.size() - one.size());
     }
 
+    @Test
+    void vacuumRemovesWhatTheRelayDeletedSoThatItsReadNoLongerStepsOverIt() {
+        f.jdbc.sql("""
+                insert into outbox (event_id, topic, key, shard, payload, created_at)
+                select gen_random_uuid(), 'jobs', 'k' || i, i % 16, repeat('x', 400), now()
+                from generate_series(1, 5000) i""").update();
+        f.jobs.inTransaction(() -> {
+            int[] shards = outbox.tryLockShards();
+            List<OutboxStore.Row> rows;
+            while (!(rows = outbox.oldest(shards, 1_000)).isEmpty()) {
+                outbox.delete(rows); // as the relay does, batch after batch
+            }
+            return null;
+        });
+        long stepped = buffersOfTheRead();
+        assertThat(stepped).as("before a vacuum, the read walks the deleted rows' index entries").isGreaterThan(10);
+
+        outbox.vacuum();
+
+        assertThat(buffersOfTheRead()).as("after it, the read finds the empty index at once (was %d)", stepped)
+                .isLessThanOrEqualTo(2);
+    }
+
+    /** The shared buffers the relay's read of an empty outbox touches. */
+    private static long buffersOfTheRead() {
+        List<String> plan = f.jdbc.sql("""
+                        explain (analyze, buffers, costs off, timing off)
+                        select id, topic, key, payload from outbox
+                        where shard = any(cast(:shards as int[])) and published_at is null order by id limit 1000""")
+                .param("shards", java.util.stream.IntStream.range(0, Outbox.SHARDS).boxed().toArray(Integer[]::new))
+                .query(String.class).list();
+        var buffers = java.util.regex.Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?")
+                .matcher(String.join("\n", plan));
+        if (!buffers.find()) {
+            return 0; // no shared buffer touched at all
+        }
+        return count(buffers.group(1)) + count(buffers.group(2));
+    }
+
+    private static long count(String digits) {
+        return digits == null ? 0 : Long.parseLong(digits);
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             latch.await(30, TimeUnit.SECONDS);

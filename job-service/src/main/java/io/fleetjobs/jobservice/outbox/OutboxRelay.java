@@ -39,6 +39,14 @@ import org.springframework.transaction.support.TransactionTemplate;
  * whole payload, plus its index entries) would write twice what the delete does. The job's history
  * ({@code job_history}) is the lasting record of its changes, not the outbox.
  *
+ * <p>After a wake-up, or a batch that was not full, the relay lets rows gather for {@link RelayProperties#gather}
+ * before it reads again: under a steady trickle of submits it otherwise read a handful of rows a time, each handful a
+ * transaction with its commit and a request to the broker, which every consumer's fetch then answered.
+ *
+ * <p>Deleting every row it published makes the outbox a queue table, whose dead rows the read would step over until
+ * they are vacuumed; the relay vacuums it itself every {@link RelayProperties#vacuumEvery} rows it deleted, rather than
+ * wait for autovacuum's next round ({@link OutboxStore#vacuum}).
+ *
  * <p>While the broker is down, the circuit breaker opens: the relay stops trying for a while
  * instead of blocking on every batch, rows wait in Postgres, and everything drains when it returns.
  */
@@ -59,6 +67,8 @@ public class OutboxRelay implements SmartLifecycle {
     private Instant nextStats = Instant.MIN;
     private final Counter publishedRows;
     private final Counter failures;
+    /** Rows this relay deleted since it last vacuumed the outbox; the relay's thread only. */
+    private long deletedSinceVacuum;
 
     public OutboxRelay(OutboxStore outbox, PlatformTransactionManager transactions, KafkaTemplate<String, String> kafka,
             CircuitBreakerRegistry breakers, OutboxSignal signal, InstantSource clock, RelayProperties properties,
@@ -88,6 +98,15 @@ public class OutboxRelay implements SmartLifecycle {
         Integer n = tx.execute(status -> publishFree());
         int published = n == null ? 0 : n;
         publishedRows.increment(published); // committed: the rows sent are deleted
+        deletedSinceVacuum += published;
+        if (properties.vacuumEvery() > 0 && deletedSinceVacuum >= properties.vacuumEvery()) {
+            deletedSinceVacuum = 0;
+            try {
+                outbox.vacuum(); // outside the transaction, which has committed
+            } catch (RuntimeException e) {
+                log.warn("vacuuming the outbox failed (autovacuum will do it later): {}", e.getMessage());
+            }
+        }
         return published;
     }
 
@@ -147,15 +166,21 @@ public class OutboxRelay implements SmartLifecycle {
                 failures.increment();
                 log.warn("outbox relay: {}", e.getMessage());
             }
-            if (published == 0) {
-                try {
+            if (published >= properties.batchSize()) {
+                continue; // more rows wait
+            }
+            try {
+                if (published == 0) {
                     Duration wait = breaker.getState() == CircuitBreaker.State.OPEN
                             ? properties.pollInterval().multipliedBy(4) : properties.pollInterval();
                     signal.await(wait);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
                 }
+                if (properties.gather().isPositive()) {
+                    Thread.sleep(properties.gather()); // rows of more commits join the next batch
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
         }
     }
