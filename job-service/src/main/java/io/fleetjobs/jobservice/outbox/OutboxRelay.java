@@ -66,6 +66,7 @@ public class OutboxRelay implements SmartLifecycle {
     private volatile boolean running;
     private Instant nextStats = Instant.MIN;
     private final Counter publishedRows;
+    private final Counter publishedBatches;
     private final Counter failures;
     /** Rows this relay deleted since it last vacuumed the outbox; the relay's thread only. */
     private long deletedSinceVacuum;
@@ -86,6 +87,9 @@ public class OutboxRelay implements SmartLifecycle {
                 .description("age of the oldest unpublished outbox row").register(meters);
         this.publishedRows = Counter.builder("outbox.published").description("outbox rows published (and deleted)")
                 .register(meters);
+        this.publishedBatches = Counter.builder("outbox.batches")
+                .description("transactions that published outbox rows (rows a batch: outbox.published over this)")
+                .register(meters);
         this.failures = Counter.builder("outbox.publish.failures")
                 .description("batches whose publishing failed (rolled back, published again later)").register(meters);
     }
@@ -98,6 +102,9 @@ public class OutboxRelay implements SmartLifecycle {
         Integer n = tx.execute(status -> publishFree());
         int published = n == null ? 0 : n;
         publishedRows.increment(published); // committed: the rows sent are deleted
+        if (published > 0) {
+            publishedBatches.increment();
+        }
         deletedSinceVacuum += published;
         if (properties.vacuumEvery() > 0 && deletedSinceVacuum >= properties.vacuumEvery()) {
             deletedSinceVacuum = 0;
