@@ -33,13 +33,13 @@ class SchedulerConfig {
     }
 
     /**
-     * The agent path's own pool ({@code jobs.agent.pool-size}, default 8), and two connections for the heartbeat
+     * The agent path's own pool ({@code jobs.agent.pool-size}, default 16), and two connections for the heartbeat
      * writer, on the service's database: heartbeats never queue for a connection behind placement, nor the writer
      * behind heartbeats.
      */
     @Bean(destroyMethod = "close")
     AgentDatabase agentDatabase(org.springframework.boot.jdbc.autoconfigure.DataSourceProperties dataSource,
-            @org.springframework.beans.factory.annotation.Value("${jobs.agent.pool-size:8}") int poolSize,
+            @org.springframework.beans.factory.annotation.Value("${jobs.agent.pool-size:16}") int poolSize,
             InstantSource clock, MeterRegistry meters) {
         HikariDataSource heartbeats = pool(dataSource, "agent", poolSize);
         // a heartbeat not served within its agent's patience is worth nothing: fail it fast (503), do not queue it
