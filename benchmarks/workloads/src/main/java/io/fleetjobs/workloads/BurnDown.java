@@ -316,7 +316,7 @@ public final class BurnDown {
             r.body().lines().filter(l -> !l.startsWith("#"))
                     .filter(l -> !l.contains("_bucket{"))
                     .filter(l -> l.startsWith("scheduler") || l.startsWith("outbox") || l.startsWith("jobs_")
-                            || l.startsWith("placement") || l.startsWith("reconciler")
+                            || l.startsWith("placement") || l.startsWith("reconciler") || l.startsWith("agent_")
                             || (l.startsWith("http_server_requests_seconds") && l.contains("/agent/v1/heartbeat")))
                     .limit(60).forEach(l -> out.append("  ").append(l).append('\n'));
             return out.toString();

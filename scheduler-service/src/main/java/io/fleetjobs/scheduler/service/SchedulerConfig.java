@@ -11,6 +11,7 @@ import io.fleetjobs.store.FleetStatistics;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.PlacementStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.time.InstantSource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -79,7 +80,8 @@ class SchedulerConfig {
 
     @Bean
     AgentService agentService(AgentDatabase database, LeaseBroker broker, HeartbeatWriter heartbeats, AgentProperties properties, SchedulerLoop loop,
-            io.fleetjobs.scheduler.service.agent.CadenceKeeper cadence) {
+            io.fleetjobs.scheduler.service.agent.CadenceKeeper cadence, MeterRegistry meters,
+            @org.springframework.beans.factory.annotation.Value("${jobs.agent.live-view-max-age:1s}") Duration liveViews) {
         // refuses to start with settings under which a silent machine's jobs could run twice at once
         org.slf4j.LoggerFactory.getLogger(SchedulerConfig.class).info("fencing budget: {}",
                 properties.fencingBudget().requireHolds());
@@ -88,6 +90,12 @@ class SchedulerConfig {
         AgentService agents = new AgentService(database.jobs(), database.machines(), database.reports(), broker,
                 heartbeats, properties, loop::fleetChanged, cadence::current);
         agents.workAtOnce(database.poolSize());
+        agents.keepViews(liveViews, System::nanoTime);
+        io.micrometer.core.instrument.FunctionCounter.builder("agent.heartbeats.from.view", agents, a -> a.viewCounts()[0])
+                .description("heartbeats answered from this replica's view of their machine's attempts, not read")
+                .register(meters);
+        io.micrometer.core.instrument.FunctionCounter.builder("agent.live.reads", agents, a -> a.viewCounts()[1])
+                .description("reads of a machine's live attempts by heartbeats").register(meters);
         return agents;
     }
 

@@ -81,6 +81,11 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
         }
     }
 
+    /** Whether there is nothing to do at all: nothing to tell the agent and nothing to write for it. */
+    boolean isEmpty() {
+        return tellsNothing() && settle.isEmpty();
+    }
+
     /** Whether the answer has nothing to say to the agent (settling is not said to it). */
     boolean tellsNothing() {
         return start.isEmpty() && kill.isEmpty();

@@ -52,6 +52,8 @@ public final class AgentService {
      */
     private volatile java.util.concurrent.Semaphore working = new java.util.concurrent.Semaphore(Integer.MAX_VALUE);
     static final Duration BUSY_AFTER = Duration.ofSeconds(1);
+    /** What was last read of each machine's live attempts, answering heartbeats that have nothing to be told. */
+    private volatile LiveViews views = new LiveViews(LiveViews.DEFAULT_MAX_AGE, System::nanoTime);
     /** The streams of a machine's attempts followed now ({@code LogStreams.followsOn}); null when not known. */
     private volatile java.util.function.Function<String, List<LogFollow>> follows = machineId -> null;
 
@@ -78,6 +80,21 @@ public final class AgentService {
         this.broker = broker;
         this.heartbeats = heartbeats;
         this.properties = properties;
+        broker.onSignal(machineId -> views.forget(machineId));
+    }
+
+    /**
+     * How long a view of a machine's live attempts may answer its heartbeats ({@link LiveViews}; zero: never, every
+     * heartbeat reads), counted on {@code nanos} (tests step one).
+     */
+    public void keepViews(Duration maxAge, java.util.function.LongSupplier nanos) {
+        views = new LiveViews(maxAge, nanos);
+    }
+
+    /** Heartbeats answered from a view of their machine's attempts, and reads of a machine's attempts, so far. */
+    public long[] viewCounts() {
+        LiveViews v = views;
+        return new long[] {v.answeredCount(), v.readCount()};
     }
 
     /** At most {@code n} heartbeats do database work at once (the agent pool's size); unbounded until set. */
@@ -174,6 +191,7 @@ public final class AgentService {
             return joined;
         });
         identities.values().removeIf(i -> i.machineId().equals(request.machineId())); // its old credential is void
+        views.forget(request.machineId());
         fleetChanged.run();
         broker.signal(request.machineId()); // a heartbeat of the superseded incarnation, held, answers 409 now
         HeartbeatCadence told = cadence.get();
@@ -252,7 +270,7 @@ public final class AgentService {
         record First(AgentDiff diff, List<AttemptRef> ack, List<LogFollow> follow) {
         }
         First first = working(() -> {
-            AgentDiff live = AgentDiff.of(reported, liveAttempts(machineId, heartbeat.incarnation()), now);
+            AgentDiff live = diff(machineId, heartbeat.incarnation(), reported, now);
             // one transaction for all of them; a report whose attempt another transaction holds right now (a
             // reconciler's sweep, an earlier heartbeat of this machine) is not waited for: an end is then not
             // acknowledged (the agent sends it again with its next heartbeat), a settle is left to the next heartbeat
@@ -261,9 +279,18 @@ public final class AgentService {
             writes.addAll(live.settle());
             List<AttemptReports.Outcome> outcomes = reports.applyAvailable(writes);
             List<AttemptRef> acked = new ArrayList<>();
+            boolean allApplied = live.settle().isEmpty();
             for (int i = 0; i < ended.size(); i++) {
                 if (outcomes.get(i) != AttemptReports.Outcome.BUSY) {
                     acked.add(new AttemptRef(ended.get(i).jobId(), ended.get(i).attempt()));
+                }
+                allApplied &= outcomes.get(i) == AttemptReports.Outcome.APPLIED;
+            }
+            if (!writes.isEmpty()) {
+                if (allApplied) {
+                    views.ended(machineId, reported.endedRefs()); // what the database now says, without reading it
+                } else {
+                    views.forget(machineId);
                 }
             }
             return new First(live, acked, followsOn(machineId));
@@ -279,7 +306,7 @@ public final class AgentService {
                 break;
             }
             ticket = broker.register(machineId); // before reading, so a signal during the read is not lost
-            First again = working(() -> new First(AgentDiff.of(reported, liveAttempts(machineId, heartbeat.incarnation()),
+            First again = working(() -> new First(diff(machineId, heartbeat.incarnation(), reported,
                     jobs.clock().instant()), null, followsOn(machineId)));
             diff = again.diff();
             follow = again.follow();
@@ -319,6 +346,27 @@ public final class AgentService {
         }
     }
 
+    /**
+     * What the agent is to do: from this replica's view of its machine when the view says nothing is to be done and
+     * the machine's incarnation is still the heartbeat's ({@link LiveViews}), else from a read of its attempts.
+     */
+    private AgentDiff diff(String machineId, long incarnation, AgentDiff.Reported reported, Instant now) {
+        LiveViews kept = views;
+        Optional<List<io.fleetjobs.store.AssignedAttempt>> view = kept.fresh(machineId, incarnation);
+        if (view.isPresent()) {
+            AgentDiff fromView = AgentDiff.of(reported, view.get(), now);
+            if (fromView.isEmpty()) {
+                requireIncarnation(machineId, incarnation);
+                kept.answered();
+                return fromView;
+            }
+        }
+        LiveViews.Ticket ticket = kept.beforeRead(machineId);
+        List<io.fleetjobs.store.AssignedAttempt> live = liveAttempts(machineId, incarnation);
+        kept.remember(ticket, incarnation, live);
+        return AgentDiff.of(reported, live, now);
+    }
+
     /** The machine's live attempts, read with its incarnation: {@link Superseded} when a newer join took it. */
     private List<io.fleetjobs.store.AssignedAttempt> liveAttempts(String machineId, long incarnation) {
         return machines.liveAttempts(machineId, incarnation).orElseThrow(() -> {
@@ -329,6 +377,8 @@ public final class AgentService {
 
     private void requireIncarnation(String machineId, long incarnation) {
         if (machines.incarnation(machineId).orElse(-1L) != incarnation) {
+            identities.values().removeIf(i -> i.machineId().equals(machineId) && i.incarnation() == incarnation);
+            views.forget(machineId);
             throw new Superseded(machineId, incarnation);
         }
     }

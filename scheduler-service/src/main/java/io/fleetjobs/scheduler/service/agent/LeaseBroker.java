@@ -16,6 +16,13 @@ import java.util.concurrent.TimeoutException;
  */
 public final class LeaseBroker {
     private final ConcurrentHashMap<String, CompletableFuture<Void>> waiters = new ConcurrentHashMap<>();
+    /** Told of every signal, waited for or not: something changed on that machine ({@link LiveViews#forget}). */
+    private volatile java.util.function.Consumer<String> changed = machineId -> { };
+
+    /** Who is told of every signal, before its waiter wakes (so that the waiter reads what changed). */
+    public void onSignal(java.util.function.Consumer<String> changed) {
+        this.changed = changed;
+    }
 
     /** A ticket that completes at the next signal for this machine. */
     public CompletableFuture<Void> register(String machineId) {
@@ -43,6 +50,7 @@ public final class LeaseBroker {
     }
 
     public void signal(String machineId) {
+        changed.accept(machineId);
         CompletableFuture<Void> waiter = waiters.remove(machineId);
         if (waiter != null) {
             waiter.complete(null);
