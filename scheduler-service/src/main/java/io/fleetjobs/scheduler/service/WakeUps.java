@@ -38,8 +38,16 @@ class WakeUps {
                 continue; // not a job event: a hint lost, nothing more
             }
             String machine = event.data() == null ? null : event.data().get("machineId");
-            if (machine != null && (event.type() == JobEventType.CANCEL_REQUESTED || event.to() == JobState.SCHEDULED)) {
-                broker.signal(machine); // an agent long-polling this replica learns of its new lease or cancel at once
+            // an agent long-polling this replica learns of its new lease or cancel at once
+            if (machine != null && event.type() == JobEventType.CANCEL_REQUESTED) {
+                broker.signal(machine);
+            } else if (machine != null && event.to() == JobState.SCHEDULED) {
+                Integer attempt = attempt(event.data().get("attempt"));
+                if (attempt == null) {
+                    broker.signal(machine);
+                } else {
+                    broker.placed(machine, event.jobId(), attempt); // not when its heartbeat read it already
+                }
             }
             if (event.type() != JobEventType.STATE_CHANGED) {
                 continue;
@@ -52,6 +60,14 @@ class WakeUps {
             loop.roomAppeared();
         } else if (queued) {
             loop.wake();
+        }
+    }
+
+    private static Integer attempt(String value) {
+        try {
+            return value == null ? null : Integer.valueOf(value);
+        } catch (NumberFormatException e) {
+            return null;
         }
     }
 }

@@ -138,6 +138,17 @@ class LiveViewHeartbeatTest {
                 .isInstanceOf(AgentService.Superseded.class);
     }
 
+    @Test
+    void theEventOfAPlacementAHeartbeatReadAlreadyWakesNothing() {
+        Machine m = machine("echoed", "me", 17);
+        Lease lease = placeAndLease(m, "echoed"); // this replica's commit signalled the machine; its heartbeat read it
+        var ticket = m.broker().register(m.id());
+        m.broker().placed(m.id(), lease.jobId(), lease.attempt()); // the same placement's event, from Kafka
+        assertThat(ticket).as("read already: no wake-up").isNotDone();
+        m.broker().placed(m.id(), lease.jobId(), lease.attempt() + 1);
+        assertThat(ticket).as("an attempt no read found: woken").isDone();
+    }
+
     /** Queues one job on the machine's region, places it and hands its lease to the agent. */
     private static Lease placeAndLease(Machine m, String name) {
         fleet.queue(m.tenant(), List.of(Fleet.spec(name, 1, 512, 0, null, regionOf(m))));

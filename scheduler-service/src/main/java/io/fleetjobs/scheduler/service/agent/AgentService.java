@@ -80,7 +80,7 @@ public final class AgentService {
         this.broker = broker;
         this.heartbeats = heartbeats;
         this.properties = properties;
-        broker.onSignal(machineId -> views.forget(machineId));
+        broker.onSignal(machineId -> views.forget(machineId), (machineId, attempt) -> views.holds(machineId, attempt));
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.service.agent;
 
 import java.time.Duration;
+import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,10 +19,29 @@ public final class LeaseBroker {
     private final ConcurrentHashMap<String, CompletableFuture<Void>> waiters = new ConcurrentHashMap<>();
     /** Told of every signal, waited for or not: something changed on that machine ({@link LiveViews#forget}). */
     private volatile java.util.function.Consumer<String> changed = machineId -> { };
+    /** Whether an attempt on a machine was read by a heartbeat of it after its placement committed. */
+    private volatile java.util.function.BiPredicate<String, AttemptRef> known = (machineId, attempt) -> false;
 
-    /** Who is told of every signal, before its waiter wakes (so that the waiter reads what changed). */
-    public void onSignal(java.util.function.Consumer<String> changed) {
+    /**
+     * Who is told of every signal, before its waiter wakes (so that the waiter reads what changed), and who knows
+     * which placements a heartbeat of their machine has read already ({@link #placed}).
+     */
+    public void onSignal(java.util.function.Consumer<String> changed,
+            java.util.function.BiPredicate<String, AttemptRef> known) {
         this.changed = changed;
+        this.known = known;
+    }
+
+    /**
+     * An attempt placed on a machine, heard from its event: a signal, unless a heartbeat of the machine read that
+     * attempt already (after the placement committed: the heartbeat that read it was answered with its lease, or,
+     * failing that, the next one reads it again). The event of a placement this replica committed and signalled
+     * itself would otherwise wake the machine's next held heartbeat for nothing, and make it read its attempts again.
+     */
+    public void placed(String machineId, java.util.UUID jobId, int attempt) {
+        if (!known.test(machineId, new AttemptRef(jobId, attempt))) {
+            signal(machineId);
+        }
     }
 
     /** A ticket that completes at the next signal for this machine. */

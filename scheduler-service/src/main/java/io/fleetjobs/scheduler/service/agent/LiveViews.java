@@ -31,6 +31,10 @@ import java.util.function.LongSupplier;
  * </ul>
  * A read that began before a change of its machine (a generation counts them) is not kept. Views hold no command or
  * environment (the only part of an attempt that may be large): a start is never answered from them.
+ *
+ * <p>Each machine also remembers the last attempts its reads found, views forgotten or not ({@link #holds}): the event
+ * of a placement that a heartbeat has read already (this replica's own, whose commit signalled the machine at once)
+ * then wakes nothing and forgets nothing ({@link LeaseBroker#placed}).
  */
 final class LiveViews {
     /** The most machines kept; past it, reads are not kept (every heartbeat reads, as without views). */
@@ -46,7 +50,23 @@ final class LiveViews {
     private static final class Slot {
         long generation;
         View view;
+        /** The last attempts a read of the machine found, views forgotten or not ({@link #holds}). */
+        final AttemptRef[] seen = new AttemptRef[SEEN];
+        int next;
+
+        void saw(AttemptRef ref) {
+            for (AttemptRef r : seen) {
+                if (ref.equals(r)) {
+                    return;
+                }
+            }
+            seen[next] = ref;
+            next = (next + 1) % SEEN;
+        }
     }
+
+    /** How many of the attempts last read on each machine are remembered for {@link #holds}. */
+    private static final int SEEN = 16;
 
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
     private final Duration maxAge;
@@ -118,10 +138,32 @@ final class LiveViews {
                     a.preempted(), a.gang(), a.gangFailed(), a.timeLimitEndsAt()));
         }
         synchronized (slot) {
+            for (AssignedAttempt a : attempts) {
+                slot.saw(new AttemptRef(a.jobId(), a.attempt())); // a fact however old the read: found after its placement
+            }
             if (slot.generation == ticket.generation()) {
                 slot.view = new View(incarnation, List.copyOf(kept), ticket.readAt());
             }
         }
+    }
+
+    /**
+     * Whether a read of the machine found the attempt (one of the last {@value #SEEN} it found): its placement had
+     * committed, and the heartbeat that read it was answered with its lease (or, failing that, the next one reads it).
+     */
+    boolean holds(String machineId, AttemptRef attempt) {
+        Slot slot = slots.get(machineId);
+        if (slot == null || maxAge.isZero()) {
+            return false;
+        }
+        synchronized (slot) {
+            for (AttemptRef r : slot.seen) {
+                if (attempt.equals(r)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** A heartbeat was answered from the view. */
@@ -157,7 +199,8 @@ final class LiveViews {
             }
             List<AssignedAttempt> left = new ArrayList<>(view.attempts().size());
             for (AssignedAttempt a : view.attempts()) {
-                if (refs.contains(new AttemptRef(a.jobId(), a.attempt()))) {
+                AttemptRef ref = new AttemptRef(a.jobId(), a.attempt());
+                if (refs.contains(ref)) {
                     if (a.gang() != null) {
                         slot.view = null;
                         return;
