@@ -81,7 +81,8 @@ class SchedulerConfig {
     @Bean
     AgentService agentService(AgentDatabase database, LeaseBroker broker, HeartbeatWriter heartbeats, AgentProperties properties, SchedulerLoop loop,
             io.fleetjobs.scheduler.service.agent.CadenceKeeper cadence, MeterRegistry meters,
-            @org.springframework.beans.factory.annotation.Value("${jobs.agent.live-view-max-age:1s}") Duration liveViews) {
+            @org.springframework.beans.factory.annotation.Value("${jobs.agent.live-view-max-age:1s}") Duration liveViews,
+            @org.springframework.beans.factory.annotation.Value("${jobs.agent.hold-after-end:100ms}") Duration holdAfterEnd) {
         // refuses to start with settings under which a silent machine's jobs could run twice at once
         org.slf4j.LoggerFactory.getLogger(SchedulerConfig.class).info("fencing budget: {}",
                 properties.fencingBudget().requireHolds());
@@ -91,6 +92,7 @@ class SchedulerConfig {
                 heartbeats, properties, loop::fleetChanged, cadence::current);
         agents.workAtOnce(database.poolSize());
         agents.keepViews(liveViews, System::nanoTime);
+        agents.afterEnds(loop::roomAppeared, holdAfterEnd);
         io.micrometer.core.instrument.FunctionCounter.builder("agent.heartbeats.from.view", agents, a -> a.viewCounts()[0])
                 .description("heartbeats answered from this replica's view of their machine's attempts, not read")
                 .register(meters);

@@ -125,6 +125,45 @@ class HeldHeartbeatTest {
     }
 
     /**
+     * A heartbeat whose end gave room back tells the scheduler at once, and its answer waits for what is placed in
+     * that room: one answer acknowledges the end and starts the next attempt (one heartbeat a round, not two).
+     */
+    @Test
+    void theAnswerToAnEndWaitsForThePlacementInItsRoom() throws Exception {
+        Machine m = machine("refill", "oc", 7);
+        java.util.concurrent.atomic.AtomicInteger roomFreed = new java.util.concurrent.atomic.AtomicInteger();
+        m.agents().afterEnds(roomFreed::incrementAndGet, Duration.ofSeconds(30));
+        fleet.queue(m.tenant(), List.of(Fleet.spec("first", 8, 512, 0, null, "oc")));
+        assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
+        var lease = m.beat(List.of()).start().getFirst();
+        fleet.queue(m.tenant(), List.of(Fleet.spec("second", 8, 512, 0, null, "oc")));
+        assertThat(m.cycle().runOnce().placed()).as("the machine is full").isZero();
+
+        var now = InstantSource.system().instant();
+        var ended = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), m.id(),
+                io.fleetjobs.model.AttemptState.SUCCEEDED, 0, null, now, now, "", "");
+        AtomicReference<Thread> holder = new AtomicReference<>();
+        CompletableFuture<HeartbeatResponse> reply = CompletableFuture.supplyAsync(() -> {
+            holder.set(Thread.currentThread());
+            return m.agents().heartbeat(m.id(), new Heartbeat(m.id(), m.incarnation(), List.of(ended), 30_000));
+        });
+        await().until(() -> held(m.broker(), holder, m.id()));
+        assertThat(roomFreed).as("told at once").hasValue(1);
+        assertThat(reply).isNotDone();
+
+        m.cycle().lookAgain(); // what the loop does when told of room
+        assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
+        HeartbeatResponse answer = reply.get();
+        assertThat(answer.ack()).singleElement().satisfies(a -> assertThat(a.jobId()).isEqualTo(lease.jobId()));
+        assertThat(answer.start()).singleElement().satisfies(l -> assertThat(l.jobId()).isNotEqualTo(lease.jobId()));
+
+        // an end already applied (sent again: its acknowledgement was lost) gives no room back: answered at once
+        HeartbeatResponse again = m.agents().heartbeat(m.id(), new Heartbeat(m.id(), m.incarnation(), List.of(ended), 30_000));
+        assertThat(again.ack()).hasSize(1);
+        assertThat(roomFreed).hasValue(1);
+    }
+
+    /**
      * The backstop for time limits: an attempt still running past its job's limit (its agent did not stop it) is
      * killed by the heartbeat's answer, and keeps what it holds on its machine until its agent reports the process
      * gone: a process that outlives its limit never shares its room with another job.

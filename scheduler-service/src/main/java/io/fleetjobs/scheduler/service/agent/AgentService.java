@@ -52,6 +52,10 @@ public final class AgentService {
      */
     private volatile java.util.concurrent.Semaphore working = new java.util.concurrent.Semaphore(Integer.MAX_VALUE);
     static final Duration BUSY_AFTER = Duration.ofSeconds(1);
+    /** Told when a heartbeat's ends gave room back (the scheduler looks for room at once); nothing until set. */
+    private volatile Runnable roomFreed = () -> { };
+    /** How long an answer that acknowledges ends waits for a placement in the room they gave back. */
+    private volatile Duration holdAfterEnd = Duration.ZERO;
     /** What was last read of each machine's live attempts, answering heartbeats that have nothing to be told. */
     private volatile LiveViews views = new LiveViews(LiveViews.DEFAULT_MAX_AGE, System::nanoTime);
     /** The streams of a machine's attempts followed now ({@code LogStreams.followsOn}); null when not known. */
@@ -89,6 +93,15 @@ public final class AgentService {
      */
     public void keepViews(Duration maxAge, java.util.function.LongSupplier nanos) {
         views = new LiveViews(maxAge, nanos);
+    }
+
+    /**
+     * After a heartbeat's ends gave room back: tells {@code roomFreed} (the scheduler's loop), and holds the answer
+     * that acknowledges them up to {@code hold} for a placement in that room (zero: answered at once).
+     */
+    public void afterEnds(Runnable roomFreed, Duration hold) {
+        this.roomFreed = roomFreed;
+        this.holdAfterEnd = hold;
     }
 
     /** Heartbeats answered from a view of their machine's attempts, and reads of a machine's attempts, so far. */
@@ -255,7 +268,8 @@ public final class AgentService {
      * already settled) holds on: answered empty, the agent would sleep out the rest of its interval and miss
      * the next placement's wake-up. What a wake-up finds to settle is left to the next heartbeat, whose answer
      * it does not change. A held heartbeat checks that its incarnation is still the machine's before it answers
-     * anything: a join meanwhile supersedes it ({@link Superseded}).
+     * anything: a join meanwhile supersedes it ({@link Superseded}). A heartbeat whose ends gave room back is held
+     * too, briefly ({@link #afterEnds}), so that the answer acknowledging them also starts what was placed there.
      */
     public HeartbeatResponse heartbeat(String machineId, Heartbeat heartbeat) {
         Instant now = jobs.clock().instant();
@@ -267,7 +281,8 @@ public final class AgentService {
         long waitMs = Math.min(Math.max(heartbeat.waitMs(), 0), properties.maxWait().toMillis());
         long deadline = System.nanoTime() + waitMs * 1_000_000L;
         CompletableFuture<Void> ticket = broker.register(machineId);
-        record First(AgentDiff diff, List<AttemptRef> ack, List<LogFollow> follow) {
+        /** @param freed whether an end was applied (its room given back) */
+        record First(AgentDiff diff, List<AttemptRef> ack, List<LogFollow> follow, boolean freed) {
         }
         First first = working(() -> {
             AgentDiff live = diff(machineId, heartbeat.incarnation(), reported, now);
@@ -280,11 +295,16 @@ public final class AgentService {
             List<AttemptReports.Outcome> outcomes = reports.applyAvailable(writes);
             List<AttemptRef> acked = new ArrayList<>();
             boolean allApplied = live.settle().isEmpty();
+            boolean freed = false;
             for (int i = 0; i < ended.size(); i++) {
                 if (outcomes.get(i) != AttemptReports.Outcome.BUSY) {
                     acked.add(new AttemptRef(ended.get(i).jobId(), ended.get(i).attempt()));
                 }
                 allApplied &= outcomes.get(i) == AttemptReports.Outcome.APPLIED;
+                freed |= outcomes.get(i) == AttemptReports.Outcome.APPLIED;
+            }
+            if (freed) {
+                roomFreed.run(); // the scheduler looks for room now, not when the end's event comes back from Kafka
             }
             if (!writes.isEmpty()) {
                 if (allApplied) {
@@ -293,29 +313,37 @@ public final class AgentService {
                     views.forget(machineId);
                 }
             }
-            return new First(live, acked, followsOn(machineId));
+            return new First(live, acked, followsOn(machineId), freed);
         });
         AgentDiff diff = first.diff();
         List<AttemptRef> ack = first.ack();
         List<LogFollow> follow = first.follow();
+        // an answer that acknowledges ends which gave room back waits a moment for what is placed in that room, so
+        // that one answer carries both (one heartbeat a round instead of two); other acknowledgements go at once
+        boolean mayHold = ack.isEmpty() || first.freed() && !holdAfterEnd.isZero();
+        long until = ack.isEmpty() ? deadline : Math.min(deadline, System.nanoTime() + holdAfterEnd.toNanos());
         boolean held = false;
-        while (diff.tellsNothing() && ack.isEmpty() && !FollowSet.differs(heartbeat.following(), follow)) {
-            long left = deadline - System.nanoTime();
+        boolean checked = true; // the incarnation was read with the last diff
+        while (mayHold && diff.tellsNothing() && !FollowSet.differs(heartbeat.following(), follow)) {
+            long left = until - System.nanoTime();
             held = true;
             if (left <= 0 || !broker.await(ticket, Duration.ofNanos(left))) {
+                checked = false;
                 break;
             }
             ticket = broker.register(machineId); // before reading, so a signal during the read is not lost
             First again = working(() -> new First(diff(machineId, heartbeat.incarnation(), reported,
-                    jobs.clock().instant()), null, followsOn(machineId)));
+                    jobs.clock().instant()), null, followsOn(machineId), false));
             diff = again.diff();
             follow = again.follow();
         }
-        if (held) {
+        if (!checked) {
             working(() -> {
                 requireIncarnation(machineId, heartbeat.incarnation());
                 return null;
             });
+        }
+        if (held) {
             requireRecording();
         }
         HeartbeatCadence told = cadence.get();
