@@ -50,16 +50,13 @@ class LiveViewHeartbeatTest {
     void aHeartbeatWithNothingToBeToldIsAnsweredFromTheViewAndAnUnsignalledCancelIsSeenWhenTheViewIsOld() {
         Machine m = machine("viewed", "eu", 11);
         Lease lease = placeAndLease(m, "long");
-        AttemptReport running = report(m, lease, AttemptState.RUNNING);
-        assertThat(m.beat(List.of(running)).kill()).as("settles its start (read, not from the view)").isEmpty();
-        assertThat(m.beat(List.of(running)).kill()).isEmpty();
+        AttemptReport running = runningInView(m, lease);
         long[] before = m.agents().viewCounts();
         assertThat(m.beat(List.of(running)).kill()).isEmpty();
         assertThat(m.agents().viewCounts()).as("answered from the view, nothing read")
                 .containsExactly(before[0] + 1, before[1]);
 
-        // a cancel that no event announced here (another replica's, its event not yet arrived)
-        fleet.jdbc.sql("update jobs set cancel_requested = true where id = :id").param("id", lease.jobId()).update();
+        cancelUnannounced(lease); // another replica's, its event not yet arrived
         nanos.addAndGet(Duration.ofMillis(900).toNanos());
         assertThat(m.beat(List.of(running)).kill()).as("the view is 0.9 s old: the kill waits").isEmpty();
         nanos.addAndGet(Duration.ofMillis(200).toNanos());
@@ -71,11 +68,9 @@ class LiveViewHeartbeatTest {
     void aWakeUpOfTheMachineForgetsItsView() {
         Machine m = machine("woken", "us", 12);
         Lease lease = placeAndLease(m, "long");
-        AttemptReport running = report(m, lease, AttemptState.RUNNING);
-        m.beat(List.of(running));
-        m.beat(List.of(running)); // the view holds it RUNNING
+        AttemptReport running = runningInView(m, lease);
 
-        fleet.jdbc.sql("update jobs set cancel_requested = true where id = :id").param("id", lease.jobId()).update();
+        cancelUnannounced(lease);
         m.broker().signal(m.id()); // the cancel's event
         assertThat(m.beat(List.of(running)).kill()).singleElement()
                 .satisfies(k -> assertThat(k.reason()).isEqualTo("canceled"));
@@ -85,9 +80,7 @@ class LiveViewHeartbeatTest {
     void anAttemptTheViewDoesNotKnowIsReadNotKilled() {
         Machine m = machine("unknown", "ap", 13);
         Lease first = placeAndLease(m, "first");
-        AttemptReport firstRunning = report(m, first, AttemptState.RUNNING);
-        m.beat(List.of(firstRunning));
-        m.beat(List.of(firstRunning)); // the view: the first attempt only
+        AttemptReport firstRunning = runningInView(m, first); // the view: the first attempt only
 
         // another replica places a second job here and leases it to the agent; its wake-up has not arrived here
         fleet.queue(m.tenant(), List.of(Fleet.spec("second", 1, 512, 0, null, "ap")));
@@ -124,15 +117,13 @@ class LiveViewHeartbeatTest {
     void aJoinOnAnotherReplicaSupersedesAHeartbeatTheViewWouldAnswer() {
         Machine m = machine("rejoined", "af", 15);
         Lease lease = placeAndLease(m, "long");
-        AttemptReport running = report(m, lease, AttemptState.RUNNING);
-        m.beat(List.of(running));
-        m.beat(List.of(running));
+        AttemptReport running = runningInView(m, lease);
         long[] before = m.agents().viewCounts();
         assertThat(m.beat(List.of(running)).kill()).isEmpty();
         assertThat(m.agents().viewCounts()[0]).isEqualTo(before[0] + 1);
 
         // the machine joined again through another replica, and this view still has the old incarnation: the old
-        // agent's end report (an answer with an acknowledgement is not held, so no check after a hold catches it)
+        // agent's end report (its answer is not held here, so no check after a hold catches it)
         fleet.machines.join(m.id(), "af", Map.of(), null, 8_000, 16_384, 0, new byte[] {16});
         assertThatThrownBy(() -> m.beat(List.of(report(m, lease, AttemptState.SUCCEEDED))))
                 .isInstanceOf(AgentService.Superseded.class);
@@ -154,6 +145,19 @@ class LiveViewHeartbeatTest {
         fleet.queue(m.tenant(), List.of(Fleet.spec(name, 1, 512, 0, null, regionOf(m))));
         assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
         return m.beat(List.of()).start().getFirst();
+    }
+
+    /** The agent reports the attempt running: its start is settled (a read), then a read leaves it in the view. */
+    private static AttemptReport runningInView(Machine m, Lease lease) {
+        AttemptReport running = report(m, lease, AttemptState.RUNNING);
+        assertThat(m.beat(List.of(running)).kill()).as("settles its start (read, not from the view)").isEmpty();
+        assertThat(m.beat(List.of(running)).kill()).isEmpty();
+        return running;
+    }
+
+    /** A cancel that no event announced here. */
+    private static void cancelUnannounced(Lease lease) {
+        fleet.jdbc.sql("update jobs set cancel_requested = true where id = :id").param("id", lease.jobId()).update();
     }
 
     private static String regionOf(Machine m) {
