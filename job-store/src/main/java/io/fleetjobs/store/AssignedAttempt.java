@@ -20,6 +20,12 @@ public record AssignedAttempt(UUID jobId, int attempt, long epoch, AttemptState 
         boolean cancelRequested, Execution execution, long cpuMillis, long memoryMb,
         List<Integer> gpus, Long startWithinMs, boolean preempted, Gang gang,
         boolean gangFailed, Instant timeLimitEndsAt) {
+    /** The same attempt with another execution and time left to start it. */
+    public AssignedAttempt with(Execution execution, Long startWithinMs) {
+        return new AssignedAttempt(jobId, attempt, epoch, state, cancelRequested, execution, cpuMillis, memoryMb, gpus,
+                startWithinMs, preempted, gang, gangFailed, timeLimitEndsAt);
+    }
+
     public AssignedAttempt(UUID jobId, int attempt, long epoch, AttemptState state,
             boolean cancelRequested, Execution execution, long cpuMillis, long memoryMb,
             List<Integer> gpus, Long startWithinMs, boolean preempted, Gang gang,

@@ -54,14 +54,20 @@ final class LiveViews {
         final AttemptRef[] seen = new AttemptRef[SEEN];
         int next;
 
-        void saw(AttemptRef ref) {
+        boolean seen(AttemptRef ref) {
             for (AttemptRef r : seen) {
                 if (ref.equals(r)) {
-                    return;
+                    return true;
                 }
             }
-            seen[next] = ref;
-            next = (next + 1) % SEEN;
+            return false;
+        }
+
+        void saw(AttemptRef ref) {
+            if (!seen(ref)) {
+                seen[next] = ref;
+                next = (next + 1) % SEEN;
+            }
         }
     }
 
@@ -99,9 +105,7 @@ final class LiveViews {
         long ageMs = age / 1_000_000L;
         List<AssignedAttempt> aged = new ArrayList<>(view.attempts().size());
         for (AssignedAttempt a : view.attempts()) {
-            aged.add(a.startWithinMs() == null ? a : new AssignedAttempt(a.jobId(), a.attempt(), a.epoch(), a.state(),
-                    a.cancelRequested(), a.execution(), a.cpuMillis(), a.memoryMb(), a.gpus(),
-                    Math.max(0, a.startWithinMs() - ageMs), a.preempted(), a.gang(), a.gangFailed(), a.timeLimitEndsAt()));
+            aged.add(a.startWithinMs() == null ? a : a.with(a.execution(), Math.max(0, a.startWithinMs() - ageMs)));
         }
         return Optional.of(aged);
     }
@@ -133,9 +137,7 @@ final class LiveViews {
         }
         List<AssignedAttempt> kept = new ArrayList<>(attempts.size());
         for (AssignedAttempt a : attempts) {
-            kept.add(a.execution() == null ? a : new AssignedAttempt(a.jobId(), a.attempt(), a.epoch(), a.state(),
-                    a.cancelRequested(), NOT_KEPT, a.cpuMillis(), a.memoryMb(), a.gpus(), a.startWithinMs(),
-                    a.preempted(), a.gang(), a.gangFailed(), a.timeLimitEndsAt()));
+            kept.add(a.execution() == null ? a : a.with(NOT_KEPT, a.startWithinMs()));
         }
         synchronized (slot) {
             for (AssignedAttempt a : attempts) {
@@ -157,13 +159,8 @@ final class LiveViews {
             return false;
         }
         synchronized (slot) {
-            for (AttemptRef r : slot.seen) {
-                if (attempt.equals(r)) {
-                    return true;
-                }
-            }
+            return slot.seen(attempt);
         }
-        return false;
     }
 
     /** A heartbeat was answered from the view. */
