@@ -142,8 +142,10 @@ final class JobWrites {
     }
 
     /**
-     * The history rows and events of changes written, in the given order: one statement each for
-     * history and outbox, whatever their number.
+     * The history rows of changes written, in the given order, in one statement whatever their number. Each row is
+     * also its change's event ({@link HistoryEvents}): its id, type and data beside the facts the history keeps.
+     * A row's position is taken as it is inserted, after its job's row was written in the same transaction, which is
+     * what the relay's rule for gaps relies on ({@link EventGaps}).
      */
     void record(List<Written> changes) {
         if (changes.isEmpty()) {
@@ -157,40 +159,32 @@ final class JobWrites {
         String[] reasons = new String[n];
         String[] ats = new String[n];
         String[] eventIds = new String[n];
-        Integer[] shards = new Integer[n];
-        String[] payloads = new String[n];
+        String[] types = new String[n];
+        String[] data = new String[n];
         for (int i = 0; i < n; i++) {
             Written w = changes.get(i);
-            UUID eventId = Ids.newId(clock);
             ids[i] = w.jobId().toString();
             versions[i] = w.version();
             froms[i] = w.from() == null ? null : w.from().name();
             tos[i] = w.to().name();
             reasons[i] = w.reason();
             ats[i] = w.at().toString();
-            eventIds[i] = eventId.toString();
-            shards[i] = Outbox.shardOf(ids[i]);
-            payloads[i] = Json.write(new JobEvent(eventId, JobEvent.SCHEMA_VERSION, w.type(), w.jobId(), w.tenantId(),
-                    w.version(), w.at(), w.from(), w.to(), w.reason(), w.data()));
+            eventIds[i] = Ids.newId(clock).toString();
+            types[i] = w.type().name();
+            data[i] = w.data() == null || w.data().isEmpty() ? null : Json.write(w.data());
         }
-        var now = JobRows.ts(clock.instant()); // the outbox rows' created_at: when written, which the relay's lag is measured from
         jdbc.sql("""
-                        insert into job_history (job_id, version, from_state, to_state, reason, at)
-                        select cast(d.id as uuid), d.version, d.f, d.t, d.r, d.at
+                        insert into job_history (job_id, version, from_state, to_state, reason, at, event_id, event_type,
+                                                 event_data)
+                        select cast(d.id as uuid), d.version, d.f, d.t, d.r, d.at, cast(d.e as uuid), d.type, d.data
                         from unnest(cast(:ids as text[]), cast(:versions as bigint[]), cast(:froms as text[]),
-                                    cast(:tos as text[]), cast(:reasons as text[]), cast(cast(:ats as text[]) as timestamptz[]))
-                             as d(id, version, f, t, r, at)""")
-                .param("ids", ids).param("versions", versions).param("froms", froms).param("tos", tos)
-                .param("reasons", reasons).param("ats", ats)
-                .update();
-        jdbc.sql("""
-                        insert into outbox (event_id, topic, key, shard, payload, created_at)
-                        select cast(d.e as uuid), :topic, d.k, d.s, d.p, :now
-                        from unnest(cast(:e as text[]), cast(:k as text[]), cast(:s as int[]), cast(:p as text[]))
-                             with ordinality as d(e, k, s, p, i)
+                                    cast(:tos as text[]), cast(:reasons as text[]), cast(cast(:ats as text[]) as timestamptz[]),
+                                    cast(:e as text[]), cast(:types as text[]), cast(:data as text[]))
+                             with ordinality as d(id, version, f, t, r, at, e, type, data, i)
                         order by d.i""")
-                .param("e", eventIds).param("k", ids).param("s", shards).param("p", payloads)
-                .param("topic", JobEvent.TOPIC).param("now", now)
+                .param("ids", ids).param("versions", versions).param("froms", froms).param("tos", tos)
+                .param("reasons", reasons).param("ats", ats).param("e", eventIds).param("types", types)
+                .param("data", data)
                 .update();
     }
 
@@ -205,8 +199,8 @@ final class JobWrites {
      * not at all, so what remains has no orphans and no gaps in its history; a job whose attempt still holds its
      * allocation (not yet released by the reconciler) waits, so machines' counters stay the sum over held
      * attempts. Rows another transaction holds are skipped ({@code skip locked}): replicas delete side by side.
-     * A job's published outbox rows are already gone (the relay deletes what Kafka acknowledged, V3); one still
-     * waiting to be published stays until it is. Call inside a transaction.
+     * A job whose history holds an event the relay has not yet published stays until it has. Call inside a
+     * transaction.
      */
     Forgotten forgetFinished(Instant before, int limit) {
         return jdbc.sql("""
@@ -214,6 +208,8 @@ final class JobWrites {
                             select j.id from jobs j
                             where j.state in ('SUCCEEDED', 'FAILED', 'CANCELED') and j.finished_at < :before
                               and not exists (select 1 from attempts a where a.job_id = j.id and a.released_at is null)
+                              and not exists (select 1 from job_history h where h.job_id = j.id
+                                              and h.position > (select position from event_relay where id = 1))
                             order by j.finished_at
                             limit :limit
                             for update of j skip locked

@@ -1,18 +1,28 @@
 package io.fleetjobs.store;
 
+import io.fleetjobs.model.JobEvent;
+import io.fleetjobs.model.JobEventType;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import tools.jackson.core.type.TypeReference;
 
 /**
- * What the outbox relay reads and deletes. A shard has one publisher at a time: the relay takes the
- * transaction-scoped advisory locks of the shards no other relay holds ({@link #tryLockShards}) and reads
- * without row locks (each would be a WAL record). Call in the relay's transaction.
+ * What the outbox relay reads and writes. Since V33 a job's history row is also its event: the relay holds the one
+ * cursor row ({@link #lockCursor}) for the transaction of a batch, reads the history above it in position order
+ * ({@link #above}), publishes what {@link EventGaps} allows and moves the cursor ({@link #moveCursor}). The table
+ * {@code outbox} holds only what replicas of the version before V33 wrote during a rolling upgrade: the relay drains
+ * it the old way ({@link #tryLockShards}, {@link #oldest}, {@link #delete}). Call in the relay's transaction.
  */
 public final class OutboxStore {
     /** First key of the advisory locks of the relay's shards ("OUTB"). */
     private static final int LOCK_SPACE = 0x4F555442;
+    /** An event's data, as {@link JobWrites} keeps it beside the history row. */
+    private static final TypeReference<Map<String, String>> STRINGS = new TypeReference<>() {
+    };
 
     private final JdbcClient jdbc;
 
@@ -25,7 +35,63 @@ public final class OutboxStore {
     }
 
     /**
-     * Takes every shard no other relay holds, for this transaction, in one statement.
+     * The cursor, locked for this transaction, and the oldest transaction running when the statement began (for
+     * {@link EventGaps#publishable}); null when another relay holds it.
+     */
+    public record Cursor(long position, long xmin) {
+    }
+
+    public Cursor lockCursor() {
+        return jdbc.sql("""
+                        select position, cast(cast(pg_snapshot_xmin(pg_current_snapshot()) as text) as bigint)
+                        from event_relay where id = 1 for update skip locked""")
+                .query((rs, n) -> new Cursor(rs.getLong(1), rs.getLong(2))).optional().orElse(null);
+    }
+
+    /**
+     * A history row above the cursor: its position, and its event as published ({@code payload} null for a row
+     * written before V33, which was published through {@code outbox}).
+     */
+    public record Event(long position, String key, String payload) {
+    }
+
+    /** The history rows above {@code after}, in position order, at most {@code limit}. */
+    public List<Event> above(long after, int limit) {
+        return jdbc.sql("""
+                        select h.position, h.job_id, h.event_id, h.event_type, j.tenant_id, h.version, h.at,
+                               h.from_state, h.to_state, h.reason, h.event_data
+                        from job_history h join jobs j on j.id = h.job_id
+                        where h.position > :after order by h.position limit :limit""")
+                .param("after", after).param("limit", limit)
+                .query((rs, n) -> {
+                    UUID jobId = rs.getObject(2, UUID.class);
+                    UUID eventId = rs.getObject(3, UUID.class);
+                    String payload = eventId == null ? null : Json.write(new JobEvent(eventId, JobEvent.SCHEMA_VERSION,
+                            JobEventType.valueOf(rs.getString(4)), jobId, rs.getObject(5, UUID.class), rs.getLong(6),
+                            JobRows.instant(rs, 7), JobRows.state(rs.getString(8)), JobRows.state(rs.getString(9)),
+                            rs.getString(10), data(rs.getString(11))));
+                    return new Event(rs.getLong(1), jobId.toString(), payload);
+                })
+                .list();
+    }
+
+    private static Map<String, String> data(String json) {
+        return json == null ? Map.of() : Json.MAPPER.readValue(json, STRINGS);
+    }
+
+    /**
+     * Moves the cursor. @return the first transaction id not yet given when the statement began (for
+     * {@link EventGaps#stoppedAt}): the statement comes after the read.
+     */
+    public long moveCursor(long position) {
+        return jdbc.sql("""
+                        update event_relay set position = :p where id = 1
+                        returning cast(cast(pg_snapshot_xmax(pg_current_snapshot()) as text) as bigint)""")
+                .param("p", position).query(Long.class).single();
+    }
+
+    /**
+     * Takes every shard of the old outbox no other relay holds, for this transaction, in one statement.
      *
      * @return the shards this transaction now holds (none when other relays hold them all)
      */
@@ -35,7 +101,7 @@ public final class OutboxStore {
                 .query(Integer.class).list().stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** The oldest rows of {@code shards}, in id order (the order of commit per key). */
+    /** The oldest rows of the old outbox's {@code shards}, in id order (the order of commit per key). */
     public List<Row> oldest(int[] shards, int limit) {
         return jdbc.sql("""
                         select id, topic, key, payload from outbox
@@ -46,32 +112,22 @@ public final class OutboxStore {
                 .list();
     }
 
-    /** Deletes rows published: the outbox holds only what Kafka has not yet acknowledged. */
+    /** Deletes rows of the old outbox published. */
     public void delete(List<Row> rows) {
         jdbc.sql("delete from outbox where id = any(:ids)")
                 .param("ids", rows.stream().map(Row::id).toArray(Long[]::new))
                 .update();
     }
 
-    /**
-     * Vacuums the outbox: removes the rows the relay deleted, and their primary-key entries. The outbox is a queue
-     * (every event inserted once and deleted once), and its read walks the primary key from the oldest entry, dead ones
-     * included, until vacuum removes them; autovacuum comes at most once a minute, and in a minute of W1 the walk grew
-     * to thousands of pages a read. {@code skip_locked}: a relay that finds another's vacuum running goes on; {@code
-     * truncate false}: no exclusive lock to give back the table's trailing pages, which the next inserts reuse. Call
-     * outside a transaction (VACUUM cannot run in one). A database user that may not vacuum the table gets a warning
-     * from the server and nothing is done.
-     */
-    public void vacuum() {
-        jdbc.sql("vacuum (skip_locked, truncate false, index_cleanup on) outbox").update();
-    }
-
     /** How many rows wait, and when the oldest was written (null: none). */
     public record Backlog(long rows, Instant oldest) {
     }
 
+    /** The events above the cursor, and the oldest one's time of change. */
     public Backlog backlog() {
-        return jdbc.sql("select count(*), min(created_at) from outbox where published_at is null")
+        return jdbc.sql("""
+                        select count(*), min(at) from job_history
+                        where position > (select position from event_relay where id = 1) and event_id is not null""")
                 .query((rs, n) -> new Backlog(rs.getLong(1), JobRows.instant(rs, 2))).single();
     }
 }

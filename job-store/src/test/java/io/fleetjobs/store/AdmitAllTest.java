@@ -52,8 +52,7 @@ class AdmitAllTest {
         assertThat(stored.stateReason()).isEqualTo("admitted; waiting for placement");
         Histories.assertWellFormed(f, stored, "admitted on submit");
         assertThat(f.jobs.history(job.id())).extracting(HistoryEntry::to).containsExactly(JobState.SUBMITTED, JobState.QUEUED);
-        assertThat(f.jdbc.sql("select payload from outbox where key = :k order by id").param("k", job.id().toString())
-                .query(String.class).list())
+        assertThat(f.eventPayloads(job.id()))
                 .satisfiesExactly(
                         e -> assertThat(e).contains("\"jobVersion\":1", "\"to\":\"SUBMITTED\""),
                         e -> assertThat(e).contains("\"jobVersion\":2", "\"from\":\"SUBMITTED\"", "\"to\":\"QUEUED\""));

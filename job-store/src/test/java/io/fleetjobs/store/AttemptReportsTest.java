@@ -208,8 +208,7 @@ class AttemptReportsTest {
 
     /** The job's events, in the order the relay publishes them. */
     private static List<JobEvent> events(JobRecord job) {
-        return f.jdbc.sql("select payload from outbox where key = :k order by id").param("k", job.id().toString())
-                .query(String.class).list().stream().map(p -> Json.read(p, JobEvent.class)).toList();
+        return f.eventPayloads(job.id()).stream().map(p -> Json.read(p, JobEvent.class)).toList();
     }
 
     /**

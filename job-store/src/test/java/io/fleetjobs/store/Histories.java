@@ -11,7 +11,7 @@ final class Histories {
 
     /**
      * Versions 1..n without gaps, each step legal (a same-state step is a cancel request), nothing
-     * after a terminal state, and one outbox event per version.
+     * after a terminal state, and each history row an event.
      */
     static void assertWellFormed(StoreFixture f, JobRecord job, String context) {
         List<HistoryEntry> history = f.jobs.history(job.id());
@@ -30,8 +30,8 @@ final class Histories {
             }
         }
         assertThat(history.getLast().to()).as(context).isEqualTo(job.state());
-        long events = f.jdbc.sql("select count(*) from outbox where key = :k").param("k", job.id().toString())
-                .query(Long.class).single();
+        long events = f.jdbc.sql("select count(*) from job_history where job_id = :id and event_id is not null")
+                .param("id", job.id()).query(Long.class).single();
         assertThat(events).as("%s: one event per change", context).isEqualTo(job.version());
     }
 }

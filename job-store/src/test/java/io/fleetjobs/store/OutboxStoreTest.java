@@ -2,22 +2,29 @@ package io.fleetjobs.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.model.JobEvent;
+import io.fleetjobs.model.JobEventType;
+import io.fleetjobs.model.JobState;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** What the relay reads and deletes: every free shard in one transaction, one relay a shard at a time. */
+/**
+ * What the relay reads and writes: the history above its cursor as events, one relay at a time, and a gap between
+ * positions passed only once it is certain to stay empty; and the old outbox of a rolling upgrade, one relay a shard.
+ */
 class OutboxStoreTest {
     private static StoreFixture f;
     private static OutboxStore outbox;
 
     @BeforeAll
     static void start() {
-        f = new StoreFixture(4);
+        f = new StoreFixture(6);
         outbox = new OutboxStore(f.jdbc);
     }
 
@@ -27,7 +34,113 @@ class OutboxStoreTest {
     }
 
     @Test
-    void aRelayTakesEveryFreeShardAndAnotherNoneUntilItCommits() throws Exception {
+    void aJobsHistoryRowsAreItsEventsInPositionOrder() {
+        long cursor = cursorNow();
+        JobRecord job = admitted("history-events");
+
+        List<OutboxStore.Event> read = f.jobs.inTransaction(() -> outbox.above(cursor, 1_000)).stream()
+                .filter(e -> e.key().equals(job.id().toString())).toList();
+
+        assertThat(read).extracting(OutboxStore.Event::position).isSorted().hasSize(2);
+        List<JobEvent> events = read.stream().map(e -> Json.read(e.payload(), JobEvent.class)).toList();
+        assertThat(events).extracting(JobEvent::to).containsExactly(JobState.SUBMITTED, JobState.QUEUED);
+        assertThat(events).extracting(JobEvent::jobVersion).containsExactly(1L, 2L);
+        assertThat(events).allSatisfy(e -> {
+            assertThat(e.tenantId()).isEqualTo(f.tenant);
+            assertThat(e.type()).isEqualTo(JobEventType.STATE_CHANGED);
+            assertThat(e.eventId()).isNotNull();
+        });
+        assertThat(events.get(0).eventId()).isNotEqualTo(events.get(1).eventId());
+    }
+
+    @Test
+    void aSecondRelayFindsTheCursorHeldUntilTheFirstCommits() throws Exception {
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CompletableFuture<OutboxStore.Cursor> first = CompletableFuture.supplyAsync(() -> f.jobs.inTransaction(() -> {
+            OutboxStore.Cursor cursor = outbox.lockCursor();
+            held.countDown();
+            await(release);
+            return cursor;
+        }));
+        assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
+
+        OutboxStore.Cursor second = f.jobs.inTransaction(outbox::lockCursor);
+        release.countDown();
+
+        assertThat(first.get(30, TimeUnit.SECONDS)).isNotNull();
+        assertThat(second).as("while the first relay holds the cursor, another gets none").isNull();
+        assertThat(f.jobs.inTransaction(outbox::lockCursor)).as("once it committed, it is free again").isNotNull();
+    }
+
+    /**
+     * Two writers commit out of order: the one that took the lower position is still open when the other's row is
+     * visible. The relay must not pass the open one's position; it passes it once it is visible, or, if that
+     * transaction rolls back, once a snapshot proves that it has ended.
+     */
+    @Test
+    void aGapIsNeverPassedWhileItsTransactionMayStillCommit() throws Exception {
+        for (boolean commits : new boolean[] {true, false}) {
+            long cursor = moveCursorToTheEnd();
+            EventGaps gaps = new EventGaps();
+            CountDownLatch written = new CountDownLatch(1);
+            CountDownLatch finish = new CountDownLatch(1);
+            CompletableFuture<Void> slow = CompletableFuture.runAsync(() -> f.jobs.inTransaction(() -> {
+                admitted("slow-" + commits); // takes the lower positions
+                written.countDown();
+                await(finish);
+                if (!commits) {
+                    throw new IllegalStateException("rolled back on purpose");
+                }
+                return null;
+            }));
+            assertThat(written.await(30, TimeUnit.SECONDS)).isTrue();
+            admitted("fast-" + commits); // higher positions, committed first
+
+            Step step = relayStep(cursor, gaps);
+            assertThat(step.passed).as("the fast writer's rows are visible above a gap: nothing may pass").isZero();
+            assertThat(relayStep(cursor, gaps).passed).as("still open: the proof cannot hold yet").isZero();
+
+            finish.countDown();
+            try {
+                slow.get(30, TimeUnit.SECONDS);
+            } catch (Exception rolledBack) {
+                assertThat(commits).isFalse();
+            }
+            Step after = relayStep(cursor, gaps);
+            if (commits) {
+                assertThat(after.passed).as("the slow rows came: every position in order").isEqualTo(4);
+            } else {
+                assertThat(after.passed).as("the slow writer has ended without its rows: the gap stays empty")
+                        .isEqualTo(2);
+                assertThat(after.read).hasSize(2);
+            }
+        }
+    }
+
+    /** What one pass of the relay found above {@code cursor} and may pass, moving nothing but the gap's proof. */
+    private record Step(List<Long> read, int passed) {
+    }
+
+    private static Step relayStep(long cursor, EventGaps gaps) {
+        return f.jobs.inTransaction((Supplier<Step>) () -> {
+            OutboxStore.Cursor locked = outbox.lockCursor();
+            List<Long> positions = outbox.above(cursor, 1_000).stream().map(OutboxStore.Event::position).toList();
+            int passed = gaps.publishable(cursor, positions, locked.xmin());
+            long xmax = outbox.moveCursor(cursor);
+            if (passed < positions.size()) {
+                gaps.stoppedAt(passed == 0 ? cursor + 1 : positions.get(passed - 1) + 1, positions.getLast(), xmax);
+            }
+            return new Step(positions, passed);
+        });
+    }
+
+    @Test
+    void theOldOutboxOfARollingUpgradeIsDrainedOneRelayAShardAtATime() throws Exception {
+        f.jdbc.sql("""
+                insert into outbox (event_id, topic, key, shard, payload, created_at)
+                select gen_random_uuid(), 'jobs.events', 'k' || i, i % 16, '{}', now() from generate_series(1, 40) i""")
+                .update();
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<int[]> first = CompletableFuture.supplyAsync(() -> f.jobs.inTransaction(() -> {
@@ -37,80 +150,32 @@ class OutboxStoreTest {
             return shards;
         }));
         assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
-
         int[] second = f.jobs.inTransaction(outbox::tryLockShards);
         release.countDown();
+        assertThat(first.get(30, TimeUnit.SECONDS)).hasSize(Outbox.SHARDS);
+        assertThat(second).as("while one relay holds the shards, another gets none").isEmpty();
 
-        assertThat(first.get(30, TimeUnit.SECONDS)).as("the first relay takes them all")
-                .containsExactly(java.util.stream.IntStream.range(0, Outbox.SHARDS).toArray());
-        assertThat(second).as("while it holds them, another relay gets none").isEmpty();
-        assertThat(f.jobs.inTransaction(outbox::tryLockShards)).as("once it committed, they are free again")
-                .hasSize(Outbox.SHARDS);
-    }
-
-    @Test
-    void readsTheOldestRowsOfTheShardsHeldInIdOrderAndDeletesWhatWasSent() {
-        for (int i = 0; i < 6; i++) {
-            f.submitted("outbox-" + i); // two events each (submitted, then queued), keys spread over the shards
-        }
         List<OutboxStore.Row> all = f.jobs.inTransaction(() -> outbox.oldest(outbox.tryLockShards(), 1_000));
-        assertThat(all).hasSize((int) f.count("select count(*) from outbox"));
-        assertThat(all).extracting(OutboxStore.Row::id).isSorted();
-
-        int shard = Outbox.shardOf(all.getFirst().key());
-        List<OutboxStore.Row> one = f.jobs.inTransaction(() -> outbox.oldest(new int[] {shard}, 1_000));
-        assertThat(one).isNotEmpty().allMatch(r -> Outbox.shardOf(r.key()) == shard);
-        assertThat(f.jobs.inTransaction(() -> outbox.oldest(outbox.tryLockShards(), 3))).extracting(OutboxStore.Row::id)
-                .containsExactlyElementsOf(all.subList(0, 3).stream().map(OutboxStore.Row::id).toList());
-
+        assertThat(all).hasSize(40).extracting(OutboxStore.Row::id).isSorted();
         f.jobs.inTransaction(() -> {
-            outbox.delete(one);
+            outbox.delete(all.subList(0, 25));
             return null;
         });
-        assertThat(f.count("select count(*) from outbox")).isEqualTo(all.size() - one.size());
+        assertThat(f.count("select count(*) from outbox")).isEqualTo(15);
     }
 
-    @Test
-    void vacuumRemovesWhatTheRelayDeletedSoThatItsReadNoLongerStepsOverIt() {
-        f.jdbc.sql("""
-                insert into outbox (event_id, topic, key, shard, payload, created_at)
-                select gen_random_uuid(), 'jobs', 'k' || i, i % 16, repeat('x', 400), now()
-                from generate_series(1, 5000) i""").update();
-        f.jobs.inTransaction(() -> {
-            int[] shards = outbox.tryLockShards();
-            List<OutboxStore.Row> rows;
-            while (!(rows = outbox.oldest(shards, 1_000)).isEmpty()) {
-                outbox.delete(rows); // as the relay does, batch after batch
-            }
-            return null;
-        });
-        long stepped = buffersOfTheRead();
-        assertThat(stepped).as("before a vacuum, the read walks the deleted rows' index entries").isGreaterThan(10);
-
-        outbox.vacuum();
-
-        assertThat(buffersOfTheRead()).as("after it, the read finds the empty index at once (was %d)", stepped)
-                .isLessThanOrEqualTo(2);
+    /** Submitted and admitted at once: two history rows, two events. */
+    private static JobRecord admitted(String name) {
+        return ((Submission.Accepted) f.jobs.submit(f.tenant, StoreFixture.aJob(name), null, true)).job();
     }
 
-    /** The shared buffers the relay's read of an empty outbox touches. */
-    private static long buffersOfTheRead() {
-        List<String> plan = f.jdbc.sql("""
-                        explain (analyze, buffers, costs off, timing off)
-                        select id, topic, key, payload from outbox
-                        where shard = any(cast(:shards as int[])) and published_at is null order by id limit 1000""")
-                .param("shards", java.util.stream.IntStream.range(0, Outbox.SHARDS).boxed().toArray(Integer[]::new))
-                .query(String.class).list();
-        var buffers = java.util.regex.Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?")
-                .matcher(String.join("\n", plan));
-        if (!buffers.find()) {
-            return 0; // no shared buffer touched at all
-        }
-        return count(buffers.group(1)) + count(buffers.group(2));
+    private static long cursorNow() {
+        return f.count("select position from event_relay");
     }
 
-    private static long count(String digits) {
-        return digits == null ? 0 : Long.parseLong(digits);
+    private static long moveCursorToTheEnd() {
+        f.jdbc.sql("update event_relay set position = (select coalesce(max(position), 0) from job_history)").update();
+        return cursorNow();
     }
 
     private static void await(CountDownLatch latch) {

@@ -78,6 +78,7 @@ class RetentionStoreTest {
 
         clock.set(T0.plus(RETENTION).plusSeconds(1));                // the retention reaches T0 + 1 s
         Instant cutoff = clock.instant().minus(RETENTION);
+        relayPublishedEverything();
         RetentionStore.Deleted deleted = retention.deleteFinishedJobs(cutoff, 500);
 
         assertThat(deleted).isEqualTo(new RetentionStore.Deleted(1, 1, 5, 0));
@@ -95,6 +96,28 @@ class RetentionStoreTest {
     }
 
     @Test
+    void aJobWhoseEventsTheRelayHasNotPublishedStaysUntilItHas() {
+        JobRecord published = canceled("published");
+        relayPublishedEverything();
+        JobRecord waiting = canceled("events-waiting"); // the relay is behind: Kafka was down, say
+        clock.set(T0.plus(RETENTION).plus(Duration.ofHours(1)));
+        Instant cutoff = clock.instant().minus(RETENTION);
+
+        assertThat(retention.deleteFinishedJobs(cutoff, 500).jobs()).isEqualTo(1);
+        assertThat(exists(published)).isFalse();
+        assertThat(exists(waiting)).as("its history is its events: it stays until they are out").isTrue();
+
+        relayPublishedEverything();
+        assertThat(retention.deleteFinishedJobs(cutoff, 500).jobs()).isEqualTo(1);
+        assertThat(exists(waiting)).isFalse();
+    }
+
+    /** The relay's cursor past every history row written so far. */
+    private void relayPublishedEverything() {
+        f.jdbc.sql("update event_relay set position = (select coalesce(max(position), 0) from job_history)").update();
+    }
+
+    @Test
     void batchesAreBoundedOldestFirstAndSkipWhatAnotherTransactionHolds() throws Exception {
         List<JobRecord> old = new java.util.ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -103,6 +126,7 @@ class RetentionStoreTest {
         }
         clock.set(T0.plus(RETENTION).plus(Duration.ofHours(1)));
         Instant cutoff = clock.instant().minus(RETENTION);
+        relayPublishedEverything();
 
         try (Connection other = f.dataSource.getConnection()) {
             other.setAutoCommit(false);

@@ -49,6 +49,14 @@ final class StoreFixture implements AutoCloseable {
         return ((Submission.Accepted) jobs.submit(tenant, aJob(name), null)).job();
     }
 
+    /** The job's events as the relay publishes them (its history rows since V33), in position order. */
+    java.util.List<String> eventPayloads(UUID job) {
+        long before = jdbc.sql("select coalesce(min(position), 1) - 1 from job_history where job_id = :id").param("id", job)
+                .query(Long.class).single();
+        return new OutboxStore(jdbc).above(before, 100_000).stream()
+                .filter(e -> e.key().equals(job.toString()) && e.payload() != null).map(OutboxStore.Event::payload).toList();
+    }
+
     long count(String sql) {
         return jdbc.sql(sql).query(Long.class).single();
     }

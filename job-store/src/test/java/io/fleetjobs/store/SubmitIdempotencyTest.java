@@ -54,7 +54,9 @@ class SubmitIdempotencyTest {
         assertThat(outcomes).extracting(s -> ((Submission.Accepted) s).job().id()).containsOnly(
                 ((Submission.Accepted) outcomes.getFirst()).job().id());
         assertThat(f.count("select count(*) from jobs where idempotency_key = 'key-1'")).isEqualTo(1);
-        assertThat(f.count("select count(*) from outbox where key = (select id::text from jobs where idempotency_key = 'key-1')"))
+        assertThat(f.count("""
+                select count(*) from job_history
+                where event_id is not null and job_id = (select id from jobs where idempotency_key = 'key-1')"""))
                 .isEqualTo(1);
     }
 

@@ -1,5 +1,7 @@
 package io.fleetjobs.jobservice.outbox;
 
+import io.fleetjobs.model.JobEvent;
+import io.fleetjobs.store.EventGaps;
 import io.fleetjobs.store.OutboxStore;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -24,31 +26,28 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Publishes outbox rows to Kafka, at least once, in order per key.
+ * Publishes jobs' events to Kafka, at least once, in order per key.
  *
- * <p>Rows are sharded by key. In one transaction a relay takes the transaction-scoped advisory locks of
- * the shards no other relay holds (a shard has one publisher at a time, whatever the number of relays),
- * reads their oldest rows, sends them with the idempotent producer, waits for the acknowledgements, and
- * deletes them in the same transaction: one commit a batch (a transaction a shard cost the server a
- * commit, and its flush, for each of up to sixteen shards at every pass). A crash or a broker error
- * rolls the deletes back: the rows go again later, and consumers dedupe. The advisory locks are what
- * keep two relays off one shard, so the rows are read without row locks (each would be a WAL record).
+ * <p>Since V33 a job's history row is also its event (the transactional outbox is {@code job_history}): in one
+ * transaction a relay locks the one cursor row (a second relay finds it held and waits for its next turn), reads the
+ * history above the cursor in position order, sends the events {@link EventGaps} lets it pass with the idempotent
+ * producer, waits for the acknowledgements and moves the cursor in the same transaction: one commit a batch. A crash
+ * or a broker error rolls the cursor back: the events go again later, and consumers dedupe by event id. Positions
+ * order one job's changes as its versions (they are written under its row lock), so publishing in position order
+ * keeps each job's events in order; a gap (a transaction that took a position and has not committed) is waited for,
+ * never passed, until it is certain to stay empty.
  *
- * <p>A published row is deleted rather than marked: the outbox holds only what Kafka has not yet
- * acknowledged, so it stays small whatever the history, and a mark (a new version of the row with its
- * whole payload, plus its index entries) would write twice what the delete does. The job's history
- * ({@code job_history}) is the lasting record of its changes, not the outbox.
+ * <p>Each change used to write its facts twice, its history row and the event's JSON in {@code outbox}, which the
+ * relay then deleted and vacuumed; now the relay writes one row per batch. The {@code outbox} table holds only what
+ * replicas of the version before wrote during a rolling upgrade: the relay drains it the old way (its shards'
+ * advisory locks, delete what was sent) when it refreshes its statistics.
  *
  * <p>After a wake-up, or a batch that was not full, the relay lets rows gather for {@link RelayProperties#gather}
  * before it reads again: under a steady trickle of submits it otherwise read a handful of rows a time, each handful a
  * transaction with its commit and a request to the broker, which every consumer's fetch then answered.
  *
- * <p>Deleting every row it published makes the outbox a queue table, whose dead rows the read would step over until
- * they are vacuumed; the relay vacuums it itself every {@link RelayProperties#vacuumEvery} rows it deleted, rather than
- * wait for autovacuum's next round ({@link OutboxStore#vacuum}).
- *
  * <p>While the broker is down, the circuit breaker opens: the relay stops trying for a while
- * instead of blocking on every batch, rows wait in Postgres, and everything drains when it returns.
+ * instead of blocking on every batch, events wait in Postgres, and everything drains when it returns.
  */
 @Component
 public class OutboxRelay implements SmartLifecycle {
@@ -68,8 +67,8 @@ public class OutboxRelay implements SmartLifecycle {
     private final Counter publishedRows;
     private final Counter publishedBatches;
     private final Counter failures;
-    /** Rows this relay deleted since it last vacuumed the outbox; the relay's thread only. */
-    private long deletedSinceVacuum;
+    /** What proves a gap between positions empty for good; the relay's thread only. */
+    private final EventGaps gaps = new EventGaps();
 
     public OutboxRelay(OutboxStore outbox, PlatformTransactionManager transactions, KafkaTemplate<String, String> kafka,
             CircuitBreakerRegistry breakers, OutboxSignal signal, InstantSource clock, RelayProperties properties,
@@ -82,53 +81,87 @@ public class OutboxRelay implements SmartLifecycle {
         this.clock = clock;
         this.properties = properties;
         Gauge.builder("outbox.backlog", backlog, AtomicLong::get)
-                .description("outbox rows not yet published").register(meters);
+                .description("events not yet published").register(meters);
         Gauge.builder("outbox.lag.seconds", lagMillis, l -> l.get() / 1000.0)
-                .description("age of the oldest unpublished outbox row").register(meters);
-        this.publishedRows = Counter.builder("outbox.published").description("outbox rows published (and deleted)")
+                .description("age of the oldest event not yet published").register(meters);
+        this.publishedRows = Counter.builder("outbox.published").description("events published")
                 .register(meters);
         this.publishedBatches = Counter.builder("outbox.batches")
-                .description("transactions that published outbox rows (rows a batch: outbox.published over this)")
+                .description("transactions that published events (events a batch: outbox.published over this)")
                 .register(meters);
         this.failures = Counter.builder("outbox.publish.failures")
                 .description("batches whose publishing failed (rolled back, published again later)").register(meters);
     }
 
     /**
-     * Publishes up to a batch of what waits in the shards no other relay holds, in one transaction: one commit
-     * for the batch, whatever the number of shards it spans. @return rows published
+     * Publishes up to a batch of the events above the cursor, in one transaction, unless another relay holds it.
+     * @return the positions the cursor passed (events, and rows written before V33 that are none)
      */
     public int drainOnce() {
-        Integer n = tx.execute(status -> publishFree());
-        int published = n == null ? 0 : n;
-        publishedRows.increment(published); // committed: the rows sent are deleted
-        if (published > 0) {
+        Batch batch = tx.execute(status -> publishHistory());
+        if (batch == null) {
+            return 0;
+        }
+        publishedRows.increment(batch.sent()); // committed: the cursor moved past them
+        if (batch.sent() > 0) {
             publishedBatches.increment();
         }
-        deletedSinceVacuum += published;
-        if (properties.vacuumEvery() > 0 && deletedSinceVacuum >= properties.vacuumEvery()) {
-            deletedSinceVacuum = 0;
-            try {
-                outbox.vacuum(); // outside the transaction, which has committed
-            } catch (RuntimeException e) {
-                log.warn("vacuuming the outbox failed (autovacuum will do it later): {}", e.getMessage());
-            }
-        }
-        return published;
+        return batch.passed();
     }
 
-    private int publishFree() {
-        int[] shards = outbox.tryLockShards();
-        if (shards.length == 0) {
-            return 0;
+    /** What one transaction did: positions the cursor passed, events sent among them. */
+    private record Batch(int passed, int sent) {
+    }
+
+    private Batch publishHistory() {
+        OutboxStore.Cursor cursor = outbox.lockCursor();
+        if (cursor == null) {
+            return new Batch(0, 0);
         }
-        List<OutboxStore.Row> rows = outbox.oldest(shards, properties.batchSize());
-        if (rows.isEmpty()) {
-            return 0;
+        List<OutboxStore.Event> read = outbox.above(cursor.position(), properties.batchSize());
+        if (read.isEmpty()) {
+            return new Batch(0, 0);
         }
-        breaker.executeRunnable(() -> send(rows));
-        outbox.delete(rows);
-        return rows.size();
+        List<Long> positions = read.stream().map(OutboxStore.Event::position).toList();
+        int passable = gaps.publishable(cursor.position(), positions, cursor.xmin());
+        List<OutboxStore.Row> events = new ArrayList<>(passable);
+        for (OutboxStore.Event e : read.subList(0, passable)) {
+            if (e.payload() != null) {
+                events.add(new OutboxStore.Row(e.position(), JobEvent.TOPIC, e.key(), e.payload()));
+            }
+        }
+        if (!events.isEmpty()) {
+            breaker.executeRunnable(() -> send(events));
+        }
+        long xmax = outbox.moveCursor(passable == 0 ? cursor.position() : positions.get(passable - 1));
+        if (passable < positions.size()) {
+            long gapAt = passable == 0 ? cursor.position() + 1 : positions.get(passable - 1) + 1;
+            gaps.stoppedAt(gapAt, positions.getLast(), xmax);
+        }
+        return new Batch(passable, events.size());
+    }
+
+    /**
+     * Publishes what replicas of the version before V33 left in {@code outbox} (a rolling upgrade), the way they did:
+     * the shards no other relay holds, in id order, deleted once sent. @return rows published
+     */
+    public int drainLegacyOutbox() {
+        Integer n = tx.execute(status -> {
+            int[] shards = outbox.tryLockShards();
+            if (shards.length == 0) {
+                return 0;
+            }
+            List<OutboxStore.Row> rows = outbox.oldest(shards, properties.batchSize());
+            if (rows.isEmpty()) {
+                return 0;
+            }
+            breaker.executeRunnable(() -> send(rows));
+            outbox.delete(rows);
+            return rows.size();
+        });
+        int published = n == null ? 0 : n;
+        publishedRows.increment(published);
+        return published;
     }
 
     private void send(List<OutboxStore.Row> rows) {
@@ -147,7 +180,7 @@ public class OutboxRelay implements SmartLifecycle {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while publishing", e);
         } catch (Exception e) {
-            throw new IllegalStateException("publishing " + rows.size() + " outbox rows failed: " + e.getMessage(), e);
+            throw new IllegalStateException("publishing " + rows.size() + " events failed: " + e.getMessage(), e);
         }
     }
 
@@ -164,11 +197,12 @@ public class OutboxRelay implements SmartLifecycle {
             try {
                 published = drainOnce();
                 if (clock.instant().isAfter(nextStats)) {
+                    drainLegacyOutbox();
                     refreshStats();
                     nextStats = clock.instant().plusSeconds(5);
                 }
             } catch (CallNotPermittedException e) {
-                log.debug("Kafka circuit open; outbox rows wait");
+                log.debug("Kafka circuit open; events wait");
             } catch (RuntimeException e) {
                 failures.increment();
                 log.warn("outbox relay: {}", e.getMessage());

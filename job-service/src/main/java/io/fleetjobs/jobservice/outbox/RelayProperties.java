@@ -4,30 +4,24 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * @param batchSize rows published per transaction (over every shard the relay holds)
+ * @param batchSize history rows the relay reads, and events it publishes at most, per transaction
  * @param pollInterval how long the relay waits for a wake-up before looking again
  * @param sendTimeout how long a batch may wait for the broker's acknowledgements
  * @param enabled false to run no relay in this instance
- * @param vacuumEvery rows this relay deletes between two vacuums of the outbox ({@link
- *     io.fleetjobs.store.OutboxStore#vacuum}); 0 leaves it to autovacuum
  * @param gather how long the relay lets rows gather after a wake-up or a batch that was not full, before it reads
  *     again: one transaction and one request to the broker for the rows of many commits, not one each; 0 reads at once
  */
 @ConfigurationProperties("jobs.outbox")
 public record RelayProperties(Integer batchSize, Duration pollInterval, Duration sendTimeout, Boolean enabled,
-        Integer vacuumEvery, Duration gather) {
+        Duration gather) {
     public RelayProperties {
         batchSize = batchSize == null ? 1000 : batchSize;
         pollInterval = pollInterval == null ? Duration.ofMillis(500) : pollInterval;
         sendTimeout = sendTimeout == null ? Duration.ofSeconds(10) : sendTimeout;
         enabled = enabled == null || enabled;
-        vacuumEvery = vacuumEvery == null ? 20_000 : vacuumEvery;
         gather = gather == null ? Duration.ofMillis(20) : gather;
         if (gather.isNegative()) {
             throw new IllegalArgumentException("jobs.outbox.gather must not be negative, not " + gather);
-        }
-        if (vacuumEvery < 0) {
-            throw new IllegalArgumentException("jobs.outbox.vacuum-every must be 0 (never) or more, not " + vacuumEvery);
         }
     }
 }

@@ -116,7 +116,8 @@ class MultiReplicaSchedulingTest {
                            and a.machine_id = j.machine_id and a.attempt = j.attempt)""")).isZero();
             assertThat(fleet.count("select count(*) from attempts")).isEqualTo(placed);
             assertThat(fleet.count("select count(*) from attempts where released_at is null")).isEqualTo(placed);
-            assertThat(fleet.count("select count(*) from outbox")).isEqualTo(placed);
+            assertThat(fleet.count("select count(*) from job_history where to_state = 'SCHEDULED' and event_id is not null"))
+                    .isEqualTo(placed);
             assertThat(fleet.count("select count(*) from job_history where to_state = 'SCHEDULED'")).isEqualTo(placed);
             // no orphans: every attempt and history row belongs to a job, every attempt to a machine
             assertThat(fleet.count("""

@@ -51,7 +51,8 @@ class SchedulerCycleTest {
         assertThat(fleet.count("select count(*) from attempts where state = 'SCHEDULED' and lease_expires_at is not null"))
                 .isEqualTo(3);
         assertThat(fleet.count("select count(*) from attempts where released_at is null")).isEqualTo(3);
-        assertThat(fleet.count("select count(*) from outbox")).isEqualTo(3);
+        assertThat(fleet.count("select count(*) from job_history where to_state = 'SCHEDULED' and event_id is not null"))
+                .as("each placement's history row is its event").isEqualTo(3);
         assertThat(fleet.count("select count(*) from job_history where to_state = 'SCHEDULED' and from_state = 'QUEUED'"))
                 .isEqualTo(3);
         var gpu = fleet.machines.get("gpu-1").orElseThrow();
