@@ -18,8 +18,10 @@ import tools.jackson.core.type.TypeReference;
  * it the old way ({@link #tryLockShards}, {@link #oldest}, {@link #delete}). Call in the relay's transaction.
  */
 public final class OutboxStore {
-    /** First key of the advisory locks of the relay's shards ("OUTB"). */
+    /** First key of the advisory locks of the old outbox's shards ("OUTB"). */
     private static final int LOCK_SPACE = 0x4F555442;
+    /** The old outbox's rows were sharded by key (16 shards); a relay drains one shard at a time, keeping per-key order. */
+    public static final int SHARDS = 16;
     /** An event's data, as {@link JobWrites} keeps it beside the history row. */
     private static final TypeReference<Map<String, String>> STRINGS = new TypeReference<>() {
     };
@@ -97,7 +99,7 @@ public final class OutboxStore {
      */
     public int[] tryLockShards() {
         return jdbc.sql("select s from generate_series(0, :shards - 1) s where pg_try_advisory_xact_lock(:space, s)")
-                .param("shards", Outbox.SHARDS).param("space", LOCK_SPACE)
+                .param("shards", SHARDS).param("space", LOCK_SPACE)
                 .query(Integer.class).list().stream().mapToInt(Integer::intValue).toArray();
     }
 

@@ -152,7 +152,7 @@ class OutboxStoreTest {
         assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
         int[] second = f.jobs.inTransaction(outbox::tryLockShards);
         release.countDown();
-        assertThat(first.get(30, TimeUnit.SECONDS)).hasSize(Outbox.SHARDS);
+        assertThat(first.get(30, TimeUnit.SECONDS)).hasSize(OutboxStore.SHARDS);
         assertThat(second).as("while one relay holds the shards, another gets none").isEmpty();
 
         List<OutboxStore.Row> all = f.jobs.inTransaction(() -> outbox.oldest(outbox.tryLockShards(), 1_000));
