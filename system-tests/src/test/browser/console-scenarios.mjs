@@ -205,8 +205,10 @@ try {
   await step("as an admin, issue and revoke a key", async () => {
     await page.goto(BASE + "/console/#/tenants");
     const card = page.locator(`article[data-tenant="${USER_TENANT}"]`);
+    await card.getByRole("list", { name: `API keys of ${USER_TENANT}` }).waitFor(); // the card has loaded its keys
     await card.getByRole("button", { name: "Issue API key" }).click();
-    const key = (await card.getByTestId("issued-key").textContent()).trim();
+    // a clean-clone run once waited 30 s here with nothing shown (neither the key nor an error): allow a loaded machine
+    const key = (await card.getByTestId("issued-key").textContent({ timeout: 60_000 })).trim();
     expect(await status(key, "/api/v1/jobs?limit=1") === 200, "the issued key does not work");
     await shot("11-tenants");
     await card.getByRole("button", { name: /^Revoke / }).first().click();
