@@ -50,6 +50,16 @@ public final class EventGaps {
     }
 
     /**
+     * After a read of {@code positions} above {@code cursor} of which the first {@code passed} were published: when it
+     * stopped at a gap, remember the proof ({@link #stoppedAt}); otherwise nothing.
+     */
+    public void afterRead(long cursor, List<Long> positions, int passed, long xmaxAfter) {
+        if (passed < positions.size()) {
+            stoppedAt(passed == 0 ? cursor + 1 : positions.get(passed - 1) + 1, positions.getLast(), xmaxAfter);
+        }
+    }
+
+    /**
      * A read stopped at a gap: remember what proves it later, unless a proof already waits for a gap at or above this
      * one (a newer proof would take longer to hold).
      *

@@ -128,9 +128,7 @@ class OutboxStoreTest {
             List<Long> positions = outbox.above(cursor, 1_000).stream().map(OutboxStore.Event::position).toList();
             int passed = gaps.publishable(cursor, positions, locked.xmin());
             long xmax = outbox.moveCursor(cursor);
-            if (passed < positions.size()) {
-                gaps.stoppedAt(passed == 0 ? cursor + 1 : positions.get(passed - 1) + 1, positions.getLast(), xmax);
-            }
+            gaps.afterRead(cursor, positions, passed, xmax);
             return new Step(positions, passed);
         });
     }

@@ -134,10 +134,7 @@ public class OutboxRelay implements SmartLifecycle {
             breaker.executeRunnable(() -> send(events));
         }
         long xmax = outbox.moveCursor(passable == 0 ? cursor.position() : positions.get(passable - 1));
-        if (passable < positions.size()) {
-            long gapAt = passable == 0 ? cursor.position() + 1 : positions.get(passable - 1) + 1;
-            gaps.stoppedAt(gapAt, positions.getLast(), xmax);
-        }
+        gaps.afterRead(cursor.position(), positions, passable, xmax);
         return new Batch(passable, events.size());
     }
 
