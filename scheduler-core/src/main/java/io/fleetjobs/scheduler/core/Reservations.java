@@ -51,6 +51,33 @@ public final class Reservations {
         return all;
     }
 
+    /**
+     * What is reserved at this moment: take it right before a read of the fleet, and add {@link #heldSince} it to
+     * what the read returned.
+     */
+    public synchronized Mark mark() {
+        return new Mark(Map.copyOf(byToken));
+    }
+
+    /**
+     * Every assignment reserved now or when {@code mark} was taken: what a read of the fleet that began at the mark
+     * may lack. A commit releases its token only after it has ended, so a token released since the mark may belong
+     * to a commit that ended after the read's snapshot was taken, its placements in neither the read nor
+     * {@link #held()}; counting it is what keeps the next plan from handing out its room again. A commit that ended
+     * between the mark and the read's snapshot is counted twice: room withheld until the next read, never given twice.
+     */
+    public synchronized List<Assignment> heldSince(Mark mark) {
+        Map<Object, List<Assignment>> all = new HashMap<>(mark.byToken());
+        all.putAll(byToken); // a token reserved again since holds what it holds now
+        List<Assignment> held = new ArrayList<>();
+        all.values().forEach(held::addAll);
+        return held;
+    }
+
+    /** What was reserved at one moment, by token. */
+    public record Mark(Map<Object, List<Assignment>> byToken) {
+    }
+
     /** What the assignments take on each machine. */
     public static Map<String, Amounts> byMachine(Collection<Assignment> assignments) {
         return sums(assignments, Assignment::machineId);

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -51,6 +52,26 @@ class ReservationsTest {
         Map<String, Amounts> byTenant = new TreeMap<>();
         Reservations.byTenant(held).forEach((id, amounts) -> byTenant.put("t" + id.getLeastSignificantBits(), amounts));
         assertThat(totals(byTenant)).isEqualTo(tenants.trim());
+    }
+
+    @Test
+    void sinceAMarkCountsWhatWasReleasedSinceAsWellAsWhatIsHeldNow() {
+        Reservations reservations = new Reservations();
+        Object a = new Object();
+        Object b = new Object();
+        Object c = new Object();
+        reservations.reserve(a, assignments("m1@t1=1000/512/0"));
+        reservations.reserve(b, assignments("m2@t1=500/256/0"));
+        Reservations.Mark mark = reservations.mark(); // a read of the fleet begins
+        reservations.release(a); // a commit that may have ended after the read's snapshot
+        reservations.reserve(b, assignments("m2@t1=700/256/0")); // planned again: what it holds now counts
+        reservations.reserve(c, assignments("m3@t1=100/64/1")); // planned during the read
+
+        assertThat(totals(Reservations.byMachine(reservations.heldSince(mark))))
+                .isEqualTo("m1=1000/512/0 m2=700/256/0 m3=100/64/1");
+        assertThat(totals(Reservations.byMachine(reservations.held()))).isEqualTo("m2=700/256/0 m3=100/64/1");
+        assertThat(totals(Reservations.byMachine(reservations.heldSince(reservations.mark()))))
+                .as("a mark taken now adds nothing").isEqualTo("m2=700/256/0 m3=100/64/1");
     }
 
     private static List<Assignment> assignments(String plan) {

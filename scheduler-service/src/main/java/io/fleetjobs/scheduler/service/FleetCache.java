@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The snapshot a replica plans on: machines and tenants' usage as read at most every
@@ -31,10 +32,12 @@ import java.util.function.Function;
  *
  * <p>Several workers of one replica plan at once: each plans under a lock on this cache, in which the
  * placements of the others' uncommitted plans are reserved ({@link Reservations}), so that they do not
- * race each other for room; a fresh read gets those reservations added again.
+ * race each other for room; a fresh read gets those reservations added again, and those released while it ran
+ * ({@link Reservations#heldSince}: a commit that ended after the read's snapshot is in neither).
  */
 final class FleetCache {
-    private final PlacementStore placement;
+    private final Supplier<List<MachineRow>> readMachines;
+    private final Supplier<List<TenantUsage>> readTenants;
     private final SchedulerProperties properties;
     private final Timer snapshotTimer;
     private final Reservations inFlight = new Reservations();
@@ -55,7 +58,14 @@ final class FleetCache {
     static final long DEMAND_WINDOW_GPUS = 5000;
 
     FleetCache(PlacementStore placement, SchedulerProperties properties, Timer snapshotTimer) {
-        this.placement = placement;
+        this(placement::schedulableMachines, placement::tenantUsage, properties, snapshotTimer);
+    }
+
+    /** @param readMachines the schedulable machines as of now, @param readTenants the tenants' usage as of now */
+    FleetCache(Supplier<List<MachineRow>> readMachines, Supplier<List<TenantUsage>> readTenants,
+            SchedulerProperties properties, Timer snapshotTimer) {
+        this.readMachines = readMachines;
+        this.readTenants = readTenants;
         this.properties = properties;
         this.snapshotTimer = snapshotTimer;
     }
@@ -93,12 +103,16 @@ final class FleetCache {
 
     private Snapshot snapshot(Instant now) {
         if (machines == null || old(machines.readAt, now)) {
-            machines = new Machines(now, properties.snapshotMaxAge(), placement.schedulableMachines());
-            add(inFlight.held(), machines, null); // what other workers planned is not in what was just read
+            Reservations.Mark before = inFlight.mark();
+            machines = new Machines(now, properties.snapshotMaxAge(), readMachines.get());
+            // what other workers planned is not in what was just read, nor, if their commit ended during the read,
+            // what they released meanwhile
+            add(inFlight.heldSince(before), machines, null);
         }
         if (tenants == null) {
-            tenants = new Tenants(now, placement.tenantUsage());
-            add(inFlight.held(), null, tenants);
+            Reservations.Mark before = inFlight.mark();
+            tenants = new Tenants(now, readTenants.get());
+            add(inFlight.heldSince(before), null, tenants);
         }
         return new Snapshot(Arrays.asList(machines.views), tenants.views(), properties.heartbeatFreshness(),
                 demand.current());
@@ -119,9 +133,10 @@ final class FleetCache {
             refreshingTenants = true;
         }
         try {
-            Tenants fresh = new Tenants(now, placement.tenantUsage());
+            Reservations.Mark before = inFlight.mark();
+            Tenants fresh = new Tenants(now, readTenants.get());
             synchronized (lock) {
-                add(inFlight.held(), null, fresh);
+                add(inFlight.heldSince(before), null, fresh);
                 tenants = fresh;
             }
         } finally {

@@ -1,0 +1,83 @@
+package io.fleetjobs.scheduler.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fleetjobs.model.PlacementStrategy;
+import io.fleetjobs.scheduler.core.PendingJob;
+import io.fleetjobs.scheduler.core.Plan;
+import io.fleetjobs.scheduler.core.PlacementEngine;
+import io.fleetjobs.store.PlacementStore;
+import io.fleetjobs.testsupport.SettableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two workers of one replica planning on one cache over the real database, their steps interleaved by the test: the
+ * room a plan took stays taken however its commit ends relative to the other worker's read of the machines.
+ */
+class FleetCacheTest {
+    private final SettableClock clock = SettableClock.atNow();
+    private final PlacementEngine engine = new PlacementEngine();
+    private Fleet fleet;
+    private UUID tenant;
+    private PlacementStore store;
+    /** Runs once, inside the next read of the machines, after the database has answered it. */
+    private final AtomicReference<Runnable> duringNextRead = new AtomicReference<>(() -> { });
+    private FleetCache cache;
+
+    @BeforeEach
+    void setUp() {
+        fleet = new Fleet(clock);
+        tenant = fleet.tenant("t");
+        fleet.machines.register("m", "eu", Map.of(), null, 4_000, 8_192, 0);
+        store = new PlacementStore(fleet.jdbc, fleet.jobs);
+        cache = new FleetCache(() -> {
+            var rows = store.schedulableMachines();
+            duringNextRead.getAndSet(() -> { }).run();
+            return rows;
+        }, store::tenantUsage, SchedulerProperties.defaults(), new SimpleMeterRegistry().timer("snapshot"));
+    }
+
+    @AfterEach
+    void tearDown() {
+        fleet.close();
+    }
+
+    @Test
+    void aCommitThatEndsWhileTheOtherWorkerReadsTheMachinesKeepsItsRoomTaken() {
+        Object first = new Object();
+        assertThat(plan(first).assignments()).as("3 of the machine's 4 CPUs").hasSize(1);
+
+        // the second worker reads the machines afresh; the first worker's commit ends after that read's snapshot
+        // was taken (the read does not show it) and releases its reservation before the read returns
+        duringNextRead.set(() -> cache.release(first));
+        cache.invalidate();
+        Plan second = plan(new Object());
+
+        assertThat(second.assignments()).as("the room the first plan took is not handed out again").isEmpty();
+    }
+
+    @Test
+    void aPlanWhoseCommitFailedLeavesItsRoomFreeAtTheNextRead() {
+        Object first = new Object();
+        plan(first);
+        cache.release(first); // its commit failed: the room is free again once the machines are read
+        cache.invalidate();
+
+        assertThat(plan(new Object()).assignments()).hasSize(1);
+    }
+
+    private Plan plan(Object token) {
+        Instant now = clock.instant();
+        PendingJob job = new PendingJob(UUID.randomUUID(), tenant, 500, 3_000, 1_024, 0, List.of(), "eu", Map.of(),
+                PlacementStrategy.BINPACK, now.toEpochMilli());
+        return cache.plan(token, now, List.of(job), snapshot -> engine.plan(snapshot, List.of(job)));
+    }
+}
