@@ -52,7 +52,7 @@ class ReconcilerConfig {
                 new ExpiredLeaseSweep(repair, reports, meters, now -> watermarks.judgeAt(now, WATERMARK_LIVE)),
                 new AutoDrainSweep(repair, machines, new AutoDrain(p.drainStreak(), p.drainSharePerHour()),
                         Duration.ofMinutes(10), meters),
-                new AllocationSweep(jobs, repair, meters),
+                new AllocationSweep(jobs, repair, meters, p.allocationCheck()),
                 new RetentionSweep(retention, kept.retention(), meters)), clock, p, meters, breakers.circuitBreaker("database"),
                 retries.retry("database"));
     }

@@ -221,6 +221,22 @@ class SweepsTest {
         assertThat(machines.get("m").orElseThrow().machine().allocated().cpuMillis()).isEqualTo(1000);
     }
 
+    /** The check sums over every live attempt of the fleet: it runs at most every {@code allocation-check}. */
+    @Test
+    void driftedCountersAreFoundAtTheNextCheckNotAtEveryRun() {
+        machines.register("m", "eu", Map.of(), null, 8_000, 8_192, 0);
+        placed("m", true, null);
+        AllocationSweep sweep = new AllocationSweep(jobs, repair, meters, Duration.ofSeconds(15));
+        assertThat(sweep.run(clock.instant())).isZero();
+        jdbc.sql("update machines set alloc_cpu_millis = 7000 where id = 'm'").update();
+        clock.advance(Duration.ofSeconds(14));
+        assertThat(sweep.run(clock.instant())).as("checked 14 s ago").isZero();
+        assertThat(machines.get("m").orElseThrow().machine().allocated().cpuMillis()).isEqualTo(7000);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(sweep.run(clock.instant())).isEqualTo(1);
+        assertThat(machines.get("m").orElseThrow().machine().allocated().cpuMillis()).isEqualTo(1000);
+    }
+
     /** A machine withheld from draining (the region's hourly budget spent) is logged and counted once, not every run. */
     @Test
     void aMachineWithheldFromDrainingIsCountedOnceWhileItStaysWithheld() {
