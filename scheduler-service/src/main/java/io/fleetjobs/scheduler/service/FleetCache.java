@@ -26,7 +26,8 @@ import java.util.function.Supplier;
 
 /**
  * The snapshot a replica plans on: machines and tenants' usage as read at most every
- * {@code snapshotMaxAge}, plus this replica's placements since. It may lag other replicas' placements;
+ * {@code snapshotMaxAge} ({@code fairShareMaxAge} for the usage when no tenant has a quota), plus this replica's
+ * placements since. It may lag other replicas' placements;
  * that only costs a conflict at commit (after which the cycle calls {@link #invalidate}), never
  * correctness.
  *
@@ -91,18 +92,22 @@ final class FleetCache {
         inFlight.release(token);
     }
 
-    /** Forgets what was read: the next plan reads machines and tenants again. */
+    /**
+     * Forgets what was read (room appeared, or another replica took some): the next plan reads the machines again, and
+     * the tenants' usage if some tenant has a quota (jobs held at their quota must see room as soon as the machines do);
+     * without quotas the usage only orders tenants by dominant share, and waits out {@code fairShareMaxAge}.
+     */
     void invalidate() {
         synchronized (lock) {
             machines = null;
-            if (tenants != null) {
+            if (tenants != null && tenants.anyQuota) {
                 tenants.readAt = Instant.EPOCH; // read again, outside the lock
             }
         }
     }
 
     private Snapshot snapshot(Instant now) {
-        if (machines == null || old(machines.readAt, now)) {
+        if (machines == null || old(machines.readAt, now, properties.snapshotMaxAge())) {
             Reservations.Mark before = inFlight.mark();
             machines = new Machines(now, properties.snapshotMaxAge(), readMachines.get());
             // what other workers planned is not in what was just read, nor, if their commit ended during the read,
@@ -127,7 +132,7 @@ final class FleetCache {
      */
     private void refreshTenantsIfOld(Instant now) {
         synchronized (lock) {
-            if (tenants == null || refreshingTenants || !old(tenants.readAt, now)) {
+            if (tenants == null || refreshingTenants || !tenants.old(now, properties)) {
                 return; // none at all is read under the lock, by snapshot()
             }
             refreshingTenants = true;
@@ -146,8 +151,8 @@ final class FleetCache {
         }
     }
 
-    private boolean old(Instant readAt, Instant now) {
-        return Duration.between(readAt, now).compareTo(properties.snapshotMaxAge()) > 0 || now.isBefore(readAt);
+    private static boolean old(Instant readAt, Instant now, Duration maxAge) {
+        return Duration.between(readAt, now).compareTo(maxAge) > 0 || now.isBefore(readAt);
     }
 
     /** Adds placements to the cached machines' allocations and tenants' usage (either may be null). */
@@ -201,13 +206,22 @@ final class FleetCache {
         Instant readAt;
         final Map<UUID, TenantUsage> read = new HashMap<>();
         final Map<UUID, Amounts> used = new HashMap<>();
+        /** Whether some tenant has a quota: the usage then holds jobs back, not only orders tenants. */
+        final boolean anyQuota;
 
         Tenants(Instant readAt, List<TenantUsage> usage) {
             this.readAt = readAt;
+            boolean quota = false;
             for (TenantUsage t : usage) {
                 read.put(t.id(), t);
                 used.put(t.id(), t.used());
+                quota |= t.quotaCpuMillis() != null || t.quotaMemoryMb() != null || t.quotaGpuCount() != null;
             }
+            this.anyQuota = quota;
+        }
+
+        boolean old(Instant now, SchedulerProperties properties) {
+            return FleetCache.old(readAt, now, anyQuota ? properties.snapshotMaxAge() : properties.fairShareMaxAge());
         }
 
         Map<UUID, TenantView> views() {

@@ -13,17 +13,21 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param retryStillNeverFits the same, for a job found so once more: a backlog of such jobs (a GPU model the fleet
  *     lacks) is otherwise claimed and written whole every {@code retryNeverFits}; at least {@code retryNeverFits} (by
  *     default 2 min, or {@code retryNeverFits} when that is longer)
- * @param snapshotMaxAge how long a replica plans on its cached view of machines and tenants' usage
+ * @param snapshotMaxAge how long a replica plans on its cached view of machines and tenants' usage (when room appears,
+ *     the machines are read again at once, and so is the usage if some tenant has a quota)
  * @param workers cycles a replica runs at once (their database work overlaps; they share one view)
  * @param gatherWakeUps how long after a worker's last cycle a wake-up waits, so that a burst of them (one per event:
  *     hundreds a second while jobs are submitted) is taken by one claim rather than one claim each; 0: none
  * @param noRoomReasonAfter how long a job waits for room before its first reason is written (most jobs that find no
  *     room at their first look are placed a moment later; {@code NoRoomReasons}); 0: at once; default 5 s
+ * @param fairShareMaxAge how long the tenants' usage is planned on when no tenant has a quota (it then only orders
+ *     tenants by dominant share, and its read sums over every live job: a tenth of PostgreSQL's time in W1 when it was
+ *     read every second); at least {@code snapshotMaxAge}; default 5 s
  */
 @ConfigurationProperties("jobs.scheduler")
 public record SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
         Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps,
-        Duration retryStillNeverFits, Duration noRoomReasonAfter) {
+        Duration retryStillNeverFits, Duration noRoomReasonAfter, Duration fairShareMaxAge) {
     @org.springframework.boot.context.properties.bind.ConstructorBinding
     public SchedulerProperties {
         noRoomReasonAfter = noRoomReasonAfter == null ? Duration.ofSeconds(5) : noRoomReasonAfter;
@@ -50,10 +54,21 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
                     + ") must be at least retry-never-fits (" + retryNeverFits + ")");
         }
         snapshotMaxAge = snapshotMaxAge == null ? Duration.ofSeconds(1) : snapshotMaxAge;
+        fairShareMaxAge = fairShareMaxAge == null ? Duration.ofSeconds(5) : fairShareMaxAge;
+        if (fairShareMaxAge.compareTo(snapshotMaxAge) < 0) {
+            fairShareMaxAge = snapshotMaxAge;
+        }
         workers = workers == null ? 2 : workers;
         if (workers < 1) {
             throw new IllegalArgumentException("jobs.scheduler.workers must be at least 1, was " + workers);
         }
+    }
+
+    public SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
+            Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps,
+            Duration retryStillNeverFits, Duration noRoomReasonAfter) {
+        this(batchSize, interval, heartbeatFreshness, leaseTtl, retryNoRoom, retryNeverFits, snapshotMaxAge, workers,
+                gatherWakeUps, retryStillNeverFits, noRoomReasonAfter, null);
     }
 
     public SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
@@ -63,6 +78,6 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
     }
 
     public static SchedulerProperties defaults() {
-        return new SchedulerProperties(null, null, null, null, null, null, null, null, null, null, null);
+        return new SchedulerProperties(null, null, null, null, null, null, null, null, null, null, null, null);
     }
 }

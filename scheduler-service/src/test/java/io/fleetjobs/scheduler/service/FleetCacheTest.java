@@ -9,10 +9,12 @@ import io.fleetjobs.scheduler.core.PlacementEngine;
 import io.fleetjobs.store.PlacementStore;
 import io.fleetjobs.testsupport.SettableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,6 +32,7 @@ class FleetCacheTest {
     private PlacementStore store;
     /** Runs once, inside the next read of the machines, after the database has answered it. */
     private final AtomicReference<Runnable> duringNextRead = new AtomicReference<>(() -> { });
+    private final AtomicInteger tenantReads = new AtomicInteger();
     private FleetCache cache;
 
     @BeforeEach
@@ -42,7 +45,10 @@ class FleetCacheTest {
             var rows = store.schedulableMachines();
             duringNextRead.getAndSet(() -> { }).run();
             return rows;
-        }, store::tenantUsage, SchedulerProperties.defaults(), new SimpleMeterRegistry().timer("snapshot"));
+        }, () -> {
+            tenantReads.incrementAndGet();
+            return store.tenantUsage();
+        }, SchedulerProperties.defaults(), new SimpleMeterRegistry().timer("snapshot"));
     }
 
     @AfterEach
@@ -72,6 +78,32 @@ class FleetCacheTest {
         cache.invalidate();
 
         assertThat(plan(new Object()).assignments()).hasSize(1);
+    }
+
+    @Test
+    void withoutQuotasTheTenantsUsageIsReadEveryFairShareMaxAgeNotWhenRoomAppears() {
+        plan(new Object());
+        assertThat(tenantReads).hasValue(1);
+        cache.invalidate(); // room appeared
+        clock.advance(Duration.ofSeconds(2));
+        plan(new Object());
+        assertThat(tenantReads).as("it only orders tenants by dominant share").hasValue(1);
+        clock.advance(Duration.ofSeconds(3).plusMillis(1));
+        plan(new Object());
+        assertThat(tenantReads).as("5 s after its read").hasValue(2);
+    }
+
+    @Test
+    void withAQuotaTheTenantsUsageIsReadAgainWhenRoomAppears() {
+        fleet.tenants.create("capped", 1, 8_000L, null, null);
+        plan(new Object());
+        assertThat(tenantReads).hasValue(1);
+        cache.invalidate(); // room appeared: a job held at its quota may start now
+        plan(new Object());
+        assertThat(tenantReads).hasValue(2);
+        clock.advance(Duration.ofSeconds(1).plusMillis(1));
+        plan(new Object());
+        assertThat(tenantReads).as("snapshotMaxAge after its read").hasValue(3);
     }
 
     private Plan plan(Object token) {
