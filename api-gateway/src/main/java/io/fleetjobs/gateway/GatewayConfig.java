@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.time.InstantSource;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.ApplicationRunner;
+import org.springframework.boot.http.client.HttpComponentsClientHttpRequestFactoryBuilder;
+import org.springframework.boot.http.client.autoconfigure.ClientHttpRequestFactoryBuilderCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -17,6 +19,18 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 @Configuration(proxyBeanMethods = false)
 class GatewayConfig {
+    /**
+     * The connections the proxy keeps to each service ({@link GatewayProperties#maxConnectionsPerService}), two
+     * services' worth in all.
+     */
+    @Bean
+    ClientHttpRequestFactoryBuilderCustomizer<HttpComponentsClientHttpRequestFactoryBuilder> upstreamConnections(
+            GatewayProperties properties) {
+        int perService = properties.maxConnectionsPerService();
+        return builder -> builder.withConnectionManagerCustomizer(manager -> manager
+                .setMaxConnPerRoute(perService).setMaxConnTotal(2 * perService));
+    }
+
     @Bean
     InstantSource clock() {
         return InstantSource.system();

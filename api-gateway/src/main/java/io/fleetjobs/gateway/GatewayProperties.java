@@ -18,6 +18,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxBodyBytes the largest request body; larger is 413
  * @param rateLimit requests per tenant
  * @param jwt JWT bearer tokens besides API keys; off unless an issuer or a JWK set is named
+ * @param maxConnectionsPerService connections to each service at once: each request in progress holds one, a live
+ *        stream ({@code text/event-stream}, followed logs) for as long as it lasts (the HTTP client's own default, 5,
+ *        let five open streams hold up every other call to their service); a request past it waits for one
  */
 @ConfigurationProperties("jobs.gateway")
 public record GatewayProperties(
@@ -27,7 +30,14 @@ public record GatewayProperties(
         @DefaultValue("20") int keyLookupsPerSecond,
         @DefaultValue("1048576") long maxBodyBytes,
         @DefaultValue RateLimit rateLimit,
-        @DefaultValue Jwt jwt) {
+        @DefaultValue Jwt jwt,
+        @DefaultValue("1000") int maxConnectionsPerService) {
+    public GatewayProperties {
+        if (maxConnectionsPerService < 1) {
+            throw new IllegalArgumentException("jobs.gateway.max-connections-per-service must be at least 1, was "
+                    + maxConnectionsPerService);
+        }
+    }
 
     /**
      * On average {@code requestsPerSecond}, and up to {@code burst} at once, per tenant; {@code tenants}

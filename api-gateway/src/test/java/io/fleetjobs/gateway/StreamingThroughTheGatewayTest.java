@@ -14,8 +14,10 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -79,6 +81,35 @@ class StreamingThroughTheGatewayTest {
             }
             assertThat(JOB_SERVICE.lastEventId).isEqualTo("41");
             assertThat(JOB_SERVICE.path).isEqualTo(path);
+        }
+    }
+
+    /**
+     * A live stream holds a connection to the service for as long as it lasts: open streams, however many, must not
+     * hold up the calls and streams that come after them (the gateway's client kept five connections to a service,
+     * so five open streams of any tenant stopped every call to it).
+     */
+    @Test
+    void manyOpenStreamsHoldUpNothing() throws Exception {
+        var t = tenants.create("many-streams", 1, null, null, null).orElseThrow();
+        Api client = new Api(port, tenants.issueKey(t.id(), Principal.Role.USER).key());
+        JOB_SERVICE.reset();
+        List<CompletableFuture<SseReader>> opening = new ArrayList<>();
+        try {
+            for (int i = 0; i < 12; i++) {
+                opening.add(CompletableFuture.supplyAsync(() -> SseReader.open(client, "/api/v1/events?follow=true"),
+                        runnable -> Thread.ofVirtual().start(runnable)));
+            }
+            for (CompletableFuture<SseReader> open : opening) {
+                SseReader events = open.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(events.status()).isEqualTo(200);
+                assertThat(events.next(WAIT)).as("each stream's first event while all are open").isNotNull();
+            }
+        } finally {
+            JOB_SERVICE.clientDone.countDown();
+            for (CompletableFuture<SseReader> open : opening) {
+                open.thenAccept(SseReader::close);
+            }
         }
     }
 
