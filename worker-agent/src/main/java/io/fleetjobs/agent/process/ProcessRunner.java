@@ -67,18 +67,23 @@ public final class ProcessRunner implements AttemptRunner {
      * agent, so it cannot run on while the control plane, having declared the machine lost, starts
      * it elsewhere. The job itself reads /dev/null; the shell exits with the job's status (128 + n
      * when a signal n ended it). The shell outlasts a TERM sent to the group (it keeps waiting for the
-     * job), so the status is the job's: 143 when the job obeys TERM, 137 when it had to be KILLed.
+     * job), so the status is the job's: 143 when the job obeys TERM, 137 when it had to be KILLed. Its trap is set
+     * before the job starts (a TERM that came between the two ended the shell with 143 whatever the job then
+     * did), and a {@code wait} that a signal cut short is waited again; one that had already collected the job's
+     * status (127 the second time) keeps that status. The watcher ignores TERM, so a job in its grace still dies
+     * with its agent.
      * (A background list's standard input is /dev/null unless redirected, hence the pipe is handed to
      * the watcher as descriptor 3.)
      */
     static final String TIED_TO_AGENT = String.join("\n",
+            "trap 'interrupted=1' TERM INT HUP",
             "exec 3<&0",
             "\"$@\" </dev/null 3<&- & child=$!",
-            "( read -r _ <&3; kill -KILL 0 ) & watcher=$!",
+            "( trap '' TERM INT HUP; read -r _ <&3; kill -KILL 0 ) & watcher=$!",
             "exec 3<&-",
-            "trap : TERM INT HUP",
-            "while :; do wait \"$child\"; status=$?; kill -0 \"$child\" 2>/dev/null || break; done",
-            "kill \"$watcher\" 2>/dev/null",
+            "while :; do interrupted=0; wait \"$child\"; s=$?;"
+                    + " [ \"$s\" = 127 ] && [ -n \"$status\" ] && break; status=$s; [ \"$interrupted\" = 1 ] || break; done",
+            "kill -KILL \"$watcher\" 2>/dev/null",
             "exit \"$status\"");
 
     private final Path workRoot;

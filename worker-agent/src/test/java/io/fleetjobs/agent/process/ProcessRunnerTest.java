@@ -108,6 +108,20 @@ class ProcessRunnerTest {
         assertThat(outcome.signal()).isNull();
     }
 
+    /**
+     * A TERM to the group at once, from the job itself, while the shell that holds it is still starting: the shell
+     * outlasts it and the status is the job's (the shell set its trap after starting the job, so such a TERM ended
+     * it with 143; a wait a signal cut short could also end it with 143 when the job was gone by the next check).
+     */
+    @Test
+    void aTermToTheGroupAtTheJobsFirstStepStillGivesTheJobsStatus() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            Outcome outcome = outcome(start("sh", "-c", "trap 'exit 3' TERM; kill -TERM 0; while :; do sleep 0.05; done"));
+
+            assertThat(outcome.exitCode()).as("try %d", i).isEqualTo(3);
+        }
+    }
+
     @Test
     void standardErrorIsCapturedApart() throws Exception {
         RunningAttempt attempt = start("sh", "-c", "echo oops >&2; echo fine");
