@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.time.InstantSource;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.ApplicationRunner;
+import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
+import org.springframework.boot.http.client.HttpClientSettings;
 import org.springframework.boot.http.client.HttpComponentsClientHttpRequestFactoryBuilder;
 import org.springframework.boot.http.client.autoconfigure.ClientHttpRequestFactoryBuilderCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -15,6 +17,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.http.client.ClientHttpRequestFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 @Configuration(proxyBeanMethods = false)
@@ -29,6 +32,16 @@ class GatewayConfig {
         int perService = properties.maxConnectionsPerService();
         return builder -> builder.withConnectionManagerCustomizer(manager -> manager
                 .setMaxConnPerRoute(perService).setMaxConnTotal(2 * perService));
+    }
+
+    /**
+     * The proxy's client (the gateway's {@code RestClient} takes the one {@link ClientHttpRequestFactory} there is):
+     * Boot's, as configured, whose answers drop their connection when closed before their end
+     * ({@link ProxyRequests}).
+     */
+    @Bean
+    ClientHttpRequestFactory proxyRequests(ClientHttpRequestFactoryBuilder<?> builder, HttpClientSettings settings) {
+        return new ProxyRequests(builder.build(settings));
     }
 
     @Bean

@@ -1,6 +1,7 @@
 package io.fleetjobs.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import io.fleetjobs.store.Principal;
@@ -12,6 +13,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -114,6 +117,39 @@ class StreamingThroughTheGatewayTest {
     }
 
     /**
+     * A client that leaves a live stream ends it at the service too: the gateway stops reading the service's stream
+     * (closing an endless chunked body read it to its end, so the gateway held the service's stream, a connection
+     * and a thread for as long as the service kept it open, which for live events is forever).
+     */
+    @Test
+    void aStreamWhoseClientLeftEndsAtTheService() throws Exception {
+        var t = tenants.create("leaver", 1, null, null, null).orElseThrow();
+        String key = tenants.issueKey(t.id(), Principal.Role.USER).key();
+        await().atMost(WAIT).until(() -> JOB_SERVICE.streaming.get() == 0); // other tests' streams, told to end
+        JOB_SERVICE.reset();
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.getOutputStream().write(("GET /api/v1/events?follow=true HTTP/1.1\r\nHost: gateway\r\n"
+                    + "Authorization: Bearer " + key + "\r\nAccept: text/event-stream\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            var in = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+            assertThat(in.readLine()).startsWith("HTTP/1.1 200");
+            String line;
+            while ((line = in.readLine()) != null && !line.startsWith("id: 42")) {
+                // headers, then the first event
+            }
+            assertThat(line).as("the first event").isEqualTo("id: 42");
+            assertThat(JOB_SERVICE.streaming.get()).isEqualTo(1);
+        } // the client leaves; the service goes on sending heartbeats
+        try {
+            await().atMost(WAIT).untilAsserted(() -> assertThat(JOB_SERVICE.streaming.get())
+                    .as("streams the service still sends").isZero());
+        } finally {
+            JOB_SERVICE.clientDone.countDown();
+        }
+    }
+
+    /**
      * A stand-in job-service: one event, then heartbeats until the client has the first (for longer than the
      * gateway's read timeout), then another, and holds the stream open with heartbeats until the client is done.
      */
@@ -123,6 +159,8 @@ class StreamingThroughTheGatewayTest {
         volatile CountDownLatch clientDone = new CountDownLatch(1);
         volatile String lastEventId;
         volatile String path;
+        /** The streams the stand-in is sending now. */
+        final AtomicInteger streaming = new AtomicInteger();
 
         StreamingUpstream() {
             try {
@@ -138,6 +176,7 @@ class StreamingThroughTheGatewayTest {
                 path = exchange.getRequestURI().toString();
                 exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
                 exchange.sendResponseHeaders(200, 0);
+                streaming.incrementAndGet();
                 try (OutputStream out = exchange.getResponseBody()) {
                     send(out, "id: 42\ndata: {\"to\":\"QUEUED\"}\n\n");
                     long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_500);
@@ -150,6 +189,8 @@ class StreamingThroughTheGatewayTest {
                     }
                 } catch (IOException | InterruptedException gone) {
                     // the client left
+                } finally {
+                    streaming.decrementAndGet();
                 }
             });
             server.start();
