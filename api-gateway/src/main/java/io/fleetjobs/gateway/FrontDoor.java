@@ -4,6 +4,7 @@ import io.fleetjobs.support.BufferedBody;
 import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.support.ApiPaths;
 import io.fleetjobs.support.SignedIdentity;
+import io.github.resilience4j.bulkhead.Bulkhead;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.FilterChain;
@@ -35,6 +36,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *               configured (jobs.gateway.jwt)         audience, no known tenant in it       -> 401
  *               admin paths need the ADMIN role       /api/v1/admin/**, /api/v1/machines/** -> 403
  *               the tenant's rate limit               over it -> 429 with Retry-After
+ *               a live stream (GET, follow=true)      the tenant has 64 open here -> 429 with Retry-After
  *               sign the caller's identity for this request to the service behind (once, within 10 s)
  * </pre>
  *
@@ -52,17 +54,19 @@ final class FrontDoor extends OncePerRequestFilter {
     private final ApiKeys keys;
     private final JwtCallers jwts;
     private final TenantRateLimits limits;
+    private final TenantStreams streams;
     private final SignedIdentity identities;
     private final long maxBodyBytes;
     private final Counter rateLimited;
 
     /** {@code jwts} is null where no issuer is configured: every token is then an API key. */
     FrontDoor(KeyStoreReadiness keyStore, ApiKeys keys, JwtCallers jwts, TenantRateLimits limits,
-            SignedIdentity identities, long maxBodyBytes, MeterRegistry meters) {
+            TenantStreams streams, SignedIdentity identities, long maxBodyBytes, MeterRegistry meters) {
         this.keyStore = keyStore;
         this.keys = keys;
         this.jwts = jwts;
         this.limits = limits;
+        this.streams = streams;
         this.identities = identities;
         this.maxBodyBytes = maxBodyBytes;
         this.rateLimited = Counter.builder("gateway_rate_limited").description("requests refused with 429").register(meters);
@@ -145,7 +149,29 @@ final class FrontDoor extends OncePerRequestFilter {
         }
         SignedIdentity.Target target = SignedIdentity.Target.of(ApiPaths.serviceFor(path), request.getMethod(), path,
                 request.getQueryString());
-        chain.doFilter(new ForwardedRequest(request, identities.sign(caller.get(), target), body), response);
+        ForwardedRequest forwarded = new ForwardedRequest(request, identities.sign(caller.get(), target), body);
+        if (!isStream(request)) {
+            chain.doFilter(forwarded, response);
+            return;
+        }
+        Optional<Bulkhead> place = streams.open(caller.get());
+        if (place.isEmpty()) {
+            rateLimited.increment();
+            response.setHeader("Retry-After", "5");
+            problem(response, 429, "Too Many Requests", "tenant " + caller.get().tenantName() + " has "
+                    + streams.perTenant() + " live streams open through this gateway; close one or try again later");
+            return;
+        }
+        try {
+            chain.doFilter(forwarded, response);
+        } finally {
+            place.get().onComplete();
+        }
+    }
+
+    /** A live stream: it holds its connection for as long as the client follows. */
+    private static boolean isStream(HttpServletRequest request) {
+        return "GET".equals(request.getMethod()) && "true".equalsIgnoreCase(request.getParameter("follow"));
     }
 
     static boolean adminOnly(String path) {

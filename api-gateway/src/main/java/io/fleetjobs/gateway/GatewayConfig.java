@@ -133,7 +133,7 @@ class GatewayConfig {
                 : null;
         FrontDoor door = new FrontDoor(keyStore, new ApiKeys(tenants::authenticate, clock, properties.keyCacheTtl(),
                 properties.keyLookupsPerSecond(), keyUse::used), jwts,
-                new TenantRateLimits(properties.rateLimit()), identities, properties.maxBodyBytes(), meters);
+                new TenantRateLimits(properties.rateLimit()), new TenantStreams(properties.maxStreamsPerTenant()), identities, properties.maxBodyBytes(), meters);
         FilterRegistrationBean<FrontDoor> registration = new FilterRegistrationBean<>(door);
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 10);
         return registration;

@@ -21,6 +21,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxConnectionsPerService connections to each service at once: each request in progress holds one, a live
  *        stream ({@code text/event-stream}, followed logs) for as long as it lasts (the HTTP client's own default, 5,
  *        let five open streams hold up every other call to their service); a request past it waits for one
+ * @param maxStreamsPerTenant live streams ({@code follow=true}) one tenant may have open through this gateway at
+ *        once; one more is 429 with {@code Retry-After}
  */
 @ConfigurationProperties("jobs.gateway")
 public record GatewayProperties(
@@ -31,8 +33,13 @@ public record GatewayProperties(
         @DefaultValue("1048576") long maxBodyBytes,
         @DefaultValue RateLimit rateLimit,
         @DefaultValue Jwt jwt,
-        @DefaultValue("1000") int maxConnectionsPerService) {
+        @DefaultValue("1000") int maxConnectionsPerService,
+        @DefaultValue("64") int maxStreamsPerTenant) {
     public GatewayProperties {
+        if (maxStreamsPerTenant < 1) {
+            throw new IllegalArgumentException("jobs.gateway.max-streams-per-tenant must be at least 1, was "
+                    + maxStreamsPerTenant);
+        }
         if (maxConnectionsPerService < 1) {
             throw new IllegalArgumentException("jobs.gateway.max-connections-per-service must be at least 1, was "
                     + maxConnectionsPerService);

@@ -55,6 +55,7 @@ class StreamingThroughTheGatewayTest {
         registry.add("jobs.gateway.job-service-url", () -> "http://127.0.0.1:" + JOB_SERVICE.port());
         registry.add("jobs.gateway.scheduler-url", () -> "http://127.0.0.1:1");
         registry.add("spring.http.clients.read-timeout", () -> "1s");
+        registry.add("jobs.gateway.max-streams-per-tenant", () -> "12");
     }
 
     @AfterAll
@@ -90,12 +91,16 @@ class StreamingThroughTheGatewayTest {
     /**
      * A live stream holds a connection to the service for as long as it lasts: open streams, however many, must not
      * hold up the calls and streams that come after them (the gateway's client kept five connections to a service,
-     * so five open streams of any tenant stopped every call to it).
+     * so five open streams of any tenant stopped every call to it). One tenant may have twelve open here
+     * ({@code jobs.gateway.max-streams-per-tenant}): its thirteenth is 429, another tenant's is not, and once one
+     * of the twelve ends the tenant may open another.
      */
     @Test
-    void manyOpenStreamsHoldUpNothing() throws Exception {
+    void manyOpenStreamsHoldUpNothingAndATenantHasItsShareOfThem() throws Exception {
         var t = tenants.create("many-streams", 1, null, null, null).orElseThrow();
         Api client = new Api(port, tenants.issueKey(t.id(), Principal.Role.USER).key());
+        var other = tenants.create("other-streams", 1, null, null, null).orElseThrow();
+        Api otherClient = new Api(port, tenants.issueKey(other.id(), Principal.Role.USER).key());
         JOB_SERVICE.reset();
         List<CompletableFuture<SseReader>> opening = new ArrayList<>();
         try {
@@ -103,11 +108,26 @@ class StreamingThroughTheGatewayTest {
                 opening.add(CompletableFuture.supplyAsync(() -> SseReader.open(client, "/api/v1/events?follow=true"),
                         runnable -> Thread.ofVirtual().start(runnable)));
             }
-            for (CompletableFuture<SseReader> open : opening) {
-                SseReader events = open.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            List<SseReader> open = new ArrayList<>();
+            for (CompletableFuture<SseReader> each : opening) {
+                SseReader events = each.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                open.add(events);
                 assertThat(events.status()).isEqualTo(200);
                 assertThat(events.next(WAIT)).as("each stream's first event while all are open").isNotNull();
             }
+            try (SseReader thirteenth = SseReader.open(client, "/api/v1/events?follow=true");
+                    SseReader othersFirst = SseReader.open(otherClient, "/api/v1/events?follow=true")) {
+                assertThat(thirteenth.status()).isEqualTo(429);
+                assertThat(thirteenth.body()).contains("many-streams").contains("12 live streams");
+                assertThat(othersFirst.status()).as("another tenant's stream").isEqualTo(200);
+            }
+
+            open.getFirst().close();
+            await().atMost(WAIT).until(() -> {
+                SseReader again = SseReader.open(client, "/api/v1/events?follow=true");
+                opening.add(CompletableFuture.completedFuture(again));
+                return again.status() == 200;
+            });
         } finally {
             JOB_SERVICE.clientDone.countDown();
             for (CompletableFuture<SseReader> open : opening) {
