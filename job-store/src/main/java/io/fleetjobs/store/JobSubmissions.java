@@ -102,7 +102,7 @@ final class JobSubmissions {
      * comes first: a key already used answers as it always does (the same job, or a conflict), at the quota too.
      *
      * <p>Race-safe by the tenant row's lock: every submit of a tenant with a quota takes it ({@code for no key
-     * update}, which the jobs' foreign-key checks do not wait for) and holds it to its commit, so concurrent
+     * update}) and holds it to its commit, so concurrent
      * submits count one after the other, each seeing the jobs the one before inserted. Counting rather than a
      * counter column kept by the write door: a counter would add a write of one hot tenant row to every job's
      * end (placements and reports by the thousand a second), while the count costs only the submits of tenants

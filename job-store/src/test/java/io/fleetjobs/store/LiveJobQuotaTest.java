@@ -92,4 +92,31 @@ class LiveJobQuotaTest {
                 .allSatisfy(s -> assertThat(((Submission.OverQuota) s).liveJobs()).isEqualTo(5));
         assertThat(rows("jobs", bob)).isEqualTo(5);
     }
+
+    /**
+     * A tenant without a quota takes no lock on its row to submit, not even a foreign key's share lock: a tenant's
+     * concurrent submits all took that one row's lock, a multixact made again at every submit (V35). Here the row is
+     * held exclusively by another transaction, and the submit does not wait for it.
+     */
+    @Test
+    void aSubmitOfATenantWithoutAQuotaTakesNoLockOnItsRow() throws Exception {
+        UUID carol = tenant("quota-less-carol", null);
+        try (java.sql.Connection holder = f.dataSource.getConnection()) {
+            holder.setAutoCommit(false);
+            try (var lock = holder.prepareStatement("select id from tenants where id = ? for update")) {
+                lock.setObject(1, carol);
+                lock.executeQuery().close();
+            }
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try {
+                Future<Submission> submit = pool.submit(() -> f.jobs.submit(carol, StoreFixture.aJob("unlocked"), null, true));
+                assertThat(submit.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("while the tenant's row is locked")
+                        .isInstanceOf(Submission.Accepted.class);
+            } finally {
+                holder.rollback();
+                pool.shutdown();
+            }
+        }
+        assertThat(rows("jobs", carol)).isEqualTo(1);
+    }
 }
