@@ -42,4 +42,82 @@ public record JobEvent(
     public record Head(int schemaVersion, JobEventType type, UUID jobId, JobState from, JobState to,
             Map<String, String> data) {
     }
+
+    /**
+     * The record headers the relay publishes beside the event: its head (machine and attempt of its data only) and
+     * its tenant, so that a consumer that sees every event and acts on few reads a few short headers, never the
+     * JSON (the scheduler's wake-ups and the webhooks' fan-out parsed every event of every job: a tenth of their
+     * services' time in W1). Values are strings; absent ones are not sent.
+     */
+    public static final class Headers {
+        public static final String SCHEMA = "fj-schema";
+        public static final String TYPE = "fj-type";
+        public static final String TENANT = "fj-tenant";
+        public static final String FROM = "fj-from";
+        public static final String TO = "fj-to";
+        public static final String MACHINE = "fj-machine";
+        public static final String ATTEMPT = "fj-attempt";
+        private static final String MACHINE_DATA = "machineId";
+        private static final String ATTEMPT_DATA = "attempt";
+
+        private Headers() {
+        }
+
+        /** The headers of {@code event}, in a stable order. */
+        public static Map<String, String> of(JobEvent event) {
+            Map<String, String> headers = new java.util.LinkedHashMap<>();
+            headers.put(SCHEMA, Integer.toString(event.schemaVersion()));
+            headers.put(TYPE, event.type().name());
+            if (event.tenantId() != null) {
+                headers.put(TENANT, event.tenantId().toString());
+            }
+            if (event.from() != null) {
+                headers.put(FROM, event.from().name());
+            }
+            if (event.to() != null) {
+                headers.put(TO, event.to().name());
+            }
+            if (event.data().get(MACHINE_DATA) != null) {
+                headers.put(MACHINE, event.data().get(MACHINE_DATA));
+            }
+            if (event.data().get(ATTEMPT_DATA) != null) {
+                headers.put(ATTEMPT, event.data().get(ATTEMPT_DATA));
+            }
+            return headers;
+        }
+
+        /**
+         * The head of the event of job {@code jobId} whose record has these headers ({@code header}: a header's value
+         * by name, null when absent); null when the record has none (published before the relay set them).
+         *
+         * @throws IllegalArgumentException when a header is not one of a job event
+         */
+        public static Head head(UUID jobId, java.util.function.Function<String, String> header) {
+            String schema = header.apply(SCHEMA);
+            String type = header.apply(TYPE);
+            if (schema == null || type == null) {
+                return null;
+            }
+            String from = header.apply(FROM);
+            String to = header.apply(TO);
+            String machine = header.apply(MACHINE);
+            String attempt = header.apply(ATTEMPT);
+            Map<String, String> data = new java.util.HashMap<>(2);
+            if (machine != null) {
+                data.put(MACHINE_DATA, machine);
+            }
+            if (attempt != null) {
+                data.put(ATTEMPT_DATA, attempt);
+            }
+            return new Head(Integer.parseInt(schema), JobEventType.valueOf(type), jobId,
+                    from == null ? null : JobState.valueOf(from), to == null ? null : JobState.valueOf(to),
+                    data.isEmpty() ? null : data);
+        }
+
+        /** The tenant the headers name; null when they name none (published before the relay set them). */
+        public static UUID tenant(java.util.function.Function<String, String> header) {
+            String tenant = header.apply(TENANT);
+            return tenant == null ? null : UUID.fromString(tenant);
+        }
+    }
 }
