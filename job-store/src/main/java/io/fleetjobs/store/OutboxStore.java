@@ -32,11 +32,8 @@ public final class OutboxStore {
         this.jdbc = jdbc;
     }
 
-    /** An event waiting to be published, with its record headers ({@link JobEvent.Headers}; none for the old outbox's rows). */
-    public record Row(long id, String topic, String key, String payload, Map<String, String> headers) {
-        public Row(long id, String topic, String key, String payload) {
-            this(id, topic, key, payload, Map.of());
-        }
+    /** An event waiting to be published. */
+    public record Row(long id, String topic, String key, String payload) {
     }
 
     /**
@@ -54,10 +51,10 @@ public final class OutboxStore {
     }
 
     /**
-     * A history row above the cursor: its position, and its event as published, the JSON and its record headers
-     * ({@code payload} null for a row written before V33, which was published through {@code outbox}).
+     * A history row above the cursor: its position, and its event as published ({@code payload} null for a row
+     * written before V33, which was published through {@code outbox}).
      */
-    public record Event(long position, String key, String payload, Map<String, String> headers) {
+    public record Event(long position, String key, String payload) {
     }
 
     /** The history rows above {@code after}, in position order, at most {@code limit}. */
@@ -71,14 +68,11 @@ public final class OutboxStore {
                 .query((rs, n) -> {
                     UUID jobId = rs.getObject(2, UUID.class);
                     UUID eventId = rs.getObject(3, UUID.class);
-                    if (eventId == null) {
-                        return new Event(rs.getLong(1), jobId.toString(), null, Map.of());
-                    }
-                    JobEvent event = new JobEvent(eventId, JobEvent.SCHEMA_VERSION,
+                    String payload = eventId == null ? null : Json.write(new JobEvent(eventId, JobEvent.SCHEMA_VERSION,
                             JobEventType.valueOf(rs.getString(4)), jobId, rs.getObject(5, UUID.class), rs.getLong(6),
                             JobRows.instant(rs, 7), JobRows.state(rs.getString(8)), JobRows.state(rs.getString(9)),
-                            rs.getString(10), data(rs.getString(11)));
-                    return new Event(rs.getLong(1), jobId.toString(), Json.write(event), JobEvent.Headers.of(event));
+                            rs.getString(10), data(rs.getString(11))));
+                    return new Event(rs.getLong(1), jobId.toString(), payload);
                 })
                 .list();
     }

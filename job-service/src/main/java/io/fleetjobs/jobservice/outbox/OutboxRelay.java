@@ -9,7 +9,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -18,9 +17,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -131,7 +127,7 @@ public class OutboxRelay implements SmartLifecycle {
         List<OutboxStore.Row> events = new ArrayList<>(passable);
         for (OutboxStore.Event e : read.subList(0, passable)) {
             if (e.payload() != null) {
-                events.add(new OutboxStore.Row(e.position(), JobEvent.TOPIC, e.key(), e.payload(), e.headers()));
+                events.add(new OutboxStore.Row(e.position(), JobEvent.TOPIC, e.key(), e.payload()));
             }
         }
         if (!events.isEmpty()) {
@@ -168,9 +164,7 @@ public class OutboxRelay implements SmartLifecycle {
     private void send(List<OutboxStore.Row> rows) {
         List<CompletableFuture<?>> acks = new ArrayList<>(rows.size());
         for (OutboxStore.Row row : rows) {
-            List<Header> headers = new ArrayList<>(row.headers().size());
-            row.headers().forEach((name, value) -> headers.add(new RecordHeader(name, value.getBytes(StandardCharsets.UTF_8))));
-            CompletableFuture<?> ack = kafka.send(new ProducerRecord<>(row.topic(), null, row.key(), row.payload(), headers));
+            CompletableFuture<?> ack = kafka.send(row.topic(), row.key(), row.payload());
             acks.add(ack);
             if (ack.isCompletedExceptionally()) {
                 break; // the broker is unreachable (metadata timed out): the rest would wait as long each

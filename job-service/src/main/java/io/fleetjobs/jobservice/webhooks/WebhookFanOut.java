@@ -3,13 +3,11 @@ package io.fleetjobs.jobservice.webhooks;
 import io.fleetjobs.model.JobEvent;
 import io.fleetjobs.store.Json;
 import io.fleetjobs.store.WebhookStore;
-import io.fleetjobs.support.RecordHeaders;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -19,9 +17,7 @@ import org.springframework.stereotype.Component;
 /**
  * Turns the job events Kafka carries into deliveries waiting in PostgreSQL, a batch at a time: the offsets are
  * committed after the batch's rows are, so an event is queued at least once, and the rows' key (webhook, event)
- * makes a redelivered event queue nothing twice. Kafka is the carrier here, the deliveries table the truth. Whose an
- * event is comes from its record's headers ({@link JobEvent.Headers}); only the events of tenants with webhooks are
- * read in full.
+ * makes a redelivered event queue nothing twice. Kafka is the carrier here, the deliveries table the truth.
  */
 @Component
 @ConditionalOnProperty(name = "jobs.webhooks.enabled", matchIfMissing = true)
@@ -37,25 +33,16 @@ class WebhookFanOut {
     record Whose(int schemaVersion, UUID tenantId) {
     }
 
-    /** Whose the record's event is, from its headers ({@link JobEvent.Headers}), or its JSON when it has none. */
-    static Whose whose(ConsumerRecord<String, String> record) {
-        var header = RecordHeaders.of(record);
-        String schema = header.apply(JobEvent.Headers.SCHEMA);
-        UUID tenant = JobEvent.Headers.tenant(header);
-        return schema != null && tenant != null ? new Whose(Integer.parseInt(schema), tenant)
-                : Json.read(record.value(), Whose.class);
-    }
-
     @KafkaListener(id = "webhooks", topics = JobEvent.TOPIC, groupId = "job-service-webhooks", batch = "true")
-    void onEvents(List<ConsumerRecord<String, String>> records) {
+    void onEvents(List<String> records) {
         List<String> known = new ArrayList<>();
         List<UUID> owners = new ArrayList<>();
         Set<UUID> tenants = new HashSet<>();
-        for (ConsumerRecord<String, String> record : records) {
+        for (String json : records) {
             try {
-                Whose whose = whose(record);
+                Whose whose = Json.read(json, Whose.class);
                 if (whose.schemaVersion() == JobEvent.SCHEMA_VERSION && whose.tenantId() != null) {
-                    known.add(record.value());
+                    known.add(json);
                     owners.add(whose.tenantId());
                     tenants.add(whose.tenantId());
                 }

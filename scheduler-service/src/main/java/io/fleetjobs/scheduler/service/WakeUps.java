@@ -5,18 +5,14 @@ import io.fleetjobs.model.JobEventType;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.scheduler.service.agent.LeaseBroker;
 import io.fleetjobs.store.Json;
-import io.fleetjobs.support.RecordHeaders;
 import java.util.List;
-import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.stereotype.Component;
 
 /**
  * Turns job events into scheduling cycles (a job queued means work; a job leaving a machine means
  * room) and into agent wake-ups (a lease or a cancel for a machine whose agent long-polls here), a batch of records at
- * a time (the listener's fetch gathers them for up to 25 ms), from each record's headers alone ({@link
- * JobEvent.Headers}): its JSON is read only when it has none. Each replica listens with a group of its own (every replica hears every event) from the
+ * a time (the listener's fetch gathers them for up to 25 ms). Each replica listens with a group of its own (every replica hears every event) from the
  * latest offset: a wake-up is a hint, never the truth, so one missed only waits for the next cycle.
  */
 @Component
@@ -31,12 +27,14 @@ class WakeUps {
 
     @KafkaListener(id = "scheduler-wake-ups", topics = JobEvent.TOPIC, batch = "true",
             groupId = "scheduler-${random.uuid}", properties = "auto.offset.reset=latest")
-    void onEvents(List<ConsumerRecord<String, String>> records) {
+    void onEvents(List<String> records) {
         boolean queued = false;
         boolean room = false;
-        for (ConsumerRecord<String, String> record : records) {
-            JobEvent.Head event = head(record);
-            if (event == null) {
+        for (String json : records) {
+            JobEvent.Head event;
+            try {
+                event = Json.read(json, JobEvent.Head.class);
+            } catch (RuntimeException e) {
                 continue; // not a job event: a hint lost, nothing more
             }
             String machine = event.data() == null ? null : event.data().get("machineId");
@@ -62,20 +60,6 @@ class WakeUps {
             loop.roomAppeared();
         } else if (queued) {
             loop.wake();
-        }
-    }
-
-    /**
-     * What the record's headers say of its event ({@link JobEvent.Headers}), or its JSON read when it has none (a
-     * relay of a version before them); null when it is not a job event.
-     */
-    static JobEvent.Head head(ConsumerRecord<String, String> record) {
-        try {
-            JobEvent.Head head = record.key() == null ? null
-                    : JobEvent.Headers.head(UUID.fromString(record.key()), RecordHeaders.of(record));
-            return head != null ? head : Json.read(record.value(), JobEvent.Head.class);
-        } catch (RuntimeException e) {
-            return null;
         }
     }
 
