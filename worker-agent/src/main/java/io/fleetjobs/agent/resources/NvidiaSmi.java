@@ -27,11 +27,16 @@ import java.util.regex.Pattern;
 /** Detects a machine's NVIDIA GPUs with {@code nvidia-smi}. */
 public final class NvidiaSmi {
     /**
-     * One line per GPU in index order: {@code 0, GPU-5b1c…, NVIDIA H100 80GB HBM3, 81559, 0} (memory in MiB; the
-     * last field is the device node's minor number, {@code /dev/nvidia<minor>}, which need not be the index).
+     * One line per GPU in index order: {@code 0, GPU-5b1c…, NVIDIA H100 80GB HBM3, 81559, 00000000:3B:00.0} (memory in
+     * MiB; the last field is the PCI bus id, under which the driver tells the device node's minor number,
+     * {@code /dev/nvidia<minor>}, which need not be the index: {@link #minorFromProc}). nvidia-smi has no query field
+     * for the minor number itself: asked for {@code minor_number}, a real H200's driver (580) refused the whole query
+     * (exit 2, "Field "minor_number" is not a valid field to query"), and the agent found no GPU.
      */
-    public static final List<String> QUERY = List.of("nvidia-smi", "--query-gpu=index,uuid,name,memory.total,minor_number",
+    public static final List<String> QUERY = List.of("nvidia-smi", "--query-gpu=index,uuid,name,memory.total,pci.bus_id",
             "--format=csv,noheader,nounits");
+    /** Where the NVIDIA driver describes each GPU, in a folder named by its PCI bus id ({@code 0000:3b:00.0}). */
+    static final Path PROC_GPUS = Path.of("/proc/driver/nvidia/gpus");
 
     /** What nvidia-smi prints (and exits 6 with) when the driver works and there is no GPU. */
     static final String NO_DEVICES = "No devices were found";
@@ -49,6 +54,7 @@ public final class NvidiaSmi {
     private static final Pattern INDEX = Pattern.compile("[0-9]{1,4}");
     private static final Pattern MEMORY = Pattern.compile("[0-9]{1,9}");
     private static final Pattern UUID = Pattern.compile("[A-Za-z0-9-]{1,96}");
+    private static final Pattern BUS_ID = Pattern.compile("[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\\.[0-7]");
     private static final int MAX_WORDS = 10;
     private static final int MAX_OUTPUT = 1 << 20;
     private static final int QUOTE_LIMIT = 1000;
@@ -74,6 +80,14 @@ public final class NvidiaSmi {
      *                                  quotes the output
      */
     public static GpuInventory parse(String output) {
+        return parse(output, NvidiaSmi::minorFromProc);
+    }
+
+    /**
+     * Like {@link #parse(String)}, with the minor number of the device at a PCI bus id from {@code minorOfBus} (empty:
+     * not known, and the index stands for it).
+     */
+    static GpuInventory parse(String output, java.util.function.Function<String, Optional<Integer>> minorOfBus) {
         Objects.requireNonNull(output, "output");
         List<String> lines = output.lines().map(String::strip).filter(line -> !line.isEmpty()).toList();
         if (lines.isEmpty() || lines.equals(List.of(NO_DEVICES))) {
@@ -87,7 +101,7 @@ public final class NvidiaSmi {
             int line = i + 1;
             GpuDevice device = device(lines.get(i), i).orElseThrow(() -> new IllegalArgumentException("nvidia-smi output line "
                     + line + " is not a GPU: \"" + lines.get(line - 1) + "\"; the output was: \"" + quote(output) + "\""));
-            minor(lines.get(i)).ifPresent(minor -> minors.put(device.index(), minor));
+            minor(lines.get(i), minorOfBus).ifPresent(minor -> minors.put(device.index(), minor));
             String type = typeOf(device.model()).orElseThrow(() -> new IllegalArgumentException("nvidia-smi output line "
                     + line + " is not a GPU name: \"" + device.model() + "\"; the output was: \"" + quote(output) + "\""));
             devices.add(device);
@@ -111,8 +125,9 @@ public final class NvidiaSmi {
     }
 
     /**
-     * One line of the output: {@code index, uuid, name, memory.total, minor_number} as {@link #QUERY} asks, the same
-     * without the minor number, or a name alone (at {@code position}), as older scripts and captured samples print it.
+     * One line of the output: {@code index, uuid, name, memory.total, pci.bus_id} as {@link #QUERY} asks, the same
+     * with a minor number in the last place (captured samples), without it, or a name alone (at {@code position}), as
+     * older scripts and captured samples print it.
      */
     private static Optional<GpuDevice> device(String line, int position) {
         if (!line.contains(",")) {
@@ -127,13 +142,49 @@ public final class NvidiaSmi {
                 MEMORY.matcher(memory).matches() ? Long.valueOf(memory) : null));
     }
 
-    /** The minor number of a five-field line, where it is a number ({@code [N/A]} elsewhere than Linux: none). */
-    private static Optional<Integer> minor(String line) {
+    /**
+     * The minor number of a five-field line: its device's, found by its PCI bus id, or the number itself where a
+     * sample gives one; none for {@code [N/A]} or a bus id the driver does not describe.
+     */
+    private static Optional<Integer> minor(String line, java.util.function.Function<String, Optional<Integer>> minorOfBus) {
         String[] fields = line.split(",", -1);
-        if (fields.length != 5 || !INDEX.matcher(fields[4].strip()).matches()) {
+        if (fields.length != 5) {
             return Optional.empty();
         }
-        return Optional.of(Integer.parseInt(fields[4].strip()));
+        String last = fields[4].strip();
+        if (INDEX.matcher(last).matches()) {
+            return Optional.of(Integer.parseInt(last));
+        }
+        return BUS_ID.matcher(last).matches() ? minorOfBus.apply(last) : Optional.empty();
+    }
+
+    /** The minor number the driver gives the GPU at {@code busId} as nvidia-smi prints it ({@code 00000000:3B:00.0}). */
+    public static Optional<Integer> minorFromProc(String busId) {
+        return minorFrom(PROC_GPUS, busId);
+    }
+
+    /**
+     * Reads {@code Device Minor:} from {@code <gpus>/<bus id>/information}, the bus id as the driver names its folder:
+     * a four-digit domain, lower case ({@code 0000:3b:00.0}). Empty where there is no such file (a container that
+     * does not show the driver's folder) or no such line.
+     */
+    static Optional<Integer> minorFrom(Path gpus, String busId) {
+        int colon = busId.indexOf(':');
+        if (colon < 4 || !BUS_ID.matcher(busId).matches()) {
+            return Optional.empty();
+        }
+        String folder = (busId.substring(colon - 4, colon) + busId.substring(colon)).toLowerCase(Locale.ROOT);
+        try {
+            for (String line : Files.readAllLines(gpus.resolve(folder).resolve("information"), UTF_8)) {
+                if (line.startsWith("Device Minor:")) {
+                    String value = line.substring("Device Minor:".length()).strip();
+                    return INDEX.matcher(value).matches() ? Optional.of(Integer.parseInt(value)) : Optional.empty();
+                }
+            }
+        } catch (IOException | InvalidPathException e) {
+            return Optional.empty();
+        }
+        return Optional.empty();
     }
 
     /**

@@ -161,7 +161,7 @@ class NvidiaSmiTest {
         Path printed = Files.writeString(dir.resolve("sample-" + sample), sample(sample));
         Path script = dir.resolve("nvidia-smi-" + sample.replace(".txt", "") + "-" + exit);
         Files.writeString(script, "#!/bin/sh\n"
-                + "[ \"$*\" = '--query-gpu=index,uuid,name,memory.total,minor_number --format=csv,noheader,nounits' ] || { echo \"asked: $*\"; exit 2; }\n"
+                + "[ \"$*\" = '--query-gpu=index,uuid,name,memory.total,pci.bus_id --format=csv,noheader,nounits' ] || { echo \"asked: $*\"; exit 2; }\n"
                 + "cat '" + printed + "'\n"
                 + "exit " + exit + "\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -225,8 +225,9 @@ class NvidiaSmiTest {
     }
 
     @Test
-    void theQueryAsksForEachDevicesIndexUuidNameMemoryAndMinorNumber() {
-        assertThat(NvidiaSmi.QUERY).containsExactly("nvidia-smi", "--query-gpu=index,uuid,name,memory.total,minor_number",
+    void theQueryAsksForEachDevicesIndexUuidNameMemoryAndBusId() {
+        // fields nvidia-smi knows: a real H200's driver (580) refused "minor_number" and with it the whole query
+        assertThat(NvidiaSmi.QUERY).containsExactly("nvidia-smi", "--query-gpu=index,uuid,name,memory.total,pci.bus_id",
                 "--format=csv,noheader,nounits");
         assertThat(Optional.of(NvidiaSmi.parse(sample("h200-x1.txt")))).contains(new GpuInventory(1, "H200", List.of("NVIDIA H200")));
     }
@@ -261,6 +262,26 @@ class NvidiaSmiTest {
         assertThat(NvidiaSmi.parse("0, GPU-aaa, NVIDIA H100 80GB HBM3, 81559\n").minors()).isEmpty();
         assertThat(NvidiaSmi.parse("NVIDIA L4\nNVIDIA L4\n").minors()).isEmpty();
         assertThat(NvidiaSmi.parse("0, GPU-aaa, NVIDIA H100 80GB HBM3, 81559, [N/A]\n").minors()).isEmpty();
+    }
+
+    /** What that H200 printed for the query (2026-12-04, driver 580), its minor number read where the driver keeps it. */
+    @Test
+    void aRealH200sLineReadsWithTheMinorNumberOfItsBusId() throws IOException {
+        String printed = "0, GPU-bfdc8b4f-704c-083f-7343-60cf2b55cbf7, NVIDIA H200, 143771, 00000000:00:06.0\n";
+        Path gpus = dir.resolve("proc-gpus");
+        Files.createDirectories(gpus.resolve("0000:00:06.0"));
+        Files.writeString(gpus.resolve("0000:00:06.0").resolve("information"),
+                "Model: \t\t NVIDIA H200\nIRQ:   \t\t 0\nGPU UUID: \t GPU-bfdc8b4f-704c-083f-7343-60cf2b55cbf7\n"
+                        + "Device Minor: \t 3\nBus Location: \t 0000:00:06.0\n");
+
+        GpuInventory gpu = NvidiaSmi.parse(printed, bus -> NvidiaSmi.minorFrom(gpus, bus));
+
+        assertThat(gpu.count()).isEqualTo(1);
+        assertThat(gpu.type()).isEqualTo("H200");
+        assertThat(gpu.offered()).containsExactly(new GpuDevice(0, "GPU-bfdc8b4f-704c-083f-7343-60cf2b55cbf7", "NVIDIA H200", 143771L));
+        assertThat(gpu.minors()).isEqualTo(java.util.Map.of(0, 3));
+        assertThat(NvidiaSmi.minorFrom(gpus, "00000000:3B:00.0")).as("a bus the driver does not describe").isEmpty();
+        assertThat(NvidiaSmi.parse(printed, bus -> Optional.empty()).minors()).as("then the index stands").isEmpty();
     }
 
     @Test
