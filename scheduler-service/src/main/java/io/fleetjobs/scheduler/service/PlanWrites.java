@@ -17,6 +17,11 @@ import java.util.UUID;
  * reason (a preemptor's, where it preempts) and, if it could never fit, when to look at it again; but not the first
  * reason of a job that waits for room until {@link NoRoomReasons} says it waited long enough.
  *
+ * <p>A job found with no machine registered at all ({@link Unplaced#NO_MACHINES}) waits the longer backoff at once:
+ * only a machine joining can change that, and a join wakes every job that fitted nowhere
+ * ({@code PlacementStore#wakeUnplaceable}). A fleet scaled to nothing would otherwise have each job submitted to it
+ * claimed and written twice in its first minutes, for the same sentence.
+ *
  * @param noRoom     unplaced for want of room now
  * @param passedOver unplaced for now (no room, or over quota): the next claims pass over them
  */
@@ -48,7 +53,8 @@ record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.
             if (waitsForRoom && !reasons.due(job.id(), job.createdAt(), now)) {
                 continue; // its first reason: not yet
             }
-            boolean again = shown != null && shown.kind() == PlacementStore.UnplacedKind.CAN_NEVER_FIT;
+            boolean again = shown != null && shown.kind() == PlacementStore.UnplacedKind.CAN_NEVER_FIT
+                    || Unplaced.NO_MACHINES.equals(e.getValue().reason());
             deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()),
                     preempting.getOrDefault(e.getKey(), e.getValue().reason()),
                     kind != Unplaced.Kind.CAN_NEVER_FIT ? null : again ? stillNeverFitsUntil : neverFitsUntil, shown));

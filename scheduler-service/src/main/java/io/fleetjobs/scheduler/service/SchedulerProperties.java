@@ -12,7 +12,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param retryNeverFits when a job that no machine could ever host is looked at again (sooner when a machine joins)
  * @param retryStillNeverFits the same, for a job found so once more: a backlog of such jobs (a GPU model the fleet
  *     lacks) is otherwise claimed and written whole every {@code retryNeverFits}; at least {@code retryNeverFits} (by
- *     default 2 min, or {@code retryNeverFits} when that is longer)
+ *     default 2 min, or {@code retryNeverFits} when that is longer); also the first backoff of a job found when no
+ *     machine is registered at all
  * @param snapshotMaxAge how long a replica plans on its cached view of machines and tenants' usage (when room appears,
  *     the machines are read again at once, and so is the usage if some tenant has a quota)
  * @param workers cycles a replica runs at once (their database work overlaps; they share one view)

@@ -109,6 +109,25 @@ class SchedulerCycleTest {
     }
 
     @Test
+    void aJobFoundWhenNoMachineIsRegisteredWaitsTheLongerBackoffAtOnceAndTheFirstJoinWakesIt() {
+        fleet.queue(tenant, List.of(Fleet.spec("early", 1, 512, 0, null, "us")));
+        SchedulerProperties p = SchedulerProperties.defaults();
+
+        assertThat(scheduler.cycle().runOnce().deferred()).isEqualTo(1);
+        assertThat(onlyJob().stateReason()).isEqualTo("no machines are registered");
+        assertThat(onlyJob().notBefore()).as("only a join can change that: no second look after the first backoff")
+                .isAfter(clock.instant().plus(p.retryNeverFits()))
+                .isBefore(clock.instant().plus(p.retryStillNeverFits()).plusMillis(1));
+        clock.advance(p.retryNeverFits().plusSeconds(1));
+        assertThat(scheduler.cycle().runOnce().claimed()).isZero();
+
+        fleet.machines.register("first", "us", Map.of(), null, 4_000, 8_192, 0);
+        assertThat(new io.fleetjobs.store.PlacementStore(fleet.jdbc, fleet.jobs).wakeUnplaceable(100)).isEqualTo(1);
+        scheduler.cycle().lookAgain();
+        assertThat(scheduler.cycle().runOnce().placed()).isEqualTo(1);
+    }
+
+    @Test
     void aJobWithoutRoomIsPassedOverUntilRoomAppearsWithoutABackoffInItsRow() {
         fleet.machines.register("m", "eu", Map.of(), null, 2_000, 4_096, 0);
         fleet.queue(tenant, List.of(Fleet.spec("one", 2, 1024, 0, null, "eu"), Fleet.spec("two", 2, 1024, 0, null, "eu")));
