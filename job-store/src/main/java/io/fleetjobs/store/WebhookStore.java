@@ -116,6 +116,11 @@ public final class WebhookStore {
                 .param("now", JobRows.ts(clock.instant())).update();
     }
 
+    /** Whether any tenant has a webhook: when none has, the fan-out need not read a batch's events at all. */
+    public boolean any() {
+        return jdbc.sql("select exists (select 1 from webhooks)").query(Boolean.class).single();
+    }
+
     /** The webhooks of these tenants (their pending counts left at 0): what the fan-out matches a batch against. */
     public List<Webhook> ofTenants(java.util.Collection<UUID> tenantIds) {
         if (tenantIds.isEmpty()) {
