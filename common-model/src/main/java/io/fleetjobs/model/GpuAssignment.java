@@ -1,7 +1,9 @@
 package io.fleetjobs.model;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -45,5 +47,19 @@ public final class GpuAssignment {
     /** The value of {@code CUDA_VISIBLE_DEVICES} and {@code NVIDIA_VISIBLE_DEVICES} for these devices. */
     public static String visibleDevices(List<Integer> indices) {
         return indices.isEmpty() ? "" : String.join(",", indices.stream().map(String::valueOf).toList());
+    }
+
+    /**
+     * What a job holding these devices finds in its environment: CUDA numbers the devices in bus order (as nvidia-smi
+     * and the agent do) and sees only these; NVIDIA's container runtime, where a job's command starts one, gets the
+     * same list, or {@code void} (no GPU at all) for a job that holds none.
+     */
+    public static Map<String, String> environment(List<Integer> indices) {
+        String visible = visibleDevices(indices);
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        env.put("CUDA_VISIBLE_DEVICES", visible);
+        env.put("NVIDIA_VISIBLE_DEVICES", indices.isEmpty() ? "void" : visible);
+        return env;
     }
 }

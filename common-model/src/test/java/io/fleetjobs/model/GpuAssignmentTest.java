@@ -33,6 +33,15 @@ class GpuAssignmentTest {
     }
 
     @Test
+    void aJobsEnvironmentNamesTheDevicesItHoldsInBusOrderAndNoneAsVoid() {
+        assertThat(GpuAssignment.environment(List.of(1, 3))).containsExactly(
+                java.util.Map.entry("CUDA_DEVICE_ORDER", "PCI_BUS_ID"), java.util.Map.entry("CUDA_VISIBLE_DEVICES", "1,3"),
+                java.util.Map.entry("NVIDIA_VISIBLE_DEVICES", "1,3"));
+        assertThat(GpuAssignment.environment(List.of())).containsEntry("CUDA_VISIBLE_DEVICES", "")
+                .containsEntry("NVIDIA_VISIBLE_DEVICES", "void");
+    }
+
+    @Test
     void visibleDevicesIsACommaSeparatedList() {
         assertThat(GpuAssignment.visibleDevices(List.of(0, 3))).isEqualTo("0,3");
         assertThat(GpuAssignment.visibleDevices(List.of())).isEmpty();

@@ -356,10 +356,7 @@ final class Agent implements SmartLifecycle {
             return env;
         }
         Map<String, String> withDevices = new java.util.LinkedHashMap<>(env == null ? Map.of() : env);
-        String visible = GpuAssignment.visibleDevices(gpus);
-        withDevices.put("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
-        withDevices.put("CUDA_VISIBLE_DEVICES", visible);
-        withDevices.put("NVIDIA_VISIBLE_DEVICES", gpus.isEmpty() ? "void" : visible);
+        withDevices.putAll(GpuAssignment.environment(gpus));
         return withDevices;
     }
 
