@@ -38,7 +38,7 @@ class WebhookFanOut {
     @KafkaListener(id = "webhooks", topics = JobEvent.TOPIC, groupId = "job-service-webhooks", batch = "true")
     void onEvents(List<String> records) {
         if (!store.any()) {
-            return; // read nothing of the batch (a tenth of job-service's CPU in W1, where no tenant has a webhook)
+            return; // nothing read (a tenth of job-service's samples in W1's profile, where no tenant has one)
         }
         List<String> known = new ArrayList<>();
         List<UUID> owners = new ArrayList<>();
