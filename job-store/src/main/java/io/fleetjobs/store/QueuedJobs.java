@@ -11,7 +11,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * QUEUED jobs as the scheduler finds them: claimed for a plan ({@code FOR UPDATE SKIP LOCKED}, in the claim's order:
- * priority, then work the platform lost ({@link Transition#ahead}), then id), claimed again, marked with why they stay queued, and woken when the fleet changes. Not state changes: those
+ * priority, then work the platform lost ({@link Transition#ahead}), then id), claimed again, marked with why they stay queued, and woken when the fleet or a tenant's quota changes. Not state changes: those
  * go through {@link JobWrites}.
  */
 final class QueuedJobs {
@@ -153,6 +153,23 @@ final class QueuedJobs {
                             where state = 'QUEUED' and not_before > :now and unplaced_kind = 'CAN_NEVER_FIT'
                             order by priority desc, requeued_ahead desc, id limit :limit for update skip locked)""")
                 .param("now", JobRows.ts(clock.instant())).param("limit", limit)
+                .update();
+    }
+
+    /**
+     * Lets the jobs of {@code tenantId} waiting out a "fits nowhere" backoff be claimed at once: call it when the
+     * tenant's quota changed, since a job larger than its quota can never fit under it. Their verdict is forgotten
+     * too ({@code unplaced_kind}): a scheduler that judges one on the quota it read just before the change finds it
+     * "never fits" for the first time again, and looks again after the shorter backoff, not the longer one.
+     *
+     * @return how many were woken
+     */
+    int wakeUnplaceable(UUID tenantId) {
+        return jdbc.sql("""
+                        update jobs set not_before = :now, unplaced_kind = null
+                        where tenant_id = :tenant and state = 'QUEUED' and not_before > :now
+                          and unplaced_kind = 'CAN_NEVER_FIT'""")
+                .param("now", JobRows.ts(clock.instant())).param("tenant", tenantId)
                 .update();
     }
 }

@@ -70,6 +70,8 @@ public final class TenantStore {
     /**
      * Sets a tenant's weight and quota (null: kept as it is; a quota given replaces the old one whole); empty
      * when there is no such tenant. Jobs over a lowered quota stay; new submits wait until the tenant is under it.
+     * A quota given wakes the tenant's jobs that were found larger than the quota before (or fitting nowhere for
+     * another reason): the scheduler looks at them again at its next cycle instead of after their backoff.
      */
     public Optional<Tenant> update(String name, Integer weight, Quota quota) {
         return update(name, weight, quota, null);
@@ -89,7 +91,14 @@ public final class TenantStore {
                 .param("weight", weight).param("private", allowPrivateWebhooks).param("keep", quota == null).param("cpu", q.cpuMillis())
                 .param("mem", q.memoryMb()).param("gpu", q.gpuCount()).param("live", q.maxLiveJobs()).param("name", name)
                 .update();
-        return rows == 1 ? byName(name) : Optional.empty();
+        if (rows != 1) {
+            return Optional.empty();
+        }
+        Optional<Tenant> tenant = byName(name);
+        if (quota != null) {
+            tenant.ifPresent(t -> new QueuedJobs(jdbc, clock).wakeUnplaceable(t.id()));
+        }
+        return tenant;
     }
 
     /** A new key for a tenant; the returned key is the only time it exists in clear. */

@@ -128,6 +128,29 @@ class SchedulerCycleTest {
     }
 
     @Test
+    void aJobLargerThanItsTenantsQuotaIsLookedAtAgainAsSoonAsTheQuotaIsRaised() {
+        UUID capped = fleet.tenants.create("capped", 1, 2_000L, null, null).orElseThrow().id();
+        fleet.machines.register("m", "eu", Map.of(), null, 8_000, 8_192, 0);
+        fleet.queue(capped, List.of(Fleet.spec("four-cores", 4, 512, 0, null, "eu")));
+        SchedulerProperties p = SchedulerProperties.defaults();
+
+        assertThat(scheduler.cycle().runOnce().deferred()).isEqualTo(1);
+        assertThat(onlyJob().stateReason()).isEqualTo("the job needs 4 cores, more than the tenant's whole quota of 2 cores");
+        assertThat(onlyJob().notBefore()).isAfter(clock.instant().plus(p.retryNeverFits()).minusSeconds(1));
+
+        fleet.tenants.update("capped", null, new io.fleetjobs.store.TenantStore.Quota(8_000L, null, null, null));
+        assertThat(onlyJob().notBefore()).as("woken by the change").isBeforeOrEqualTo(clock.instant());
+        assertThat(scheduler.cycle().runOnce().deferred())
+                .as("a cycle planning on the quota it read before the change: found so again, but as for the first time")
+                .isEqualTo(1);
+        assertThat(onlyJob().notBefore()).isBefore(clock.instant().plus(p.retryNeverFits()).plusMillis(1));
+
+        fleet.tenants.update("capped", null, new io.fleetjobs.store.TenantStore.Quota(8_000L, null, null, null));
+        clock.advance(p.snapshotMaxAge().plusMillis(1)); // the quota the scheduler plans on is read again by then
+        assertThat(scheduler.cycle().runOnce().placed()).as("long before its backoff ends").isEqualTo(1);
+    }
+
+    @Test
     void aJobWithoutRoomIsPassedOverUntilRoomAppearsWithoutABackoffInItsRow() {
         fleet.machines.register("m", "eu", Map.of(), null, 2_000, 4_096, 0);
         fleet.queue(tenant, List.of(Fleet.spec("one", 2, 1024, 0, null, "eu"), Fleet.spec("two", 2, 1024, 0, null, "eu")));
