@@ -40,7 +40,11 @@ public final class PlacementStore {
         this.queued = new QueuedJobs(jdbc, jobs.clock());
     }
 
-    /** Locks up to {@code limit} QUEUED jobs whose time has come, by priority then age; skips rows other replicas hold. */
+    /**
+     * Locks up to {@code limit} QUEUED jobs whose time has come, by priority then age; skips rows other replicas hold.
+     * Jobs whose "fits nowhere" backoff ended ({@link UnplacedKind#CAN_NEVER_FIT} as claimed) come first, by when it
+     * ended, up to half of them: they are not in the claim's order (see {@link QueuedJobs#claim}).
+     */
     public List<ClaimedJob> claim(int limit) {
         return queued.claim(limit);
     }

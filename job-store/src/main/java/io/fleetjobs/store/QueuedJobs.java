@@ -23,9 +23,16 @@ final class QueuedJobs {
         this.clock = clock;
     }
 
-    /** Locks up to {@code limit} QUEUED jobs whose time has come, in the claim's order; skips rows other replicas hold. */
+    /**
+     * Locks up to {@code limit} QUEUED jobs whose time has come, in the claim's order; skips rows other replicas hold.
+     * Those whose "fits nowhere" backoff has ended come first ({@link #claimDueNeverFitting}), then the others.
+     */
     List<ClaimedJob> claim(int limit) {
-        return claimWhere("", limit, null, false, null);
+        List<ClaimedJob> claimed = claimDueNeverFitting(limit);
+        if (claimed.size() < limit) {
+            claimed.addAll(claimWhere("", limit - claimed.size(), null, false, null));
+        }
+        return claimed;
     }
 
     /**
@@ -35,13 +42,13 @@ final class QueuedJobs {
      * so that the jobs passed over cost nothing to skip.
      */
     List<ClaimedJob> claimAfter(int limit, int priority, boolean ahead, UUID id) {
+        List<ClaimedJob> claimed = claimDueNeverFitting(limit);
         List<String> rest = new ArrayList<>();
         rest.add("and priority = :priority and requeued_ahead = :ahead and id > :id");
         if (ahead) {
             rest.add("and priority = :priority and not requeued_ahead");
         }
         rest.add("and priority < :priority");
-        List<ClaimedJob> claimed = new ArrayList<>();
         for (String condition : rest) {
             if (claimed.size() < limit) {
                 claimed.addAll(claimWhere(condition, limit - claimed.size(), priority, ahead, id));
@@ -59,16 +66,31 @@ final class QueuedJobs {
     }
 
     /**
-     * The claim: due QUEUED jobs in priority order, {@code condition} added. A deferred job (not_before ahead) is
-     * passed over on its entry in {@code jobs_claim}, which holds not_before (V29), without reading its row.
+     * The claim: due QUEUED jobs in priority order, {@code condition} added, but for those waiting out a "fits
+     * nowhere" backoff, which are not in its index ({@code jobs_claim}, V36). A job deferred otherwise (a retry's
+     * backoff) is passed over on its entry there, which holds not_before (V29), without reading its row.
      */
     static String claimSql(String condition) {
         return """
                 select %s from jobs
-                where state = 'QUEUED' and not_before <= :now %s
+                where state = 'QUEUED' and unplaced_kind is distinct from 'CAN_NEVER_FIT' and not_before <= :now %s
                 order by priority desc, requeued_ahead desc, id
                 limit :limit
                 for update skip locked""".formatted(CLAIM_COLUMNS, condition);
+    }
+
+    /**
+     * Locks jobs whose "fits nowhere" backoff has ended ({@link PlacementStore.UnplacedKind#CAN_NEVER_FIT}), the
+     * longest due first, up to half of {@code limit} (at least one): a backlog of such jobs woken at once (a machine
+     * joined) shares the claims with the others instead of holding them up. They have an index of their own
+     * ({@code jobs_never_fit_due}, by not_before), so that no claim walks the entries of those still waiting, however
+     * many. Each one claimed is written when its cycle commits (placed, deferred again, or its kind changed), which
+     * takes it out of the due range.
+     */
+    private List<ClaimedJob> claimDueNeverFitting(int limit) {
+        return new ArrayList<>(jdbc.sql(DUE_NEVER_FITTING_SQL)
+                .param("now", JobRows.ts(clock.instant())).param("limit", Math.max(1, limit / 2))
+                .query(CLAIMED).list());
     }
 
     private static final String CLAIM_COLUMNS = """
@@ -76,6 +98,13 @@ final class QueuedJobs {
             spec->'placement'->'labels' as labels, spec->'placement'->>'strategy' as strategy,
             spec->'placement'->>'requireIsolation' = 'true' as require_isolation, replicas, gang_scope, requeued_ahead,
             unplaced_kind, state_reason""";
+
+    static final String DUE_NEVER_FITTING_SQL = """
+            select %s from jobs
+            where state = 'QUEUED' and unplaced_kind = 'CAN_NEVER_FIT' and not_before <= :now
+            order by not_before
+            limit :limit
+            for update skip locked""".formatted(CLAIM_COLUMNS);
 
     @SuppressWarnings("unchecked")
     private static final RowMapper<ClaimedJob> CLAIMED = (rs, n) -> {

@@ -201,8 +201,22 @@ public final class SchedulerCycle {
         boolean roomLeft = writes.noRoom() == 0 || !committed.conflicts().isEmpty() || seen[0] == null
                 || plan.leavesRoomIn(seen[0]);
         var outcome = new ClaimPolicy.Outcome(committed.scheduled().size(), writes.noRoom(), writes.passedOver(),
-                position(claimed.getLast()), roomLeft);
+                lastInClaimOrder(claimed), roomLeft);
         return new Round(claimed.size(), outcome, plan.unplaced().size(), committed.conflicts(), machines);
+    }
+
+    /**
+     * Where the last job claimed in the claim's order stands, null when none was: the claim's first jobs, those whose
+     * "fits nowhere" backoff ended, are claimed by when it ended, and the next claim must not resume after them.
+     */
+    static QueuePosition lastInClaimOrder(List<ClaimedJob> claimed) {
+        for (int i = claimed.size() - 1; i >= 0; i--) {
+            ClaimedJob job = claimed.get(i);
+            if (job.shown() == null || job.shown().kind() != PlacementStore.UnplacedKind.CAN_NEVER_FIT) {
+                return position(job);
+            }
+        }
+        return null;
     }
 
     /** Where the job stands in the claim's order. */
