@@ -7,4 +7,6 @@
 drop index jobs_claim;
 create index jobs_claim on jobs (priority desc, requeued_ahead desc, id, not_before)
     where state = 'QUEUED' and unplaced_kind is distinct from 'CAN_NEVER_FIT';
-create index jobs_never_fit_due on jobs (not_before) where state = 'QUEUED' and unplaced_kind = 'CAN_NEVER_FIT';
+-- By when the backoff ends, then in the claim's order: a machine joining wakes every such job at one instant.
+create index jobs_never_fit_due on jobs (not_before, priority desc, requeued_ahead desc, id)
+    where state = 'QUEUED' and unplaced_kind = 'CAN_NEVER_FIT';

@@ -81,11 +81,12 @@ final class QueuedJobs {
 
     /**
      * Locks jobs whose "fits nowhere" backoff has ended ({@link PlacementStore.UnplacedKind#CAN_NEVER_FIT}), the
-     * longest due first, up to half of {@code limit} (at least one): a backlog of such jobs woken at once (a machine
-     * joined) shares the claims with the others instead of holding them up. They have an index of their own
-     * ({@code jobs_never_fit_due}, by not_before), so that no claim walks the entries of those still waiting, however
-     * many. Each one claimed is written when its cycle commits (placed, deferred again, or its kind changed), which
-     * takes it out of the due range.
+     * longest due first (those due at the same instant, as a machine joining leaves them, in the claim's order), up
+     * to half of {@code limit} (at least one): a backlog of such jobs woken at once shares the claims with the others
+     * instead of holding them up. They have an index of their own ({@code jobs_never_fit_due}, by not_before, then in
+     * the claim's order), so that no claim walks the entries of those still waiting, however many. Each one claimed
+     * is written when its cycle commits (placed, deferred again, or its kind changed), which takes it out of the due
+     * range.
      */
     private List<ClaimedJob> claimDueNeverFitting(int limit) {
         return new ArrayList<>(jdbc.sql(DUE_NEVER_FITTING_SQL)
@@ -102,7 +103,7 @@ final class QueuedJobs {
     static final String DUE_NEVER_FITTING_SQL = """
             select %s from jobs
             where state = 'QUEUED' and unplaced_kind = 'CAN_NEVER_FIT' and not_before <= :now
-            order by not_before
+            order by not_before, priority desc, requeued_ahead desc, id
             limit :limit
             for update skip locked""".formatted(CLAIM_COLUMNS);
 

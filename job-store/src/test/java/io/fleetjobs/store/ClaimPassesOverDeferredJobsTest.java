@@ -42,7 +42,8 @@ class ClaimPassesOverDeferredJobsTest {
     void aClaimReadsNoEntryOfTheJobsWaitingOutAFitsNowhereBackoffAndTakesThoseDueFirst() {
         JobRecord model = f.jobs.transition(f.submitted("never-fits"), Transition.admit()).orElseThrow();
         Instant now = Instant.now().minusSeconds(1);
-        // copies of one queued job that could never fit: 10,000 waiting out their backoff, 3 whose backoff ended
+        // copies of one queued job that could never fit: 10,000 waiting out their backoff, 3 whose backoff ended (two
+        // of them at the same instant)
         f.jdbc.sql("""
                         insert into jobs
                         select (jsonb_populate_record(j, jsonb_build_object('id', gen_random_uuid(), 'name', 'waiting',
@@ -51,8 +52,9 @@ class ClaimPassesOverDeferredJobsTest {
                 .param("nb", JobRows.ts(now.plus(Duration.ofMinutes(10)))).param("n", 10_000).param("id", model.id()).update();
         f.jdbc.sql("""
                         insert into jobs
-                        select (jsonb_populate_record(j, jsonb_build_object('id', gen_random_uuid(), 'name', 'due-never-fits',
-                                'not_before', cast(:nb as timestamptz) - make_interval(secs => n), 'unplaced_kind', 'CAN_NEVER_FIT'))).*
+                        select (jsonb_populate_record(j, jsonb_build_object('id', gen_random_uuid(), 'name', 'due-never-fits-' || n,
+                                'not_before', cast(:nb as timestamptz) - make_interval(secs => least(n, 2)), 'priority', n * 100,
+                                'unplaced_kind', 'CAN_NEVER_FIT'))).*
                         from jobs j, generate_series(1, 3) n where j.id = :id""")
                 .param("nb", JobRows.ts(now)).param("id", model.id()).update();
         f.jdbc.sql("delete from jobs where id = :id").param("id", model.id()).update();
@@ -71,8 +73,8 @@ class ClaimPassesOverDeferredJobsTest {
         assertThat(dueBlocks).as("pages the claim of those due reads").isLessThan(15);
         List<ClaimedJob> claimed = f.jobs.inTransaction(() -> new QueuedJobs(f.jdbc, java.time.InstantSource.fixed(claimAt)).claim(10));
         assertThat(claimed).extracting(j -> f.jdbc.sql("select name from jobs where id = :id").param("id", j.id()).query(String.class).single())
-                .as("those due first, the longest due first; then the claim's order")
-                .startsWith("due-never-fits", "due-never-fits", "due-never-fits").endsWith("due-4").hasSize(8);
+                .as("those due first, the longest due first (then by priority); then the claim's order")
+                .startsWith("due-never-fits-3", "due-never-fits-2", "due-never-fits-1").endsWith("due-4").hasSize(8);
         assertThat(claimed.subList(0, 3)).extracting(ClaimedJob::shown).extracting(PlacementStore.Shown::kind)
                 .containsOnly(PlacementStore.UnplacedKind.CAN_NEVER_FIT);
     }
