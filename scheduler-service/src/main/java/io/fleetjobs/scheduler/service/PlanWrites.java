@@ -29,12 +29,12 @@ record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.
         int passedOver) {
 
     /**
-     * @param neverFitsUntil when a job that no machine could ever host is looked at again
-     * @param stillNeverFitsUntil the same for one whose row already said so when it was claimed
+     * @param backoffs when a job that no machine could ever host is looked at again
+     *                 ({@link SchedulerProperties#neverFitsUntil}: once more when its row already said so as it was claimed)
      * @param reasons whose first "no room" reason is due
      */
-    static PlanWrites of(Plan plan, Map<UUID, ClaimedJob> claimed, Map<UUID, String> preempting, Instant neverFitsUntil,
-            Instant stillNeverFitsUntil, NoRoomReasons reasons, Instant now) {
+    static PlanWrites of(Plan plan, Map<UUID, ClaimedJob> claimed, Map<UUID, String> preempting,
+            SchedulerProperties backoffs, NoRoomReasons reasons, Instant now) {
         List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
         for (Assignment a : plan.assignments()) {
             attempts.add(new PlacementStore.NewAttempt(claimed.get(a.jobId()), a.machineId(), a.amounts(), a.replica()));
@@ -57,7 +57,8 @@ record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.
                     || Unplaced.NO_MACHINES.equals(e.getValue().reason());
             deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()),
                     preempting.getOrDefault(e.getKey(), e.getValue().reason()),
-                    kind != Unplaced.Kind.CAN_NEVER_FIT ? null : again ? stillNeverFitsUntil : neverFitsUntil, shown));
+                    kind != Unplaced.Kind.CAN_NEVER_FIT ? null : backoffs.neverFitsUntil(now, job.createdAt(), again),
+                    shown));
         }
         return new PlanWrites(List.copyOf(attempts), List.copyOf(deferrals), noRoom, passedOver);
     }

@@ -39,8 +39,9 @@ import java.util.function.Supplier;
  * A job without room now gets its first reason only once it has waited a while ({@link NoRoomReasons}): most find a
  * place a moment later.
  *
- * A job that could never fit on any machine gets a backoff ({@code retryNeverFits}, {@code retryStillNeverFits} when it
- * was found so before) in its row, lifted when a machine joins; one
+ * A job that could never fit on any machine gets a backoff ({@code retryNeverFits}; when it was found so before, a
+ * quarter of its age between {@code retryStillNeverFits} and {@code retryNeverFitsMax}) in its row, lifted when a
+ * machine joins or its tenant's quota changes; one
  * without room now, or over its tenant's quota, is passed over by the next claims instead.
  *
  * <p>Any number of replicas, and of workers in each ({@link FleetCache}), run cycles at once: {@code SKIP
@@ -185,8 +186,7 @@ public final class SchedulerCycle {
         Map<UUID, String> preempting = preemption == null ? Map.of() : preemption.decide(seen[0], plan.assignments(),
                 pending.stream().filter(j -> !j.isGang() && plan.unplaced().containsKey(j.jobId())
                         && plan.unplaced().get(j.jobId()).kind() == Unplaced.Kind.DOES_NOT_FIT_NOW).toList(), now);
-        PlanWrites writes = PlanWrites.of(plan, byId, preempting, now.plus(properties.retryNeverFits()),
-                now.plus(properties.retryStillNeverFits()), reasons, now);
+        PlanWrites writes = PlanWrites.of(plan, byId, preempting, properties, reasons, now);
         plan.unplaced().values().forEach(u -> meters.unschedulable(u.kind()));
         PlacementStore.CommitResult committed = meters.commit.record(
                 () -> placement.commit(writes.attempts(), writes.deferrals(), properties.leaseTtl()));

@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.service;
 
 import java.time.Duration;
+import java.time.Instant;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -14,6 +15,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     lacks) is otherwise claimed and written whole every {@code retryNeverFits}; at least {@code retryNeverFits} (by
  *     default 2 min, or {@code retryNeverFits} when that is longer); also the first backoff of a job found when no
  *     machine is registered at all
+ * @param retryNeverFitsMax the longest such backoff: a job found so once more waits a quarter of its age, between
+ *     {@code retryStillNeverFits} and this (by default 15 min, or {@code retryStillNeverFits} when that is longer), so
+ *     that a backlog that fits nowhere for hours is not rewritten whole every 2 min; the backoff is a safety net, since
+ *     what could let such a job fit (a machine joining, its tenant's quota changed) wakes it at once
  * @param snapshotMaxAge how long a replica plans on its cached view of machines and tenants' usage (when room appears,
  *     the machines are read again at once, and so is the usage if some tenant has a quota)
  * @param workers cycles a replica runs at once (their database work overlaps; they share one view)
@@ -28,7 +33,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("jobs.scheduler")
 public record SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
         Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps,
-        Duration retryStillNeverFits, Duration noRoomReasonAfter, Duration fairShareMaxAge) {
+        Duration retryStillNeverFits, Duration noRoomReasonAfter, Duration fairShareMaxAge, Duration retryNeverFitsMax) {
     @org.springframework.boot.context.properties.bind.ConstructorBinding
     public SchedulerProperties {
         noRoomReasonAfter = noRoomReasonAfter == null ? Duration.ofSeconds(5) : noRoomReasonAfter;
@@ -54,6 +59,14 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
             throw new IllegalArgumentException("jobs.scheduler.retry-still-never-fits (" + retryStillNeverFits
                     + ") must be at least retry-never-fits (" + retryNeverFits + ")");
         }
+        if (retryNeverFitsMax == null) {
+            retryNeverFitsMax = retryStillNeverFits.compareTo(Duration.ofMinutes(15)) > 0 ? retryStillNeverFits
+                    : Duration.ofMinutes(15);
+        }
+        if (retryNeverFitsMax.compareTo(retryStillNeverFits) < 0) {
+            throw new IllegalArgumentException("jobs.scheduler.retry-never-fits-max (" + retryNeverFitsMax
+                    + ") must be at least retry-still-never-fits (" + retryStillNeverFits + ")");
+        }
         snapshotMaxAge = snapshotMaxAge == null ? Duration.ofSeconds(1) : snapshotMaxAge;
         fairShareMaxAge = fairShareMaxAge == null ? Duration.ofSeconds(5) : fairShareMaxAge;
         if (fairShareMaxAge.compareTo(snapshotMaxAge) < 0) {
@@ -69,7 +82,7 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
             Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps,
             Duration retryStillNeverFits, Duration noRoomReasonAfter) {
         this(batchSize, interval, heartbeatFreshness, leaseTtl, retryNoRoom, retryNeverFits, snapshotMaxAge, workers,
-                gatherWakeUps, retryStillNeverFits, noRoomReasonAfter, null);
+                gatherWakeUps, retryStillNeverFits, noRoomReasonAfter, null, null);
     }
 
     public SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
@@ -78,7 +91,23 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
                 null, null);
     }
 
+    /**
+     * When a job that no machine could ever host is looked at again: {@code retryNeverFits} from now the first time;
+     * once more ({@code again}), a quarter of its age since {@code createdAt}, between {@code retryStillNeverFits} and
+     * {@code retryNeverFitsMax}.
+     */
+    public Instant neverFitsUntil(Instant now, Instant createdAt, boolean again) {
+        if (!again) {
+            return now.plus(retryNeverFits);
+        }
+        Duration quarterOfAge = createdAt == null || createdAt.isAfter(now) ? Duration.ZERO
+                : Duration.between(createdAt, now).dividedBy(4);
+        Duration backoff = quarterOfAge.compareTo(retryStillNeverFits) < 0 ? retryStillNeverFits
+                : quarterOfAge.compareTo(retryNeverFitsMax) > 0 ? retryNeverFitsMax : quarterOfAge;
+        return now.plus(backoff);
+    }
+
     public static SchedulerProperties defaults() {
-        return new SchedulerProperties(null, null, null, null, null, null, null, null, null, null, null, null);
+        return new SchedulerProperties(null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 }

@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
-/** A wake-up right after a cycle waits out the rest of the gathering time; one after it, none. */
+/** A wake-up right after a cycle waits out the rest of the gathering time, one after it none; and the backoffs of jobs that fit nowhere. */
 class WakeUpGatheringTest {
     private static final Duration GATHER = Duration.ofMillis(50);
 
@@ -27,6 +28,25 @@ class WakeUpGatheringTest {
                 .retryStillNeverFits()).as("a longer first backoff, the second unset").isEqualTo(Duration.ofMinutes(10));
         assertThatThrownBy(() -> new SchedulerProperties(null, null, null, null, null, Duration.ofMinutes(10), null, null,
                 null, Duration.ofMinutes(5), null)).hasMessageContaining("retry-still-never-fits");
+    }
+
+    @Test
+    void aJobFoundToFitNowhereOnceMoreWaitsAQuarterOfItsAgeBetweenTheSecondBackoffAndTheLongest() {
+        SchedulerProperties p = SchedulerProperties.defaults();
+        Instant now = Instant.parse("2026-12-04T12:00:00Z");
+        assertThat(p.retryNeverFitsMax()).isEqualTo(Duration.ofMinutes(15));
+        assertThat(p.neverFitsUntil(now, now.minus(Duration.ofHours(5)), false)).as("the first time: whatever its age")
+                .isEqualTo(now.plus(p.retryNeverFits()));
+        assertThat(p.neverFitsUntil(now, now.minus(Duration.ofMinutes(3)), true)).isEqualTo(now.plus(Duration.ofMinutes(2)));
+        assertThat(p.neverFitsUntil(now, now.minus(Duration.ofMinutes(40)), true)).isEqualTo(now.plus(Duration.ofMinutes(10)));
+        assertThat(p.neverFitsUntil(now, now.minus(Duration.ofHours(5)), true)).isEqualTo(now.plus(Duration.ofMinutes(15)));
+        assertThat(p.neverFitsUntil(now, now.plusSeconds(5), true)).as("a clock behind the row's")
+                .isEqualTo(now.plus(Duration.ofMinutes(2)));
+        assertThatThrownBy(() -> new SchedulerProperties(null, null, null, null, null, null, null, null, null,
+                Duration.ofMinutes(20), null, null, Duration.ofMinutes(10))).hasMessageContaining("retry-never-fits-max");
+        assertThat(new SchedulerProperties(null, null, null, null, null, null, null, null, null, Duration.ofMinutes(20),
+                null, null, null).retryNeverFitsMax()).as("a longer second backoff, the longest unset")
+                .isEqualTo(Duration.ofMinutes(20));
     }
 
     @Test
