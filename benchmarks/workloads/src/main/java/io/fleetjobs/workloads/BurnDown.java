@@ -31,8 +31,12 @@ import org.postgresql.ds.PGSimpleDataSource;
  * own timestamps), commits and WAL bytes per job over the drain, and the per-phase rates.
  *
  * <pre>
- *   benchmarks/run w1 [jobs] [machines]      defaults 200000 100
+ *   benchmarks/run w1 [jobs] [machines] [never-fitting]      defaults 200000 100 0
  * </pre>
+ *
+ * <p>{@code never-fitting} jobs more, submitted before the others (older ids, as a backlog that piled up earlier), ask
+ * for a GPU model no machine has: they stay QUEUED, are found to fit nowhere and wait out backoffs throughout the run,
+ * as jobs for a model a GPU fleet lacks do. The drain ends when every other job has ended.
  *
  * <p>Preloading is not measured. The preloaded jobs' history rows carry no events (and the relay's cursor is moved past
  * them): their SUBMITTED and QUEUED events would only load the relay during the drain with events of a phase that is
@@ -70,6 +74,7 @@ public final class BurnDown {
     public static void main(String[] args) throws Exception {
         int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
         int machines = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+        int neverFitting = args.length > 2 ? Integer.parseInt(args[2]) : 0;
         Path repository = repository();
         Path home = repository.resolve("benchmarks/workloads/target/w1");
         Files.createDirectories(home);
@@ -81,8 +86,10 @@ public final class BurnDown {
             ds.setPassword(pg.password());
             Migrate.apply(ds);
             long preloadStart = System.nanoTime();
+            preload(pg, neverFitting, NEVER_FITS);
             preload(pg, jobs);
-            System.out.printf("preloaded %d QUEUED jobs in %.1f s%n", jobs, (System.nanoTime() - preloadStart) / 1e9);
+            System.out.printf("preloaded %d QUEUED jobs (and %d that can never fit) in %.1f s%n", jobs, neverFitting,
+                    (System.nanoTime() - preloadStart) / 1e9);
 
             LocalPlatform platform = LocalPlatform.builder().home(home.resolve("home")).repository(repository)
                     .workers(0).databaseUrl(url).databaseUser(pg.user()).databasePassword(pg.password())
@@ -117,7 +124,7 @@ public final class BurnDown {
                 CpuSplit cpuFrom = CpuSplit.of(CpuSplit.processes(platform, java.util.Map.of(SIMULATOR, simulator[0])));
                 long drainFrom = System.nanoTime();
                 try {
-                    awaitDrained(pg, simulator[0]);
+                    awaitDrained(pg, simulator[0], neverFitting);
                     CpuSplit.of(CpuSplit.processes(platform, java.util.Map.of(SIMULATOR, simulator[0])))
                             .print(cpuFrom, jobs, "job", Duration.ofNanos(System.nanoTime() - drainFrom));
                     // read while the simulated machines still beat: once they stop, the reconciler suspects each
@@ -162,11 +169,30 @@ public final class BurnDown {
 
     /** One tenant, then the jobs and their history rows with COPY, {@link #BATCH} jobs a transaction. */
     static void preload(BenchPostgres pg, int jobs) throws SQLException, IOException {
-        UUID tenant = UUID.randomUUID();
+        preload(pg, jobs, NO_OP);
+    }
+
+    /** What a preloaded job is called and asks for beyond its core and 64 MB (the copy's columns). */
+    private record Kind(String name, String gpus) {
+    }
+
+    private static final Kind NO_OP = new Kind("w1-noop", "0,");
+    /** One GPU of a model the simulated machines do not have. */
+    private static final Kind NEVER_FITS = new Kind("w1-never-fits", "1,B200");
+
+    private static void preload(BenchPostgres pg, int jobs, Kind kind) throws SQLException, IOException {
+        if (jobs == 0) {
+            return;
+        }
         try (Connection c = pg.connect(DATABASE)) {
-            try (var s = c.prepareStatement("insert into tenants (id, name, weight, created_at) values (?, 'w1', 1, now())")) {
-                s.setObject(1, tenant);
-                s.executeUpdate();
+            UUID tenant;
+            try (var s = c.prepareStatement("insert into tenants (id, name, weight, created_at) values (?, 'w1', 1, now())"
+                    + " on conflict (name) do update set weight = tenants.weight returning id")) {
+                s.setObject(1, UUID.randomUUID());
+                try (ResultSet r = s.executeQuery()) {
+                    r.next();
+                    tenant = r.getObject(1, UUID.class);
+                }
             }
             c.setAutoCommit(false);
             var copy = c.unwrap(PGConnection.class).getCopyAPI();
@@ -178,9 +204,10 @@ public final class BurnDown {
                 StringBuilder history = new StringBuilder(n * 200);
                 for (int i = 0; i < n; i++) {
                     UUID id = uuidV7();
-                    rows.append(id).append(',').append(tenant).append(",w1-noop,default,500,").append(spec)
-                            .append(",QUEUED,").append(ADMITTED).append(",2,").append(now)
-                            .append(",1000,64,0,,,,,").append(now).append(',').append(now).append('\n');
+                    rows.append(id).append(',').append(tenant).append(',').append(kind.name()).append(",default,500,")
+                            .append(spec).append(",QUEUED,").append(ADMITTED).append(",2,").append(now)
+                            .append(",1000,64,").append(kind.gpus()).append(",,,,").append(now).append(',').append(now)
+                            .append('\n');
                     history.append(id).append(",1,,SUBMITTED,awaiting admission,").append(now).append('\n');
                     history.append(id).append(",2,SUBMITTED,QUEUED,").append(ADMITTED).append(',').append(now).append('\n');
                 }
@@ -247,14 +274,18 @@ public final class BurnDown {
      * state every 20 s (a scan of the whole table, 154 ms of the server a call at 50,000 jobs: every 2 s it was the
      * fourth costliest statement of a W1 profile, and the load generator's, not the platform's).
      */
-    private static void awaitDrained(BenchPostgres pg, Process simulator) throws Exception {
+    private static void awaitDrained(BenchPostgres pg, Process simulator, int neverFitting) throws Exception {
         Instant deadline = Instant.now().plus(LIMIT);
         Instant nextCount = Instant.now();
         try (Connection c = pg.connect(DATABASE); Statement s = c.createStatement()) {
             while (true) {
                 boolean drained;
-                // each on a partial index of the live jobs (jobs_claim, jobs_live)
-                try (ResultSet r = s.executeQuery("select not exists (select 1 from jobs where state = 'QUEUED')"
+                // each on a partial index of the live jobs (jobs_claim, jobs_live); with jobs that never fit, the QUEUED
+                // ones counted on (tenant_id, state, id desc)
+                String queuedLeft = neverFitting == 0 ? "not exists (select 1 from jobs where state = 'QUEUED')"
+                        : "(select count(*) from jobs where tenant_id = (select id from tenants where name = 'w1')"
+                                + " and state = 'QUEUED') = " + neverFitting;
+                try (ResultSet r = s.executeQuery("select " + queuedLeft
                         + " and not exists (select 1 from jobs where state in ('SUBMITTED', 'SCHEDULED', 'RUNNING'))")) {
                     r.next();
                     drained = r.getBoolean(1);
