@@ -11,8 +11,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * QUEUED jobs as the scheduler finds them: claimed for a plan ({@code FOR UPDATE SKIP LOCKED}, in the claim's order:
- * priority, then work the platform lost ({@link Transition#ahead}), then id), claimed again, marked with why they stay queued, and woken when the fleet or a tenant's quota changes. Not state changes: those
- * go through {@link JobWrites}.
+ * priority, then work the platform lost ({@link Transition#ahead}), then id), claimed again, marked with why they stay
+ * queued, and woken when the fleet or a tenant's quota changes. Not state changes: those go through {@link JobWrites}.
  */
 final class QueuedJobs {
     private final JdbcClient jdbc;
@@ -194,7 +194,7 @@ final class QueuedJobs {
      *
      * @return how many were woken
      */
-    int wakeUnplaceable(UUID tenantId) {
+    int wakeUnplaceableOf(UUID tenantId) {
         return jdbc.sql("""
                         update jobs set not_before = :now, unplaced_kind = null
                         where tenant_id = :tenant and state = 'QUEUED' and not_before > :now

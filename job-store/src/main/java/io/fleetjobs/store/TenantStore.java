@@ -96,7 +96,7 @@ public final class TenantStore {
         }
         Optional<Tenant> tenant = byName(name);
         if (quota != null) {
-            tenant.ifPresent(t -> new QueuedJobs(jdbc, clock).wakeUnplaceable(t.id()));
+            tenant.ifPresent(t -> new QueuedJobs(jdbc, clock).wakeUnplaceableOf(t.id()));
         }
         return tenant;
     }
