@@ -166,8 +166,8 @@ final class Attempts {
             exits[i] = r.exitCode();
             reasons[i] = r.failureReason() == null ? null : r.failureReason().name();
             startedAt[i] = r.startedAt() == null ? null : r.startedAt().toString();
-            stdout[i] = LogTail.cap(r.stdoutTail()); // whatever the agent sent: the server keeps 64 KiB of each
-            stderr[i] = LogTail.cap(r.stderrTail());
+            stdout[i] = LogTail.stored(r.stdoutTail()); // whatever the agent sent: 64 KiB of each, no NUL
+            stderr[i] = LogTail.stored(r.stderrTail());
         }
         jdbc.sql("""
                         update attempts a set state = d.state, finished_at = d.finished, exit_code = d.exit,

@@ -104,6 +104,24 @@ class AttemptReportsTest {
     }
 
     @Test
+    void aJobThatPrintedNulBytesEndsAndSoDoesEveryOtherEndOfTheSameHeartbeat() {
+        // PostgreSQL's text refuses U+0000: the tail failed the batch's statement, every end of the heartbeat with it
+        JobRecord binary = placed(StoreFixture.aJob("prints-nul"));
+        JobRecord neighbour = placed(StoreFixture.aJob("neighbour"));
+        Instant now = clock.instant();
+        List<AttemptReports.Outcome> outcomes = reports.applyAvailable(List.of(
+                new AttemptReport(binary.id(), 1, f.epoch(binary), "m", AttemptState.SUCCEEDED, 0, null, now, now,
+                        "a\0b\n", "\0"),
+                report(neighbour, f.epoch(neighbour), AttemptState.SUCCEEDED, 0)));
+        assertThat(outcomes).containsOnly(AttemptReports.Outcome.APPLIED);
+        assertThat(f.jobs.get(binary.id()).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
+        assertThat(f.jobs.get(neighbour.id()).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
+        JobStore.Logs logs = f.jobs.logs(binary.id(), 1).orElseThrow();
+        assertThat(logs.stdout()).isEqualTo("a\uFFFDb\n");
+        assertThat(logs.stderr()).isEqualTo("\uFFFD");
+    }
+
+    @Test
     void aStaleEpochOrAnotherMachineIsIgnored() {
         JobRecord job = placed(StoreFixture.aJob("stale"));
         // what jobs.events shows (job id, attempt 1) and the epoch every lease once had do not name this lease

@@ -94,6 +94,22 @@ class EndToEndTest {
                 millis.size(), millis.get(millis.size() / 2), millis.get(millis.size() * 9 / 10), millis.getLast());
     }
 
+    /**
+     * A job may print any byte. One that printed NUL (which PostgreSQL's text cannot hold) made the end of its attempt
+     * unwritable, and every other report of its machine's heartbeats with it: the job stayed RUNNING, and the jobs
+     * placed after it on the machine never started.
+     */
+    @Test
+    void aJobThatPrintsNulBytesEndsAndTheMachineGoesOnRunningOthers() {
+        String binary = submit("prints-nul", "printf 'a\\000b\\n'; printf '\\000' >&2");
+        String next = submit("after-nul", "echo next");
+        awaitState(binary, "SUCCEEDED", Duration.ofSeconds(60));
+        awaitState(next, "SUCCEEDED", Duration.ofSeconds(60));
+        JsonNode logs = user.get("/api/v1/jobs/" + binary + "/attempts/1/logs").json();
+        assertThat(logs.get("stdout").asString()).isEqualTo("a\uFFFDb\n");
+        assertThat(logs.get("stderr").asString()).isEqualTo("\uFFFD");
+    }
+
     @Test
     void aFailingCommandEndsFailedWithItsExitCode() {
         String id = submit("fails", "echo oops >&2; exit 3");

@@ -8,6 +8,12 @@ import java.nio.charset.StandardCharsets;
  * stdout and stderr, whatever an agent reports. An agent keeps no more than that itself; the cap is the server's,
  * so that a report of any size (a broken or hostile agent) stores no more. The cut keeps the end, where the error
  * usually is, and starts on a whole character.
+ *
+ * <p>Output is whatever the job printed, and a job may print any byte. PostgreSQL's text holds every character but
+ * NUL (U+0000): a tail with one failed the statement that ends the attempt, and with it every other report of the
+ * machine's heartbeat, again at each heartbeat, so that one job printing a NUL byte stopped its machine's jobs from
+ * ever being seen to start or end. What is stored has each NUL as U+FFFD, the character that stands for what cannot
+ * be shown.
  */
 public final class LogTail {
     /** 64 KiB. */
@@ -16,9 +22,15 @@ public final class LogTail {
     private LogTail() {
     }
 
-    /** {@code text} itself when it is {@link #MAX_BYTES} or fewer in UTF-8, else its last bytes within that. */
-    public static String cap(String text) {
-        return cap(text, MAX_BYTES);
+    /** Stands for a NUL in what is stored. */
+    public static final char NUL_STORED_AS = '\uFFFD';
+
+    /**
+     * What the control plane stores of a tail an agent reported: each NUL as {@link #NUL_STORED_AS}, then its last
+     * bytes within {@link #MAX_BYTES} (UTF-8); null stays null.
+     */
+    public static String stored(String text) {
+        return cap(text == null || text.indexOf('\0') < 0 ? text : text.replace('\0', NUL_STORED_AS), MAX_BYTES);
     }
 
     static String cap(String text, int maxBytes) {
