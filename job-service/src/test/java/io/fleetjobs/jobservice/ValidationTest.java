@@ -63,6 +63,11 @@ class ValidationTest extends JobServiceTestBase {
                 Arguments.of("command not a list", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": \"echo hi\"}}", "execution.command"),
                 Arguments.of("bad env name", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"true\"], \"env\": {\"1X\": \"v\"}}}", "execution.env[1X]"),
                 Arguments.of("bad gpu type", "{\"name\": \"n\", \"resources\": {\"cpu\": 1, \"memoryMb\": 1, \"gpuType\": \"A100||\"}, " + EXE + "}", "resources.gpuType"),
+                // PostgreSQL's text cannot hold NUL: each of these failed at the insert with a 500
+                Arguments.of("NUL in an argument", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"sh\", \"a\\u0000\"]}}", "execution.command[1]"),
+                Arguments.of("NUL in an env value", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"true\"], \"env\": {\"A\": \"\\u0000\"}}}", "execution.env[A]"),
+                Arguments.of("NUL in a label's value", "{\"name\": \"n\", \"labels\": {\"team\": \"v\\u0000\"}, " + RES + ", " + EXE + "}", "labels[team]"),
+                Arguments.of("NUL in a label's key", "{\"name\": \"n\", \"labels\": {\"t\\u0000\": \"v\"}, " + RES + ", " + EXE + "}", "labels"),
                 Arguments.of("malformed JSON", "{\"name\": \"n\", ", "body"),
                 Arguments.of("not an object", "[1, 2]", "body"),
                 Arguments.of("empty body", null, "body"));
@@ -99,6 +104,9 @@ class ValidationTest extends JobServiceTestBase {
         assertThat(fields(user.get("/api/v1/jobs?limit=501").json())).containsExactly("limit");
         assertThat(fields(user.get("/api/v1/jobs?state=DONE").json())).containsExactly("state");
         assertThat(fields(user.get("/api/v1/jobs?pageToken=%21%21").json())).containsExactly("pageToken");
+        assertThat(fields(user.get("/api/v1/jobs?label=a%00b").json())).containsExactly("label");
+        assertThat(fields(user.get("/api/v1/jobs?name=a%00b").json())).containsExactly("name");
+        assertThat(fields(user.get("/api/v1/jobs?queue=a%00b").json())).containsExactly("queue");
     }
 
     private long rows() {

@@ -30,7 +30,9 @@ final class FieldPaths {
     static String of(List<JacksonException.Reference> references) {
         StringBuilder path = new StringBuilder();
         for (JacksonException.Reference ref : references) {
-            if (ref.getPropertyName() != null) {
+            if (ref.getPropertyName() != null && ref.from() instanceof java.util.Map) {
+                path.append('[').append(ref.getPropertyName()).append(']'); // a map's key, as validation names it
+            } else if (ref.getPropertyName() != null) {
                 if (!path.isEmpty()) {
                     path.append('.');
                 }

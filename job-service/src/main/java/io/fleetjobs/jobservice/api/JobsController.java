@@ -128,6 +128,9 @@ class JobsController {
             throw ApiException.badRequest("limit", "must be between 1 and " + MAX_PAGE);
         }
         UUID after = pageToken == null ? null : decodeToken(pageToken);
+        noNul("queue", queue);
+        noNul("name", name);
+        noNul("label", label);
         String labelKey = null;
         String labelValue = null;
         if (label != null) {
@@ -144,6 +147,13 @@ class JobsController {
         List<JobRecord> page = more ? rows.subList(0, size) : rows;
         String next = more ? encodeToken(page.getLast().id()) : null;
         return new JobView.Page(page.stream().map(j -> JobView.of(j, caller.tenantName())).toList(), next);
+    }
+
+    /** A filter compared with stored text, which never holds NUL ({@link NoNulStrings}): refused, not looked for. */
+    private static void noNul(String parameter, String value) {
+        if (NoNulStrings.hasNul(value)) {
+            throw ApiException.badRequest(parameter, NoNulStrings.MESSAGE);
+        }
     }
 
     @Operation(operationId = "cancelJob", summary = "Cancel a job")

@@ -13,6 +13,7 @@ import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.exc.InvalidFormatException;
 import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.exc.UnrecognizedPropertyException;
 
@@ -46,7 +47,9 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
             HttpHeaders headers, HttpStatusCode status, WebRequest request) {
         Throwable cause = e.getCause();
         ApiException.FieldError error;
-        if (cause instanceof UnrecognizedPropertyException u) {
+        if (cause instanceof InvalidFormatException f && f.getValue() instanceof String s && NoNulStrings.hasNul(s)) {
+            error = new ApiException.FieldError(FieldPaths.of(f.getPath()), NoNulStrings.MESSAGE);
+        } else if (cause instanceof UnrecognizedPropertyException u) {
             error = new ApiException.FieldError(FieldPaths.of(u.getPath()), "unknown field");
         } else if (cause instanceof MismatchedInputException m && !m.getPath().isEmpty()) {
             error = new ApiException.FieldError(FieldPaths.of(m.getPath()), "has the wrong type or format");

@@ -170,6 +170,10 @@ class SchedulerServiceTest {
         }
         assertThat(admin.post("/api/v1/machines/ops-2/drain", "{not json").json().get("errors").get(0).get("field")
                 .asString()).isEqualTo("body");
+        // PostgreSQL's text cannot hold NUL: the reason failed at the update with a 500
+        var nul = admin.post("/api/v1/machines/ops-2/cordon", "{\"reason\": \"disk\\u0000\"}");
+        assertThat(nul.status()).isEqualTo(400);
+        assertThat(nul.json().get("errors").get(0).get("message").asString()).contains("NUL");
         assertThat(machines.get("ops-2").orElseThrow().status()).isEqualTo(MachineStatus.READY);
         assertThat(admin.post("/api/v1/machines/no-such/drain", "{\"reason\": \"x\"}").status()).isEqualTo(404);
         Api user = Api.withIdentity(port, SECRET, UUID.randomUUID(), "mallory", CallerIdentity.Role.USER);

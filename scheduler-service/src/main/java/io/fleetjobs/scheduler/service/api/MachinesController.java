@@ -143,16 +143,27 @@ class MachinesController {
         return ResponseEntity.ok(view(machines.get(id).orElseThrow()));
     }
 
-    /** The request's non-blank reason (at most 500 characters), or null when it has none or the body is not JSON. */
+    /**
+     * The request's non-blank reason (at most 500 characters, without NUL, which PostgreSQL's text cannot hold), or
+     * null when it has none or the body is not JSON.
+     */
     private static String reason(String body) {
+        String reason = rawReason(body);
+        return reason == null || reason.isEmpty() || reason.length() > 500 || hasNul(reason) ? null : reason;
+    }
+
+    private static String rawReason(String body) {
         try {
             JsonNode json = body == null || body.isBlank() ? null : JSON.readTree(body);
             JsonNode field = json == null ? null : json.get("reason");
-            String reason = field == null || !field.isString() ? null : field.asString().strip();
-            return reason == null || reason.isEmpty() || reason.length() > 500 ? null : reason;
+            return field == null || !field.isString() ? null : field.asString().strip();
         } catch (JacksonException e) {
             return null;
         }
+    }
+
+    private static boolean hasNul(String text) {
+        return text.indexOf('\0') >= 0;
     }
 
     private static ResponseEntity<ProblemDetail> badReason(String body) {
@@ -164,8 +175,10 @@ class MachinesController {
             return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", "body",
                     "message", "is not well-formed JSON"));
         }
+        String raw = rawReason(body);
         return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", "reason",
-                "message", "must say why, in 1 to 500 characters"));
+                "message", raw != null && hasNul(raw) ? "must not contain the NUL character (U+0000)"
+                        : "must say why, in 1 to 500 characters"));
     }
 
     private Machine view(MachineRow m) {
