@@ -76,6 +76,25 @@ class GatewaySecurityTest {
         }
     }
 
+    /**
+     * A query whose escapes cannot be decoded fails in the service behind the gateway, outside the API's handlers:
+     * Spring Boot's own error body answered it ({@code timestamp}, {@code error}, {@code path}), as it answered every
+     * exception no handler took. The contract's errors are problem+json, these too.
+     */
+    @Test
+    void aRequestThatFailsOutsideTheHandlersIsAnsweredAsProblemJsonToo() throws Exception {
+        // java.net.URI refuses such a query, so it goes as raw HTTP
+        try (var socket = new java.net.Socket("127.0.0.1", platform.gatewayPort())) {
+            socket.getOutputStream().write(("GET /api/v1/jobs?pageToken=%%% HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer " + Platform.ADMIN_TOKEN + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 400");
+            assertThat(answer.toLowerCase(java.util.Locale.ROOT)).contains("content-type: application/problem+json");
+            assertThat(answer).contains("\"status\":400").doesNotContain("\"timestamp\"");
+        }
+    }
+
     @Test
     void noTokenABadKeyAndARevokedKeyAre401() {
         assertThat(anonymous.get("/api/v1/jobs").status()).isEqualTo(401);
