@@ -104,6 +104,9 @@ class ValidationTest extends JobServiceTestBase {
         assertThat(fields(user.get("/api/v1/jobs?limit=501").json())).containsExactly("limit");
         assertThat(fields(user.get("/api/v1/jobs?state=DONE").json())).containsExactly("state");
         assertThat(fields(user.get("/api/v1/jobs?pageToken=%21%21").json())).containsExactly("pageToken");
+        assertThat(fields(user.get("/api/v1/jobs?limit=ten").json())).containsExactly("limit");
+        assertThat(fields(user.get("/api/v1/jobs/" + java.util.UUID.randomUUID() + "/attempts/99999999999/logs").json()))
+                .containsExactly("attempt");
         assertThat(fields(user.get("/api/v1/jobs?label=a%00b").json())).containsExactly("label");
         assertThat(fields(user.get("/api/v1/jobs?name=a%00b").json())).containsExactly("name");
         assertThat(fields(user.get("/api/v1/jobs?queue=a%00b").json())).containsExactly("queue");

@@ -64,6 +64,17 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
                 .body(problem(HttpStatus.BAD_REQUEST, "the request is not valid", List.of(error)).getBody());
     }
 
+    /** A query parameter or a part of the path that is not of its type ({@code limit=abc}, an attempt number too big). */
+    @Override
+    protected ResponseEntity<Object> handleTypeMismatch(org.springframework.beans.TypeMismatchException e,
+            HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        String field = e instanceof org.springframework.web.method.annotation.MethodArgumentTypeMismatchException m
+                ? m.getName() : e.getPropertyName();
+        return ResponseEntity.badRequest().contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON)
+                .body(problem(HttpStatus.BAD_REQUEST, "the request is not valid", List.of(new ApiException.FieldError(
+                        field == null ? "request" : field, "has the wrong type or format"))).getBody());
+    }
+
     static ResponseEntity<ProblemDetail> problem(HttpStatus status, String detail, List<ApiException.FieldError> errors) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
         if (!errors.isEmpty()) {
