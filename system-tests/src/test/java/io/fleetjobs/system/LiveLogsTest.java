@@ -36,13 +36,14 @@ class LiveLogsTest {
     private static final Duration WITHIN = Duration.ofSeconds(60);
     private static Platform platform;
     private static FleetJobsClient fleet;
+    private static String token;
 
     @BeforeAll
     static void start() {
         platform = new Platform(Map.of());
         var admin = FleetJobsClient.connect(platform.clientUrl(), Platform.ADMIN_TOKEN);
         admin.admin().createTenant(new NewTenant().name("live-logs"));
-        String token = admin.admin().issueApiKey("live-logs", Map.of()).getKey();
+        token = admin.admin().issueApiKey("live-logs", Map.of()).getKey();
         fleet = FleetJobsClient.connect(platform.clientUrl(), token);
         platform.agent("logs-machine-1", platform.schedulerPort());
     }
@@ -125,6 +126,54 @@ class LiveLogsTest {
         await().atMost(WITHIN).until(() -> again.done.isDone() && stderr.done.isDone());
         assertThat(again.text()).isEqualTo("before\nafter the follow began\n");
         assertThat(stderr.text()).isEqualTo("to stderr\n");
+    }
+
+    /** A follow read as Server-Sent Events through the gateway: the output joined as SSE joins it, the last id, the end. */
+    private record Events(String contentType, String text, long lastId, boolean ended) {
+        static Events follow(UUID job, String query, String lastEventId) throws Exception {
+            var request = java.net.http.HttpRequest.newBuilder(java.net.URI.create(platform.clientUrl() + "/api/v1/jobs/"
+                            + job + "/attempts/1/logs?follow=true" + query))
+                    .header("Authorization", "Bearer " + token).header("Accept", "text/event-stream").timeout(WITHIN);
+            if (lastEventId != null) {
+                request.header("Last-Event-ID", lastEventId);
+            }
+            var response = java.net.http.HttpClient.newHttpClient().send(request.build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            StringBuilder text = new StringBuilder();
+            long lastId = -1;
+            boolean ended = false;
+            for (String event : response.body().split("\n\n")) {
+                List<String> data = new java.util.ArrayList<>();
+                for (String line : event.split("\n")) {
+                    if (line.equals("event: end")) {
+                        ended = true;
+                    } else if (line.startsWith("id: ")) {
+                        lastId = Long.parseLong(line.substring(4));
+                    } else if (line.startsWith("data: ")) {
+                        data.add(line.substring(6));
+                    }
+                }
+                if (!event.contains("event: end")) {
+                    text.append(String.join("\n", data));
+                }
+            }
+            return new Events(response.headers().firstValue("Content-Type").orElse(""), text.toString(), lastId, ended);
+        }
+    }
+
+    @Test
+    void aFollowReadAsServerSentEventsGivesTheOutputWithOffsetsForIdsAndResumesFromLastEventId() throws Exception {
+        Job job = submit("printf 'one\\ntwo\\n'; printf three");
+        await().atMost(WITHIN).until(() -> fleet.get(job.getId()).getState() == JobState.SUCCEEDED);
+
+        Events whole = Events.follow(job.getId(), "&offset=0", null);
+        assertThat(whole.contentType()).startsWith("text/event-stream");
+        assertThat(whole.text()).isEqualTo("one\ntwo\nthree");
+        assertThat(whole.lastId()).as("the byte offset the last event reached").isEqualTo(13);
+        assertThat(whole.ended()).isTrue();
+        // a client that reconnects after the event with id 4 ("one\n") gets the rest, not the whole again
+        assertThat(Events.follow(job.getId(), "", "4").text()).isEqualTo("two\nthree");
     }
 
     @Test

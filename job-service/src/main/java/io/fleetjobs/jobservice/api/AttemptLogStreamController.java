@@ -17,24 +17,32 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.UUID;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /api/v1/jobs/{id}/attempts/{n}/logs?follow=true}: one stream of an attempt as {@code text/plain},
- * chunked, as its agent ships it (live logs, see docs/architecture.md). The reader registers a follow (renewed while
- * the response is open, removed when it ends); the agent learns of it from its heartbeat's answer and pushes the
- * stream's new bytes to the scheduler, which stores them in {@code log_chunks}; this reads them by offset. The
- * response ends when the attempt ended and every byte up to its end was sent ({@link FollowEnd}).
+ * {@code GET /api/v1/jobs/{id}/attempts/{n}/logs?follow=true}: one stream of an attempt as its agent ships it (live
+ * logs, see docs/architecture.md), as Server-Sent Events ({@link LogEvents}: each event's id the byte offset it
+ * reaches, for {@code Last-Event-ID}; a comment every {@link #KEEP_ALIVE} of silence; {@code event: end} last), or
+ * as {@code text/plain}, chunked, the bytes as printed, when the client asks for that ({@code Accept: text/plain}).
+ * The reader registers a follow (renewed while the response is open, removed when it ends); the agent learns of it
+ * from its heartbeat's answer and pushes the stream's new bytes to the scheduler, which stores them in
+ * {@code log_chunks}; this reads them by offset. The response ends when the attempt ended and every byte up to its
+ * end was sent ({@link FollowEnd}).
  */
 @RestController
 @RequestMapping("/api/v1/jobs")
 class AttemptLogStreamController {
     private static final int CHUNKS_PER_READ = 16;
+    /** How long an event stream stays silent before a comment keeps it open (the gateway's read timeout is 60 s). */
+    static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
 
     private final JobStore store;
     private final LogStreams logs;
@@ -53,14 +61,18 @@ class AttemptLogStreamController {
     @GetMapping(path = "/{id}/attempts/{attempt}/logs", params = "follow=true")
     void follow(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id,
             @PathVariable int attempt, @RequestParam(defaultValue = "stdout") String stream,
-            @RequestParam(required = false) Long offset, HttpServletResponse response) throws IOException {
+            @RequestParam(required = false) Long offset, @RequestHeader(name = "Accept", required = false) String accept,
+            @RequestHeader(name = "Last-Event-ID", required = false) String lastEventId, HttpServletResponse response)
+            throws IOException {
         JobRecord job = find(caller, id);
         String wire = LogStream.ofWire(stream)
                 .orElseThrow(() -> ApiException.badRequest("stream", "is stdout or stderr")).wire();
         LogStreams.AttemptOnMachine onMachine = logs.attempt(job.id(), attempt)
                 .orElseThrow(() -> ApiException.notFound("attempt " + attempt + " of job " + id));
-        long from = offset == null ? LogLimits.DEFAULT_FROM : offset;
-        response.setContentType("text/plain;charset=UTF-8");
+        LogEvents events = wantsPlainText(accept) ? null : new LogEvents();
+        long from = events != null && lastEventId != null ? resumeAt(lastEventId)
+                : offset == null ? LogLimits.DEFAULT_FROM : offset;
+        response.setContentType(events == null ? "text/plain;charset=UTF-8" : "text/event-stream;charset=UTF-8");
         response.setHeader("Cache-Control", "no-cache");
         response.setHeader("X-Content-Type-Options", "nosniff");
         response.setHeader("X-Accel-Buffering", "no");
@@ -69,17 +81,85 @@ class AttemptLogStreamController {
         try {
             OutputStream out = response.getOutputStream();
             response.flushBuffer(); // the reader sees the answer begin before the first bytes come
-            stream(job.id(), attempt, wire, onMachine.machineId(), from, follower, out);
+            stream(job.id(), attempt, wire, onMachine.machineId(), from, follower, new Output(out, events));
         } finally {
             logs.unfollow(follower);
         }
     }
 
+    /**
+     * Whether the client asked for {@code text/plain} rather than events: it names {@code text/plain} (with a q above
+     * 0) and not {@code text/event-stream} at a q as high. Anything else, no {@code Accept} and {@code *}{@code /*}
+     * included, gets the contract's default, events.
+     */
+    static boolean wantsPlainText(String accept) {
+        if (accept == null || accept.isBlank()) {
+            return false;
+        }
+        double plain = 0;
+        double events = 0;
+        try {
+            for (MediaType type : MediaType.parseMediaTypes(accept)) {
+                if (type.getType().equals("text") && type.getSubtype().equals("plain")) {
+                    plain = Math.max(plain, type.getQualityValue());
+                } else if (type.getType().equals("text") && type.getSubtype().equals("event-stream")) {
+                    events = Math.max(events, type.getQualityValue());
+                }
+            }
+        } catch (InvalidMediaTypeException malformed) {
+            return false;
+        }
+        return plain > 0 && plain > events;
+    }
+
+    /** The offset a reconnecting client's {@code Last-Event-ID} names: the last event's id is where it got to. */
+    private static long resumeAt(String lastEventId) {
+        try {
+            long offset = Long.parseLong(lastEventId.strip());
+            if (offset >= 0) {
+                return offset;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw ApiException.badRequest("Last-Event-ID", "must be an event id this stream sent (a byte offset, 0 or more)");
+    }
+
+    /** Where the bytes go: as they are, or as events. */
+    private record Output(OutputStream out, LogEvents events) {
+        void bytes(byte[] data, int from, int length, long end) throws IOException {
+            if (events == null) {
+                out.write(data, from, length);
+            } else {
+                write(events.of(data, from, length, end));
+            }
+        }
+
+        void keepAlive() throws IOException {
+            if (events != null) {
+                write(": keep-alive\n\n");
+                out.flush();
+            }
+        }
+
+        void end() throws IOException {
+            if (events != null) {
+                write(LogEvents.END);
+                out.flush();
+            }
+        }
+
+        private void write(String text) throws IOException {
+            out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+    }
+
     private void stream(UUID jobId, int attempt, String stream, String machineId, long from, UUID follower,
-            OutputStream out) throws IOException {
+            Output out) throws IOException {
         Instant started = clock.instant();
         Instant renewed = started;
         Instant lastBytes = started;
+        Instant quiet = started;
         long position = Math.max(0, from); // a negative from: wherever the stored bytes begin
         while (true) {
             List<LogStreams.Chunk> chunks = logs.chunksAfter(jobId, attempt, stream, position, CHUNKS_PER_READ);
@@ -87,15 +167,20 @@ class AttemptLogStreamController {
             for (LogStreams.Chunk chunk : chunks) {
                 var slice = LogWindow.slice(position, chunk.range());
                 if (slice.isPresent()) {
-                    out.write(chunk.data(), (int) (slice.get().offset() - chunk.offset()), slice.get().length());
+                    out.bytes(chunk.data(), (int) (slice.get().offset() - chunk.offset()), slice.get().length(),
+                            slice.get().end());
                     position = slice.get().end();
                     wrote = true;
                 }
             }
             Instant now = clock.instant();
             if (wrote) {
-                out.flush();
+                out.out().flush();
                 lastBytes = now;
+                quiet = now;
+            } else if (!now.isBefore(quiet.plus(KEEP_ALIVE))) {
+                out.keepAlive(); // events only: the gateway's read timeout cuts a stream silent for a minute
+                quiet = now;
             }
             if (chunks.size() == CHUNKS_PER_READ) {
                 continue; // more is stored: no wait
@@ -109,6 +194,7 @@ class AttemptLogStreamController {
                 writeTail(jobId, attempt, stream, out); // no agent sent anything: the tail the attempt's end reported
             }
             if (decision != FollowEnd.Decision.GO_ON) {
+                out.end();
                 return;
             }
             if (!now.isBefore(renewed.plus(LogLimits.FOLLOW_RENEW_EVERY))) {
@@ -119,12 +205,13 @@ class AttemptLogStreamController {
         }
     }
 
-    private void writeTail(UUID jobId, int attempt, String stream, OutputStream out) throws IOException {
+    private void writeTail(UUID jobId, int attempt, String stream, Output out) throws IOException {
         var tails = store.logs(jobId, attempt);
         if (tails.isPresent()) {
-            String tail = "stdout".equals(stream) ? tails.get().stdout() : tails.get().stderr();
-            out.write(tail.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            out.flush();
+            byte[] tail = ("stdout".equals(stream) ? tails.get().stdout() : tails.get().stderr())
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            out.bytes(tail, 0, tail.length, -1); // where in the stream the tail begins is not known: no id
+            out.out().flush();
         }
     }
 
