@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
 /** {@code jobctl}: the FleetJobs API from a shell. Exit codes are part of the interface (see {@link #exitCode}). */
-@Command(name = "jobctl", mixinStandardHelpOptions = true, version = "jobctl 0.1.0",
+// scope INHERIT: every command takes --help and --version too (jobctl submit --help)
+@Command(name = "jobctl", mixinStandardHelpOptions = true, scope = ScopeType.INHERIT, version = "jobctl 0.1.0",
         description = "Submits, follows and cancels FleetJobs jobs.",
         subcommands = {SubmitCommand.class, JobCommands.Get.class, JobCommands.ListJobs.class, JobCommands.Cancel.class,
                 JobCommands.Attempts.class, JobCommands.Events.class, JobCommands.Logs.class, WatchCommand.class,

@@ -59,6 +59,20 @@ class JobCtlAgainstStubTest {
         return new Run(code, out.toString(), err.toString());
     }
 
+    @Test
+    void everyCommandShowsItsOwnHelpAndCallsNothing() {
+        // "jobctl submit --help" was a usage error: only jobctl itself took --help
+        for (String[] command : new String[][] {{"submit"}, {"logs"}, {"machines"}, {"machines", "drain"},
+                {"admin", "tenants", "update"}}) {
+            List<String> args = new ArrayList<>(List.of(command));
+            args.add("--help");
+            Run r = run(args.toArray(String[]::new));
+            assertThat(r.code()).as(String.join(" ", args)).isZero();
+            assertThat(r.out()).as(String.join(" ", args)).startsWith("Usage: jobctl " + String.join(" ", command));
+        }
+        assertThat(api.calls()).isEmpty();
+    }
+
     private JobSpec submitted() {
         var calls = api.calls("POST", "/api/v1/jobs");
         assertThat(calls).hasSize(1);
