@@ -40,7 +40,7 @@ public class ProblemErrors implements ErrorController {
             return "the service could not answer; try again, and tell its operators if it goes on";
         }
         if (status == HttpStatus.BAD_REQUEST) {
-            return "the request cannot be read: its path, query or headers are malformed";
+            return "the request cannot be read: its body, path, query or headers are malformed";
         }
         return status.getReasonPhrase();
     }

@@ -34,10 +34,35 @@ class AgentController {
             return AgentCalls.problem(HttpStatus.BAD_REQUEST,
                     "a join names a machine id (1-128 of [A-Za-z0-9._:-]), a region, positive cpu and memory, gpus >= 0");
         }
+        if (holdsNul(request)) {
+            return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a join's text (region, labels, GPU type and devices, "
+                    + "isolation, address) must not contain the NUL character (U+0000)");
+        }
         try {
             return ResponseEntity.ok(agents.join(request));
         } catch (AgentService.JoinRefused e) {
             return AgentCalls.problem(HttpStatus.CONFLICT, e.getMessage());
         }
+    }
+
+    /** Whether any text of the join holds NUL, which PostgreSQL's text cannot store (the join failed with a 500). */
+    static boolean holdsNul(JoinRequest request) {
+        java.util.List<String> texts = new java.util.ArrayList<>(java.util.Arrays.asList(request.region(),
+                request.gpuType(), request.isolation(), request.address(), request.credential()));
+        if (request.labels() != null) {
+            request.labels().forEach((k, v) -> {
+                texts.add(k);
+                texts.add(v);
+            });
+        }
+        if (request.gpus() != null) {
+            request.gpus().forEach(g -> {
+                if (g != null) {
+                    texts.add(g.uuid());
+                    texts.add(g.model());
+                }
+            });
+        }
+        return texts.stream().anyMatch(t -> t != null && t.indexOf('\0') >= 0);
     }
 }
