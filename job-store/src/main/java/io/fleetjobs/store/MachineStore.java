@@ -208,6 +208,16 @@ public final class MachineStore {
                 .query(String.class).list());
     }
 
+    /**
+     * How much of the attempts still to start one read of a machine carries (their executions' JSON, in the order they
+     * were placed), the first one always: a spec may be nearly a MiB (the request's limit), a machine may hold
+     * thousands of attempts of a thousandth of a core, and one tenant's flood of such jobs had every heartbeat of the
+     * machine read (and answer) all of them, until the scheduler ran out of memory and its fleet looked dead. The
+     * attempts past it come without their execution ({@link AssignedAttempt#execution} null): started by a later
+     * answer, once those before them run.
+     */
+    public static final int START_BYTES_PER_READ = 1024 * 1024;
+
     /** The attempts a machine should be running now, with what the agent needs to start them. */
     public List<AssignedAttempt> liveAttempts(String machineId) {
         return liveAttempts(machineId, null).orElse(List.of());
@@ -219,12 +229,16 @@ public final class MachineStore {
      */
     public Optional<List<AssignedAttempt>> liveAttempts(String machineId, Long incarnation) {
         // of the spec only the execution, and only of attempts still to start (what the agent needs to
-        // start them): a heartbeat of a busy machine lists every running attempt, and parsing JSON costs
+        // start them), within START_BYTES_PER_READ: a heartbeat of a busy machine lists every running attempt, and
+        // parsing JSON costs
         List<Long> incarnations = new java.util.ArrayList<>(1);
         List<AssignedAttempt> live = new java.util.ArrayList<>();
         jdbc.sql("""
                         select mc.incarnation, a.job_id, a.attempt, a.lease_epoch, a.state, j.cancel_requested,
-                               case when a.state = 'SCHEDULED' then j.spec->'execution' end as execution,
+                               case when a.state = 'SCHEDULED' and coalesce(sum(pg_column_size(j.spec->'execution'))
+                                       filter (where a.state = 'SCHEDULED') over (order by a.lease_epoch
+                                       rows between unbounded preceding and 1 preceding), 0) < :budget
+                                   then j.spec->'execution' end as execution,
                                a.cpu_millis, a.memory_mb, a.gpu_indices,
                                case when a.state = 'SCHEDULED' then greatest(0, floor(
                                    extract(epoch from a.lease_expires_at - clock_timestamp()) * 1000))::bigint end,
@@ -234,8 +248,9 @@ public final class MachineStore {
                         left join attempts a on a.machine_id = mc.id and a.released_at is null
                             and a.state in ('SCHEDULED', 'RUNNING')
                         left join jobs j on j.id = a.job_id
-                        where mc.id = :m""")
-                .param("m", machineId)
+                        where mc.id = :m
+                        order by a.lease_epoch""")
+                .param("m", machineId).param("budget", START_BYTES_PER_READ)
                 .query(rs -> {
                     if (incarnations.isEmpty()) {
                         incarnations.add(rs.getLong(1));

@@ -37,6 +37,7 @@ import java.util.Set;
  *  nothing              SCHEDULED, preempted                        settle FAILED PREEMPTED (nothing to kill)
  *  nothing              SCHEDULED, another replica failed           settle FAILED GANG_MEMBER_FAILED (nothing to kill)
  *  nothing              SCHEDULED                                   start
+ *  nothing              SCHEDULED, past what one read carries       nothing now; the answer is not held (startsLater)
  *  nothing              RUNNING past its time limit + slack         settle FAILED TIMEOUT (its agent runs nothing of it)
  *  nothing              RUNNING                                     nothing: the agent's next report settles it
  * </pre>
@@ -44,7 +45,7 @@ import java.util.Set;
  * (Kafka's path holding the row): the agent would ignore the lease, and an answer with nothing new in it sends
  * it to sleep out its heartbeat interval, deaf to the next placement on its machine.
  */
-record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle) {
+record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle, boolean startsLater) {
     /**
      * How long past an attempt's time limit the control plane tells its agent to kill it: agents kill at their own
      * deadline, by their own clock; this is the backstop, late enough not to race them on a skewed clock. The
@@ -86,9 +87,12 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
         return tellsNothing() && settle.isEmpty();
     }
 
-    /** Whether the answer has nothing to say to the agent (settling is not said to it). */
+    /**
+     * Whether the answer has nothing to say to the agent (settling is not said to it), nor anything to start once
+     * it has started these: such an answer may be held.
+     */
     boolean tellsNothing() {
-        return start.isEmpty() && kill.isEmpty();
+        return start.isEmpty() && kill.isEmpty() && !startsLater;
     }
 
     /** @param now the end of an attempt canceled before it started, and what time limits are judged against */
@@ -96,6 +100,7 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
         List<Lease> start = new ArrayList<>();
         List<Kill> kill = new ArrayList<>();
         List<AttemptReport> settle = new ArrayList<>();
+        boolean later = false;
         Map<AttemptRef, AssignedAttempt> live = new HashMap<>();
         for (AssignedAttempt a : liveAttempts) {
             live.put(new AttemptRef(a.jobId(), a.attempt()), a);
@@ -136,13 +141,15 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle)
             } else if (a.gangFailed() && a.state() == AttemptState.SCHEDULED) {
                 settle.add(new AttemptReport(a.jobId(), a.attempt(), a.epoch(), reported.machineId(), AttemptState.FAILED,
                         null, FailureReason.GANG_MEMBER_FAILED, null, now, null, null));
+            } else if (a.startsLater()) {
+                later = true; // past what one read carries: the answer comes at once, and the next heartbeat starts it
             } else if (a.state() == AttemptState.SCHEDULED) {
                 var execution = a.execution();
                 start.add(new Lease(a.jobId(), a.attempt(), a.epoch(), execution.command(), execution.env(),
                         execution.timeoutSeconds(), a.cpuMillis(), a.memoryMb(), a.gpus(), a.startWithinMs(), a.gang()));
             }
         }
-        return new AgentDiff(List.copyOf(start), List.copyOf(kill), List.copyOf(settle));
+        return new AgentDiff(List.copyOf(start), List.copyOf(kill), List.copyOf(settle), later);
     }
 
     private static boolean overdue(AssignedAttempt a, Instant now) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.Execution;
+import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.store.AssignedAttempt;
@@ -74,6 +75,24 @@ class AgentDiffTest {
             assertThat(r.state()).isEqualTo(AttemptState.FAILED);
             assertThat(r.failureReason()).isEqualTo(io.fleetjobs.model.FailureReason.PREEMPTED);
         });
+    }
+
+    /**
+     * An attempt to start that its machine's read left for later (past what one read carries) is not leased now, and
+     * the answer is not held: the agent comes back at once for it.
+     */
+    @Test
+    void anAttemptLeftForALaterReadIsNotStartedAndTheAnswerIsNotHeld() {
+        UUID other = UUID.randomUUID();
+        AssignedAttempt carried = live(JOB, AttemptState.SCHEDULED, 1, false);
+        AssignedAttempt later = new AssignedAttempt(other, 1, 2, AttemptState.SCHEDULED, false, null);
+        AgentDiff diff = AgentDiff.of(AgentDiff.Reported.of("m1", List.of()), List.of(carried, later), NOW);
+        assertThat(diff.start()).extracting(AgentProtocol.Lease::jobId).containsExactly(JOB);
+        assertThat(diff.startsLater()).isTrue();
+
+        AgentDiff onlyLater = AgentDiff.of(AgentDiff.Reported.of("m1", List.of()), List.of(later), NOW);
+        assertThat(onlyLater.start()).isEmpty();
+        assertThat(onlyLater.tellsNothing()).as("an answer with starts to come is not held").isFalse();
     }
 
     /** Gangs (issue 20): a replica is leased with its place in the gang; one whose gang failed is killed or settled. */
