@@ -35,7 +35,7 @@ final class JobReads {
      * range scan per state (at most {@code limit} rows each), so that no second index on
      * {@code (tenant_id, id)} has to be written at every change of every job.
      */
-    List<JobRecord> list(UUID tenantId, JobFilter filter, UUID after, int limit) {
+    JobStore.Page list(UUID tenantId, JobFilter filter, UUID after, int limit) {
         String range = " from jobs where tenant_id = :t and state = %s" + (after != null ? " and id < :after" : "")
                 + (filter.queue() != null ? " and queue = :queue" : "")
                 + (filter.name() != null ? " and strpos(lower(name), lower(:name)) > 0" : "")
@@ -50,7 +50,13 @@ final class JobReads {
                     .map(s -> "(select " + JobRows.COLUMNS + range.formatted("'" + s.name() + "'") + ")")
                     .collect(Collectors.joining(" union all ", "select * from (", ") j order by id desc limit :limit"));
         }
-        JdbcClient.StatementSpec q = jdbc.sql(sql).param("t", tenantId).param("limit", limit);
+        // limit + 1 rows tell whether more follow; past PAGE_BYTES of specs (the first always) a row comes without its spec
+        String paged = "select case when w.bytes_before < :budget then w.spec end as spec, "
+                + JobRows.prefixed("w", JobRows.COLUMNS_BUT_SPEC) + " from (select p.*, coalesce(sum(octet_length(cast("
+                + "p.spec as text))) over (order by p.id desc rows between unbounded preceding and 1 preceding), 0)"
+                + " as bytes_before from (" + sql + ") p) w order by w.id desc";
+        JdbcClient.StatementSpec q = jdbc.sql(paged).param("t", tenantId).param("limit", limit + 1)
+                .param("budget", JobStore.PAGE_BYTES);
         if (filter.state() != null) {
             q = q.param("state", filter.state().name());
         }
@@ -69,7 +75,16 @@ final class JobReads {
                 q = q.param("lv", filter.labelValue());
             }
         }
-        return q.query(JobRows.JOB).list();
+        List<JobRecord> jobs = new java.util.ArrayList<>(Math.min(limit, 64));
+        boolean[] more = {false};
+        q.query(rs -> {
+            if (jobs.size() < limit && rs.getString("spec") != null && !more[0]) {
+                jobs.add(JobRows.JOB.mapRow(rs, jobs.size()));
+            } else {
+                more[0] = true;
+            }
+        });
+        return new JobStore.Page(List.copyOf(jobs), more[0]);
     }
 
     /**

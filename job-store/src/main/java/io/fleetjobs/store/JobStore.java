@@ -107,9 +107,21 @@ public final class JobStore {
         return reads.find(tenantId, id);
     }
 
-    /** A tenant's jobs, newest first, after {@code after} (exclusive; null for the first page). */
-    /** A tenant's jobs that match the filter, newest first, after a job id (a page's end) when given. */
-    public List<JobRecord> list(UUID tenantId, JobFilter filter, UUID after, int limit) {
+    /**
+     * How many bytes of specs one page of a list carries at most (the first job always): a spec may be nearly a MiB
+     * (the request's limit), and a page of 500 such jobs read half a GiB at once, which ran job-service out of memory.
+     */
+    public static final int PAGE_BYTES = 4 * 1024 * 1024;
+
+    /** A page of jobs, and whether more follow it. */
+    public record Page(List<JobRecord> jobs, boolean more) {
+    }
+
+    /**
+     * A tenant's jobs that match the filter, newest first, after a job id (a page's end) when given: at most
+     * {@code limit}, fewer where their specs pass {@link #PAGE_BYTES}.
+     */
+    public Page list(UUID tenantId, JobFilter filter, UUID after, int limit) {
         return reads.list(tenantId, filter, after, limit);
     }
 

@@ -141,11 +141,10 @@ class JobsController {
             labelKey = eq < 0 ? label : label.substring(0, eq);
             labelValue = eq < 0 ? null : label.substring(eq + 1);
         }
-        List<JobRecord> rows = store.list(caller.tenantId(), new JobFilter(wanted, blankToNull(queue), blankToNull(name),
-                labelKey, labelValue), after, size + 1);
-        boolean more = rows.size() > size;
-        List<JobRecord> page = more ? rows.subList(0, size) : rows;
-        String next = more ? encodeToken(page.getLast().id()) : null;
+        JobStore.Page rows = store.list(caller.tenantId(), new JobFilter(wanted, blankToNull(queue), blankToNull(name),
+                labelKey, labelValue), after, size);
+        List<JobRecord> page = rows.jobs();
+        String next = rows.more() ? encodeToken(page.getLast().id()) : null;
         return new JobView.Page(page.stream().map(j -> JobView.of(j, caller.tenantName())).toList(), next);
     }
 
