@@ -30,7 +30,7 @@ public final class LogTail {
      * bytes within {@link #MAX_BYTES} (UTF-8); null stays null.
      */
     public static String stored(String text) {
-        return cap(text == null || text.indexOf('\0') < 0 ? text : text.replace('\0', NUL_STORED_AS), MAX_BYTES);
+        return cap(io.fleetjobs.model.StorableText.hasNul(text) ? text.replace('\0', NUL_STORED_AS) : text, MAX_BYTES);
     }
 
     static String cap(String text, int maxBytes) {

@@ -1,5 +1,6 @@
 package io.fleetjobs.jobservice.api;
 
+import io.fleetjobs.model.StorableText;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.JsonParser;
 import tools.jackson.databind.DeserializationContext;
@@ -16,7 +17,7 @@ import tools.jackson.databind.module.SimpleModule;
  */
 @Component
 final class NoNulStrings extends SimpleModule {
-    static final String MESSAGE = "must not contain the NUL character (U+0000)";
+    static final String MESSAGE = StorableText.NUL_REFUSED;
 
     NoNulStrings() {
         super("no-nul-strings");
@@ -25,7 +26,7 @@ final class NoNulStrings extends SimpleModule {
     }
 
     static boolean hasNul(String text) {
-        return text != null && text.indexOf('\0') >= 0;
+        return StorableText.hasNul(text);
     }
 
     private static final class Values extends StringDeserializer {

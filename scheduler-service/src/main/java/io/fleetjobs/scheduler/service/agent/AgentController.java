@@ -36,7 +36,7 @@ class AgentController {
         }
         if (holdsNul(request)) {
             return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a join's text (region, labels, GPU type and devices, "
-                    + "isolation, address) must not contain the NUL character (U+0000)");
+                    + "isolation, address) " + io.fleetjobs.model.StorableText.NUL_REFUSED);
         }
         try {
             return ResponseEntity.ok(agents.join(request));
@@ -63,6 +63,6 @@ class AgentController {
                 }
             });
         }
-        return texts.stream().anyMatch(t -> t != null && t.indexOf('\0') >= 0);
+        return texts.stream().anyMatch(io.fleetjobs.model.StorableText::hasNul);
     }
 }

@@ -5,6 +5,7 @@ import io.fleetjobs.model.FleetMachine;
 import io.fleetjobs.model.GpuDevice;
 import io.fleetjobs.model.MachineOperation;
 import io.fleetjobs.model.MachineStatus;
+import io.fleetjobs.model.StorableText;
 import io.fleetjobs.store.MachineRow;
 import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.JobStore;
@@ -149,7 +150,7 @@ class MachinesController {
      */
     private static String reason(String body) {
         String reason = rawReason(body);
-        return reason == null || reason.isEmpty() || reason.length() > 500 || hasNul(reason) ? null : reason;
+        return reason == null || reason.isEmpty() || reason.length() > 500 || StorableText.hasNul(reason) ? null : reason;
     }
 
     private static String rawReason(String body) {
@@ -160,10 +161,6 @@ class MachinesController {
         } catch (JacksonException e) {
             return null;
         }
-    }
-
-    private static boolean hasNul(String text) {
-        return text.indexOf('\0') >= 0;
     }
 
     private static ResponseEntity<ProblemDetail> badReason(String body) {
@@ -177,7 +174,7 @@ class MachinesController {
         }
         String raw = rawReason(body);
         return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", "reason",
-                "message", raw != null && hasNul(raw) ? "must not contain the NUL character (U+0000)"
+                "message", StorableText.hasNul(raw) ? StorableText.NUL_REFUSED
                         : "must say why, in 1 to 500 characters"));
     }
 
