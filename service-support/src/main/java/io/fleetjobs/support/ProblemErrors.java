@@ -35,7 +35,7 @@ public class ProblemErrors implements ErrorController {
         return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
     }
 
-    private static String detail(HttpStatus status) {
+    static String detail(HttpStatus status) {
         if (status.is5xxServerError()) {
             return "the service could not answer; try again, and tell its operators if it goes on";
         }

@@ -79,19 +79,30 @@ class GatewaySecurityTest {
     /**
      * A query whose escapes cannot be decoded fails in the service behind the gateway, outside the API's handlers:
      * Spring Boot's own error body answered it ({@code timestamp}, {@code error}, {@code path}), as it answered every
-     * exception no handler took. The contract's errors are problem+json, these too.
+     * exception no handler took. A path with {@code %00} or an escape that cannot be decoded is refused by Tomcat
+     * itself, before any servlet: its HTML error page answered, at the gateway and at the agents' API. The contract's
+     * errors are problem+json, these too.
      */
     @Test
     void aRequestThatFailsOutsideTheHandlersIsAnsweredAsProblemJsonToo() throws Exception {
-        // java.net.URI refuses such a query, so it goes as raw HTTP
-        try (var socket = new java.net.Socket("127.0.0.1", platform.gatewayPort())) {
-            socket.getOutputStream().write(("GET /api/v1/jobs?pageToken=%%% HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (String target : java.util.List.of("/api/v1/jobs?pageToken=%%%", "/api/v1/jobs/%00", "/api/v1/jobs/%zz")) {
+            assertProblemJson400(platform.gatewayPort(), target);
+        }
+        assertProblemJson400(platform.schedulerPort(), "/agent/v1/%00join");
+    }
+
+    private static void assertProblemJson400(int port, String target) throws Exception {
+        // java.net.URI refuses such a target, so it goes as raw HTTP
+        try (var socket = new java.net.Socket("127.0.0.1", port)) {
+            socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     + "Authorization: Bearer " + Platform.ADMIN_TOKEN + "\r\nConnection: close\r\n\r\n")
                     .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            assertThat(answer).startsWith("HTTP/1.1 400");
-            assertThat(answer.toLowerCase(java.util.Locale.ROOT)).contains("content-type: application/problem+json");
-            assertThat(answer).contains("\"status\":400").doesNotContain("\"timestamp\"");
+            assertThat(answer).as(target).startsWith("HTTP/1.1 400");
+            assertThat(answer.toLowerCase(java.util.Locale.ROOT)).as(target)
+                    .contains("content-type: application/problem+json");
+            assertThat(answer).as(target).contains("\"status\":400").doesNotContain("\"timestamp\"")
+                    .doesNotContain("<html");
         }
     }
 
