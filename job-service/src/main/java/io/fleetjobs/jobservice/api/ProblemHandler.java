@@ -12,6 +12,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.exc.InvalidFormatException;
 import tools.jackson.databind.exc.MismatchedInputException;
@@ -53,6 +54,9 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
             error = new ApiException.FieldError(FieldPaths.of(u.getPath()), "unknown field");
         } else if (cause instanceof MismatchedInputException m && !m.getPath().isEmpty()) {
             error = new ApiException.FieldError(FieldPaths.of(m.getPath()), "has the wrong type or format");
+        } else if (cause instanceof InputCoercionException c && !c.getPath().isEmpty()) {
+            error = new ApiException.FieldError(FieldPaths.of(c.getPath()),
+                    "is out of range: " + firstLine(c.getOriginalMessage()));
         } else if (cause instanceof StreamReadException) {
             error = new ApiException.FieldError("body", "is not well-formed JSON: " + firstLine(cause.getMessage()));
         } else if (cause instanceof JacksonException j) {
