@@ -81,6 +81,15 @@ class TenantQuotaApiTest extends JobServiceTestBase {
         assertThat(bad.json().get("errors").get(0).get("field").asString()).isEqualTo("quota.maxLiveJobs");
         assertThat(admin.post("/api/v1/admin/tenants", "{\"name\": \"quota-eve\", \"quota\": {\"maxLiveJobs\": -3}}")
                 .json().get("errors").get(0).get("field").asString()).isEqualTo("quota.maxLiveJobs");
+        // Jackson's lenient coercions read "" as "leave it" (200, nothing changed, or a quota dropped whole) and 0 as false
+        for (String[] wrong : new String[][] {{"{\"weight\": \"\"}", "weight"}, {"{\"quota\": {\"cpu\": \"\"}}", "quota.cpu"},
+                {"{\"allowPrivateWebhooks\": 0}", "allowPrivateWebhooks"}, {"{\"allowPrivateWebhooks\": \"\"}", "allowPrivateWebhooks"}}) {
+            var refused = admin.patch("/api/v1/admin/tenants/quota-dora", wrong[0]);
+            assertThat(refused.status()).as(wrong[0]).isEqualTo(400);
+            assertThat(refused.json().get("errors").get(0).get("field").asString()).as(wrong[0]).isEqualTo(wrong[1]);
+        }
+        assertThat(admin.get("/api/v1/admin/tenants/quota-dora").json().get("quota").get("maxLiveJobs").asInt())
+                .as("a refused change changes nothing").isEqualTo(50);
         assertThat(admin.get("/api/v1/admin/tenants/nobody").status()).isEqualTo(404);
         assertThat(admin.patch("/api/v1/admin/tenants/nobody", "{\"weight\": 2}").status()).isEqualTo(404);
 

@@ -62,6 +62,7 @@ class ValidationTest extends JobServiceTestBase {
                 // a number past its type's range: the parser refused it, and the answer named only "body"
                 Arguments.of("memory past a long", "{\"name\": \"n\", \"resources\": {\"cpu\": 1, \"memoryMb\": 99999999999999999999}, " + EXE + "}", "resources.memoryMb"),
                 Arguments.of("priority past an int", "{\"name\": \"n\", \"priority\": 9999999999, " + RES + ", " + EXE + "}", "priority"),
+                Arguments.of("empty string for a number", "{\"name\": \"n\", \"priority\": \"\", " + RES + ", " + EXE + "}", "priority"),
                 Arguments.of("fractional priority", "{\"name\": \"n\", \"priority\": 1.5, " + RES + ", " + EXE + "}", "priority"),
                 Arguments.of("command not a list", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": \"echo hi\"}}", "execution.command"),
                 Arguments.of("bad env name", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"true\"], \"env\": {\"1X\": \"v\"}}}", "execution.env[1X]"),
