@@ -11,7 +11,8 @@ import java.util.Optional;
 /**
  * Which URLs a webhook may be sent to. A tenant's webhook is a request the control plane makes on its behalf, from
  * inside the operator's network: to a loopback, private, link-local (cloud metadata at 169.254.169.254 among them),
- * carrier-grade NAT, unique-local or multicast address it would reach what the tenant cannot, so those are refused
+ * carrier-grade NAT, unique-local or multicast address it would reach what the tenant cannot (so would an IPv6 address
+ * that carries such an IPv4 one to a translator or a tunnel: NAT64, 6to4), so those are refused
  * unless an admin allows them for the tenant. Checked when a webhook is registered and again before each delivery
  * (a name may resolve elsewhere later). Pure: the caller resolves the host.
  */
@@ -89,15 +90,35 @@ public final class Destinations {
             if ((b[0] & 0xfe) == 0xfc) {
                 return true; // unique local, fc00::/7
             }
-            if (six.isIPv4CompatibleAddress() || isMappedV4(b)) {
-                try {
-                    return isInternal(InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, 12, 16)));
-                } catch (java.net.UnknownHostException e) {
-                    return true;
-                }
+            if (six.isIPv4CompatibleAddress() || isMappedV4(b) || startsWith(b, NAT64)) {
+                return isInternalV4(b, 12); // the IPv4 address in its last four bytes
             }
+            if (startsWith(b, SIX_TO_FOUR)) {
+                return isInternalV4(b, 2); // 2002:AABB:CCDD::/48 tunnels to AA.BB.CC.DD
+            }
+            // local-use NAT64 (64:ff9b:1::/48), Teredo (2001::/32) and discard-only (100::/64) go where the network
+            // says, not where the address does
+            return startsWith(b, LOCAL_NAT64) || startsWith(b, TEREDO) || startsWith(b, DISCARD);
         }
         return false;
+    }
+
+    private static final byte[] NAT64 = {0, 0x64, (byte) 0xff, (byte) 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
+    private static final byte[] LOCAL_NAT64 = {0, 0x64, (byte) 0xff, (byte) 0x9b, 0, 1};
+    private static final byte[] SIX_TO_FOUR = {0x20, 0x02};
+    private static final byte[] TEREDO = {0x20, 0x01, 0, 0};
+    private static final byte[] DISCARD = {0x01, 0, 0, 0, 0, 0, 0, 0};
+
+    private static boolean startsWith(byte[] address, byte[] prefix) {
+        return java.util.Arrays.equals(address, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
+    private static boolean isInternalV4(byte[] address, int from) {
+        try {
+            return isInternal(InetAddress.getByAddress(java.util.Arrays.copyOfRange(address, from, from + 4)));
+        } catch (java.net.UnknownHostException e) {
+            return true;
+        }
     }
 
     private static boolean isMappedV4(byte[] b) {

@@ -23,6 +23,10 @@ class WebhookRulesTest {
             "192.168.1.1, true", "169.254.169.254, true", "0.0.0.0, true", "100.64.0.1, true", "100.127.255.1, true",
             "198.18.0.1, true", "224.0.0.1, true", "255.255.255.255, true",
             "::1, true", "fe80::1, true", "fd00::1, true", "fc00::2, true", "::ffff:127.0.0.1, true", "::ffff:10.0.0.1, true",
+            // an IPv4 address inside IPv6 that a translator or tunnel of the operator's network would reach
+            "64:ff9b::7f00:1, true", "64:ff9b::a9fe:a9fe, true", "64:ff9b:1::808:808, true", "2002:7f00:1::, true",
+            "2002:a00:1::1, true", "2001:0:4136:e378:8000:63bf:3fff:fdd2, true", "100::1, true",
+            "64:ff9b::808:808, false", "2002:808:808::1, false",
             "8.8.8.8, false", "172.32.0.1, false", "100.128.0.1, false", "93.184.216.34, false", "2001:4860:4860::8888, false",
             "::ffff:8.8.8.8, false"})
     void internalAddressesAreTold(String address, boolean internal) throws Exception {
