@@ -220,6 +220,20 @@ class GatewaySecurityTest {
                 .isEqualTo(403);
         assertThat(join.as("wrong").post("/agent/v1/join", body.formatted("sec-c")).status()).isEqualTo(401);
         assertThat(join.as(null).post("/agent/v1/heartbeat", heartbeat.formatted("sec-a", 1)).status()).isEqualTo(401);
+        // a stranger is refused before what it sent is read: a body it sent wrong answered 400, telling it how to
+        // shape one, where its missing credential is the answer
+        for (String path : List.of("/agent/v1/join", "/agent/v1/heartbeat", "/agent/v1/logs")) {
+            for (String junk : java.util.Arrays.asList("{}", "[", null)) {
+                assertThat(join.as("wrong").post(path, junk).status()).as("%s %s", path, junk).isEqualTo(401);
+                assertThat(join.as(null).post(path, junk).status()).as("%s %s", path, junk).isEqualTo(401);
+            }
+        }
+        var badJoin = join.post("/agent/v1/join", "{\"machineId\": \"sec-d\", \"cpuMillis\": \"lots\"}");
+        assertThat(badJoin.status()).isEqualTo(400);
+        assertThat(badJoin.json().get("detail").asString()).contains("cpuMillis");
+        var badBeat = asA.post("/agent/v1/heartbeat", "{\"machineId\": \"sec-a\", \"incarnation\": []}");
+        assertThat(badBeat.status()).isEqualTo(400);
+        assertThat(badBeat.json().get("detail").asString()).contains("incarnation");
         // the agent API is not public: the gateway has no route to it
         assertThat(admin.as(a.get("credential").asString()).post("/agent/v1/heartbeat", heartbeat.formatted("sec-a", 1)).status())
                 .isEqualTo(404);

@@ -41,6 +41,7 @@ class SchedulerServiceTest {
     private static final TestDatabases.Database DB = TestDatabases.create();
     private static final TestKafka KAFKA = new TestKafka(JobEvent.TOPIC).start();
     private static final String SECRET = "scheduler-test-internal-secret";
+    private static final String JOIN_TOKEN = "scheduler-test-join-token";
 
     @LocalServerPort
     int port;
@@ -63,6 +64,7 @@ class SchedulerServiceTest {
         registry.add("spring.kafka.bootstrap-servers", KAFKA::bootstrapServers);
         registry.add("jobs.scheduler.interval", () -> "10m");
         registry.add("jobs.internal-secret", () -> SECRET);
+        registry.add("jobs.agent.join-token", () -> JOIN_TOKEN);
     }
 
     /** Settings under which a silent machine's jobs could run twice at once: the service does not start. */
@@ -210,9 +212,7 @@ class SchedulerServiceTest {
     void theHeartbeatAnswersItsRefusalsAsProblemsNamingItsPath() {
         Api stranger = new Api(port, "not-a-machine-credential");
         var notJson = stranger.post("/agent/v1/heartbeat", "{not json");
-        assertThat(notJson.status()).isEqualTo(400);
-        assertThat(notJson.contentType()).startsWith("application/problem+json");
-        assertThat(notJson.json().get("detail").asString()).startsWith("the body is not a heartbeat");
+        assertThat(notJson.status()).as("who calls is checked before what it sent is read").isEqualTo(401);
 
         var unknown = stranger.post("/agent/v1/heartbeat",
                 "{\"machineId\": \"m-x\", \"incarnation\": 1, \"attempts\": [], \"waitMs\": 0}");
@@ -220,5 +220,17 @@ class SchedulerServiceTest {
         assertThat(unknown.contentType()).startsWith("application/problem+json");
         assertThat(unknown.json().get("instance").asString()).isEqualTo("/agent/v1/heartbeat");
         assertThat(unknown.json().get("detail").asString()).contains("join first");
+
+        var joined = new Api(port, JOIN_TOKEN).post("/agent/v1/join", """
+                {"machineId": "m-problems", "region": "nowhere", "labels": {}, "cpuMillis": 1, "memoryMb": 1, "gpuCount": 0}""");
+        assertThat(joined.status()).as(joined.body()).isEqualTo(200);
+        Api machine = new Api(port, joined.json().get("credential").asString());
+        var garbled = machine.post("/agent/v1/heartbeat", "{not json");
+        assertThat(garbled.status()).isEqualTo(400);
+        assertThat(garbled.contentType()).startsWith("application/problem+json");
+        assertThat(garbled.json().get("detail").asString()).startsWith("the body is not a heartbeat");
+        var wrongType = machine.post("/agent/v1/heartbeat", "{\"machineId\": \"m-problems\", \"incarnation\": \"one\"}");
+        assertThat(wrongType.status()).isEqualTo(400);
+        assertThat(wrongType.json().get("detail").asString()).contains("incarnation");
     }
 }

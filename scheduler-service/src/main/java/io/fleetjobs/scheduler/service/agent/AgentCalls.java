@@ -7,6 +7,8 @@ import java.util.Optional;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /** What every agent call after the join checks, and how the agent API answers a refusal (problem+json). */
 final class AgentCalls {
@@ -57,6 +59,33 @@ final class AgentCalls {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, detail);
         problem.setType(URI.create("about:blank"));
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1").body(problem);
+    }
+
+    /** A body that is not the call's message of the agent protocol. */
+    static final class BadBody extends Exception {
+        BadBody(String detail) {
+            super(detail, null, false, false);
+        }
+    }
+
+    /**
+     * The body read as the call's message, once the caller is known: a stranger is refused (401) before any of what
+     * it sent is read. What does not read as the message is {@link BadBody}, naming where it went wrong.
+     */
+    static <T> T read(JsonMapper json, byte[] body, Class<T> type, String what) throws BadBody {
+        if (body == null || body.length == 0) {
+            throw new BadBody("a " + what + " needs a body");
+        }
+        try {
+            T message = json.readValue(body, type);
+            if (message == null) {
+                throw new BadBody("a " + what + " needs a body");
+            }
+            return message;
+        } catch (JacksonException e) {
+            String at = e.getPath().isEmpty() ? "" : " (at " + e.getPathReference() + ")";
+            throw new BadBody("the body is not a " + what + " of the agent protocol: " + e.getOriginalMessage() + at);
+        }
     }
 
     static ResponseEntity<ProblemDetail> problem(HttpStatus status, String detail) {

@@ -9,6 +9,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The agent API's join, which takes the cluster join token; every other call takes the machine credential the join
@@ -17,16 +18,24 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 class AgentController {
     private final AgentService agents;
+    private final JsonMapper json;
 
-    AgentController(AgentService agents) {
+    AgentController(AgentService agents, JsonMapper json) {
         this.agents = agents;
+        this.json = json;
     }
 
     @PostMapping(AgentProtocol.JOIN_PATH)
     ResponseEntity<?> join(@RequestHeader(name = "Authorization", required = false) String authorization,
-            @RequestBody JoinRequest request) {
+            @RequestBody(required = false) byte[] body) {
         if (!agents.joinTokenMatches(AgentCalls.bearer(authorization))) {
             return AgentCalls.problem(HttpStatus.UNAUTHORIZED, "a valid cluster join token is required (Authorization: Bearer <token>)");
+        }
+        JoinRequest request;
+        try {
+            request = AgentCalls.read(json, body, JoinRequest.class, "join");
+        } catch (AgentCalls.BadBody e) {
+            return AgentCalls.problem(HttpStatus.BAD_REQUEST, e.getMessage());
         }
         if (request.machineId() == null || !request.machineId().matches("[A-Za-z0-9._:-]{1,128}")
                 || request.region() == null || request.region().isBlank()

@@ -13,6 +13,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Where agents push the output of followed streams (live logs): with the machine credential, for the machine's
@@ -23,20 +24,31 @@ import org.springframework.web.bind.annotation.RestController;
 class AgentLogsController {
     private final AgentService agents;
     private final LogStreams logs;
+    private final JsonMapper json;
 
-    AgentLogsController(AgentService agents, LogStreams logs) {
+    AgentLogsController(AgentService agents, LogStreams logs, JsonMapper json) {
         this.agents = agents;
         this.logs = logs;
+        this.json = json;
     }
 
     @PostMapping(AgentProtocol.LOGS_PATH)
     ResponseEntity<?> push(@RequestHeader(name = "Authorization", required = false) String authorization,
-            @RequestBody LogPush push) {
+            @RequestBody(required = false) byte[] body) {
         java.util.Optional<MachineStore.Identity> identity;
         try {
             identity = agents.identify(AgentCalls.bearer(authorization));
         } catch (AgentService.Busy e) {
             return AgentCalls.unavailable(e.getMessage());
+        }
+        if (identity.isEmpty()) {
+            return AgentCalls.refusal(identity, null, 0);
+        }
+        LogPush push;
+        try {
+            push = AgentCalls.read(json, body, LogPush.class, "log push");
+        } catch (AgentCalls.BadBody e) {
+            return AgentCalls.problem(HttpStatus.BAD_REQUEST, e.getMessage());
         }
         var refused = AgentCalls.refusal(identity, push.machineId(), push.incarnation());
         if (refused != null) {

@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Optional;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.filter.ServerHttpObservationFilter;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -23,7 +22,8 @@ import tools.jackson.databind.json.JsonMapper;
  * and written with the service's mapper; the filters (the admission bound, metrics) run as for any request, and
  * {@code http.server.requests} names the heartbeat's path.
  *
- * <p>The machine credential the join returned is required, and acts only for its machine: a heartbeat naming another
+ * <p>The machine credential the join returned is required (401 before the body is read), and acts only for its
+ * machine: a heartbeat naming another
  * machine is 403, one of a superseded incarnation 409, one the scheduler cannot answer now (its database busy or out of
  * reach, its heartbeat writer failing) 503 with {@code Retry-After}; a body that is not a heartbeat is 400. Every
  * refusal is problem+json, as from the rest of the API.
@@ -41,20 +41,21 @@ public final class HeartbeatServlet extends HttpServlet {
     protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
         ServerHttpObservationFilter.findObservationContext(request)
                 .ifPresent(c -> c.setPathPattern(AgentProtocol.HEARTBEAT_PATH));
-        Heartbeat heartbeat;
         try {
-            heartbeat = json.readValue(request.getInputStream(), Heartbeat.class);
-        } catch (JacksonException e) {
-            problem(request, response, HttpStatus.BAD_REQUEST, "the body is not a heartbeat of the agent protocol: "
-                    + e.getOriginalMessage());
-            return;
-        }
-        if (heartbeat == null) {
-            problem(request, response, HttpStatus.BAD_REQUEST, "a heartbeat needs a body");
-            return;
-        }
-        try {
+            // who is calling first: a stranger is refused before any of what it sent is read
             Optional<MachineStore.Identity> identity = agents.identify(AgentCalls.bearer(request.getHeader("Authorization")));
+            if (identity.isEmpty()) {
+                AgentCalls.Refusal stranger = AgentCalls.refusalOf(identity, null, 0);
+                problem(request, response, stranger.status(), stranger.detail());
+                return;
+            }
+            Heartbeat heartbeat;
+            try {
+                heartbeat = AgentCalls.read(json, request.getInputStream().readAllBytes(), Heartbeat.class, "heartbeat");
+            } catch (AgentCalls.BadBody e) {
+                problem(request, response, HttpStatus.BAD_REQUEST, e.getMessage());
+                return;
+            }
             AgentCalls.Refusal refused = AgentCalls.refusalOf(identity, heartbeat.machineId(), heartbeat.incarnation());
             if (refused != null) {
                 problem(request, response, refused.status(), refused.detail());
