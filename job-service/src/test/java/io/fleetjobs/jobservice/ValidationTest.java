@@ -111,6 +111,12 @@ class ValidationTest extends JobServiceTestBase {
         assertThat(fields(user.get("/api/v1/jobs?limit=ten").json())).containsExactly("limit");
         assertThat(fields(user.get("/api/v1/jobs/" + java.util.UUID.randomUUID() + "/attempts/99999999999/logs").json()))
                 .containsExactly("attempt");
+        String someJob = "/api/v1/jobs/" + java.util.UUID.randomUUID();
+        for (String notTrueOrFalse : List.of("1", "TRUE", "yes", "")) {
+            assertThat(fields(user.get(someJob + "/attempts/1/logs?follow=" + notTrueOrFalse).json())).containsExactly("follow");
+            assertThat(fields(user.get(someJob + "/events?follow=" + notTrueOrFalse).json())).containsExactly("follow");
+        }
+        assertThat(user.get(someJob + "/events?follow=false").status()).isEqualTo(404);
         assertThat(fields(user.get("/api/v1/jobs?label=a%00b").json())).containsExactly("label");
         assertThat(fields(user.get("/api/v1/jobs?name=a%00b").json())).containsExactly("name");
         assertThat(fields(user.get("/api/v1/jobs?queue=a%00b").json())).containsExactly("queue");

@@ -176,7 +176,9 @@ class JobsController {
     @Operation(operationId = "getAttemptLogs", summary = "An attempt's output")
     @GetMapping("/{id}/attempts/{attempt}/logs")
     JobStore.Logs logs(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id,
-            @PathVariable int attempt) {
+            @PathVariable int attempt,
+            @io.swagger.v3.oas.annotations.Parameter(hidden = true) @RequestParam(required = false) String follow) {
+        requireFollowNotAsked(follow);
         return store.logs(find(caller, id).id(), attempt)
                 .orElseThrow(() -> ApiException.notFound("attempt " + attempt + " of job " + id));
     }
@@ -184,8 +186,21 @@ class JobsController {
     @Operation(operationId = "listEvents", summary = "A job's state changes")
     @GetMapping("/{id}/events")
     JobView.Items<JobView.EventView> events(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller,
-            @PathVariable String id) {
+            @PathVariable String id,
+            @io.swagger.v3.oas.annotations.Parameter(hidden = true) @RequestParam(required = false) String follow) {
+        requireFollowNotAsked(follow);
         return new JobView.Items<>(store.history(find(caller, id).id()).stream().map(JobView.EventView::of).toList());
+    }
+
+    /**
+     * {@code follow=true} is mapped to the streaming handlers; any other value but {@code false} came to these and was
+     * ignored, so that {@code follow=1} or {@code follow=TRUE} answered once as if following had been asked for and was
+     * over.
+     */
+    private static void requireFollowNotAsked(String follow) {
+        if (follow != null && !follow.equals("false")) {
+            throw ApiException.badRequest("follow", "must be true or false");
+        }
     }
 
     private JobRecord find(CallerIdentity caller, String id) {
