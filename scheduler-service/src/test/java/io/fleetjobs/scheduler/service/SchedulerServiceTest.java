@@ -172,6 +172,13 @@ class SchedulerServiceTest {
         }
         assertThat(admin.post("/api/v1/machines/ops-2/drain", "{not json").json().get("errors").get(0).get("field")
                 .asString()).isEqualTo("body");
+        assertThat(admin.post("/api/v1/machines/ops-2/drain", "[\"x\"]").json().get("errors").get(0).get("field")
+                .asString()).isEqualTo("body");
+        // an unknown field was ignored: a misspelt reason beside the reason drained the machine
+        var misspelt = admin.post("/api/v1/machines/ops-2/drain", "{\"reason\": \"x\", \"force\": true}");
+        assertThat(misspelt.status()).isEqualTo(400);
+        assertThat(misspelt.json().get("errors").get(0).get("field").asString()).isEqualTo("force");
+        assertThat(misspelt.json().get("errors").get(0).get("message").asString()).isEqualTo("unknown field");
         // PostgreSQL's text cannot hold NUL: the reason failed at the update with a 500
         var nul = admin.post("/api/v1/machines/ops-2/cordon", "{\"reason\": \"disk\\u0000\"}");
         assertThat(nul.status()).isEqualTo(400);

@@ -95,9 +95,12 @@ class MachinesController {
         if (!caller.isAdmin()) {
             return problem(HttpStatus.FORBIDDEN, "admin role required", null);
         }
-        String reason = reason(body);
-        if (reason == null) {
-            return badReason(body);
+        String reason;
+        switch (readReason(body)) {
+            case ReasonBody.Fault fault -> {
+                return badBody(fault);
+            }
+            case ReasonBody.Reason given -> reason = given.text();
         }
         MachineOperation op = MachineOperation.valueOf(operation.toUpperCase(java.util.Locale.ROOT));
         var machine = machines.get(id);
@@ -128,9 +131,12 @@ class MachinesController {
         if (!caller.isAdmin()) {
             return problem(HttpStatus.FORBIDDEN, "admin role required", null);
         }
-        String reason = reason(body);
-        if (reason == null) {
-            return badReason(body);
+        String reason;
+        switch (readReason(body)) {
+            case ReasonBody.Fault fault -> {
+                return badBody(fault);
+            }
+            case ReasonBody.Reason given -> reason = given.text();
         }
         if (machines.get(id).isEmpty()) {
             return problem(HttpStatus.NOT_FOUND, "no machine " + id, null);
@@ -144,38 +150,50 @@ class MachinesController {
         return ResponseEntity.ok(view(machines.get(id).orElseThrow()));
     }
 
+    /** An operation's body read: its reason, or the field at fault and what is wrong with it. */
+    sealed interface ReasonBody {
+        record Reason(String text) implements ReasonBody {
+        }
+
+        record Fault(String field, String message) implements ReasonBody {
+        }
+    }
+
     /**
-     * The request's non-blank reason (at most 500 characters, without NUL, which PostgreSQL's text cannot hold), or
-     * null when it has none or the body is not JSON.
+     * The body {@code {"reason": "…"}}: a non-blank reason of at most 500 characters, without NUL (which PostgreSQL's
+     * text cannot hold), and no other field (an unknown one, a misspelt {@code "reson"} among them, was ignored).
      */
-    private static String reason(String body) {
-        String reason = rawReason(body);
-        return reason == null || reason.isEmpty() || reason.length() > 500 || StorableText.hasNul(reason) ? null : reason;
-    }
-
-    private static String rawReason(String body) {
+    static ReasonBody readReason(String body) {
+        JsonNode json;
         try {
-            JsonNode json = body == null || body.isBlank() ? null : JSON.readTree(body);
-            JsonNode field = json == null ? null : json.get("reason");
-            return field == null || !field.isString() ? null : field.asString().strip();
+            json = body == null || body.isBlank() ? null : JSON.readTree(body);
         } catch (JacksonException e) {
-            return null;
+            return new ReasonBody.Fault("body", "is not well-formed JSON");
         }
-    }
-
-    private static ResponseEntity<ProblemDetail> badReason(String body) {
-        try {
-            if (body != null && !body.isBlank()) {
-                JSON.readTree(body);
+        if (json != null && !json.isObject()) {
+            return new ReasonBody.Fault("body", "must be a JSON object: {\"reason\": \"...\"}");
+        }
+        if (json != null) {
+            for (String name : json.propertyNames()) {
+                if (!name.equals("reason")) {
+                    return new ReasonBody.Fault(StorableText.hasNul(name) ? "body" : name, "unknown field");
+                }
             }
-        } catch (JacksonException e) {
-            return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", "body",
-                    "message", "is not well-formed JSON"));
         }
-        String raw = rawReason(body);
-        return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", "reason",
-                "message", StorableText.hasNul(raw) ? StorableText.NUL_REFUSED
-                        : "must say why, in 1 to 500 characters"));
+        JsonNode field = json == null ? null : json.get("reason");
+        String reason = field == null || !field.isString() ? null : field.asString().strip();
+        if (reason != null && StorableText.hasNul(reason)) {
+            return new ReasonBody.Fault("reason", StorableText.NUL_REFUSED);
+        }
+        if (reason == null || reason.isEmpty() || reason.length() > 500) {
+            return new ReasonBody.Fault("reason", "must say why, in 1 to 500 characters");
+        }
+        return new ReasonBody.Reason(reason);
+    }
+
+    private static ResponseEntity<ProblemDetail> badBody(ReasonBody.Fault fault) {
+        return problem(HttpStatus.BAD_REQUEST, "the request is not valid", Map.of("field", fault.field(),
+                "message", fault.message()));
     }
 
     private Machine view(MachineRow m) {
