@@ -59,4 +59,22 @@ class TailBufferTest {
         tail.append(new byte[] {(byte) 0x80, 'x'}, 0, 2);
         assertThat(tail.text()).isEqualTo("\uFFFDx");
     }
+
+    @org.junit.jupiter.api.Test
+    void itHoldsWhatWasWrittenNotItsCapacityUntilFullAndThenKeepsTheLastBytes() {
+        TailBuffer tail = new TailBuffer(64 * 1024);
+        assertThat(tail.retained()).as("a quiet job's tail costs nothing").isZero();
+        tail.append("hello\n".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, 6);
+        assertThat(tail.retained()).isLessThanOrEqualTo(1024);
+        assertThat(tail.text()).isEqualTo("hello\n");
+
+        StringBuilder all = new StringBuilder("hello\n");
+        for (int i = 0; i < 20_000; i++) {
+            String line = i + "\n";
+            tail.append(line.getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, line.length());
+            all.append(line);
+        }
+        assertThat(tail.retained()).isEqualTo(64 * 1024);
+        assertThat(tail.text()).isEqualTo(all.substring(all.length() - 64 * 1024));
+    }
 }
