@@ -165,6 +165,7 @@ describe("machines", () => {
     id: "m-1", region: "eu", status: "DRAINING" as const, statusReason: "drained by ops: disk", gpuType: "H100",
     capacity: { cpu: 8, memoryMb: 1000, gpuCount: 2 }, allocated: { cpu: 2, memoryMb: 900, gpuCount: 2 },
     gpus: [{ index: 0, model: "NVIDIA H100" }, { index: 1, model: "NVIDIA H100" }], lastHeartbeatAt: new Date().toISOString(),
+    liveAttempts: 3, maxLiveAttempts: 4,
   };
 
   it("draws each dimension as a bar of allocated over capacity", () => {
@@ -179,6 +180,7 @@ describe("machines", () => {
     render(<MachineCard machine={machine} onOperate={onOperate} />);
     expect(screen.getByText("drained by ops: disk")).toBeTruthy();
     expect(screen.getByText("GPU 1: NVIDIA H100")).toBeTruthy();
+    expect(screen.getByRole("meter", { name: "Attempts" }).getAttribute("aria-valuetext")).toBe("Attempts: 3 of 4 (75%)");
     expect((screen.getByRole("button", { name: "Drain" }) as HTMLButtonElement).disabled).toBe(true);
     fireEvent.click(screen.getByRole("button", { name: "Uncordon" }));
     expect(onOperate).toHaveBeenCalledWith("uncordon");

@@ -52,6 +52,7 @@ export function MachineCard({ machine: m, onOperate }: { machine: Machine; onOpe
       <Bar label="CPU" used={used.cpu ?? 0} total={cap.cpu ?? 0} />
       <Bar label="Memory" used={used.memoryMb ?? 0} total={cap.memoryMb ?? 0} unit=" MB" />
       {(cap.gpuCount ?? 0) > 0 && <Bar label="GPUs" used={used.gpuCount ?? 0} total={cap.gpuCount ?? 0} />}
+      {m.maxLiveAttempts != null && <Bar label="Attempts" used={m.liveAttempts ?? 0} total={m.maxLiveAttempts} />}
       {m.gpus && m.gpus.length > 0 && (
         <ul className="gpus">
           {m.gpus.map((g) => <li key={g.index}>GPU {g.index}: {g.model ?? "unknown"}{g.memoryMb ? `, ${g.memoryMb} MB` : ""}</li>)}

@@ -13,9 +13,21 @@ import java.util.Objects;
  * @param gpuType   the model of its GPUs (one model per machine), null when it has none or it is unknown
  * @param capacity  what it has in all
  * @param allocated what the jobs placed on it hold
+ * @param maxLiveAttempts the most attempts it runs at once, however little each asks for (its agent's word, or the
+ *                  scheduler's default): each costs its agent memory and the machine processes, so a flood of tiny
+ *                  jobs must not land on one machine by the thousand
+ * @param liveAttempts the attempts placed on it that hold room now
  */
 public record FleetMachine(String id, String region, Map<String, String> labels, String gpuType, Amounts capacity,
-        Amounts allocated, MachineStatus status) {
+        Amounts allocated, MachineStatus status, int maxLiveAttempts, int liveAttempts) {
+    /** No limit on the attempts at once. */
+    public static final int UNLIMITED = Integer.MAX_VALUE;
+
+    /** A machine that runs any number of attempts at once, none placed. */
+    public FleetMachine(String id, String region, Map<String, String> labels, String gpuType, Amounts capacity,
+            Amounts allocated, MachineStatus status) {
+        this(id, region, labels, gpuType, capacity, allocated, status, UNLIMITED, 0);
+    }
 
     public FleetMachine {
         Objects.requireNonNull(id, "id");
@@ -31,8 +43,14 @@ public record FleetMachine(String id, String region, Map<String, String> labels,
         return capacity.minus(allocated);
     }
 
-    /** The machine with {@code more} allocated on it besides. */
-    public FleetMachine allocating(Amounts more) {
-        return new FleetMachine(id, region, labels, gpuType, capacity, allocated.plus(more), status);
+    /** How many more attempts it may take (negative when its limit was lowered below what it runs). */
+    public int freeAttempts() {
+        return maxLiveAttempts == UNLIMITED ? UNLIMITED : maxLiveAttempts - liveAttempts;
+    }
+
+    /** The machine with {@code more} allocated on it besides, by {@code moreAttempts} more attempts. */
+    public FleetMachine allocating(Amounts more, int moreAttempts) {
+        return new FleetMachine(id, region, labels, gpuType, capacity, allocated.plus(more), status, maxLiveAttempts,
+                liveAttempts + moreAttempts);
     }
 }

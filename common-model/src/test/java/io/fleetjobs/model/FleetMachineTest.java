@@ -17,10 +17,22 @@ class FleetMachineTest {
     })
     void freeIsCapacityLessWhatIsAllocated(String capacity, String allocated, String more, String free) {
         FleetMachine m = new FleetMachine("m", "r", Map.of(), null, parse(capacity), parse(allocated), MachineStatus.READY);
-        FleetMachine after = m.allocating(parse(more));
+        FleetMachine after = m.allocating(parse(more), 1);
         assertThat(after.free()).isEqualTo(parse(free));
         assertThat(after.capacity()).as("capacity does not move").isEqualTo(m.capacity());
         assertThat(after.allocated()).isEqualTo(parse(allocated).plus(parse(more)));
+    }
+
+    @org.junit.jupiter.api.Test
+    void attemptsAtOnceAreCountedAgainstTheMachinesLimit() {
+        FleetMachine m = new FleetMachine("m", "r", Map.of(), null, parse("2000;2048;0"), Amounts.ZERO, MachineStatus.READY,
+                3, 1);
+        assertThat(m.freeAttempts()).isEqualTo(2);
+        assertThat(m.allocating(parse("1;1;0"), 2).freeAttempts()).isZero();
+        assertThat(new FleetMachine("m", "r", Map.of(), null, parse("1;1;0"), Amounts.ZERO, MachineStatus.READY, 2, 5)
+                .freeAttempts()).as("a limit lowered below what runs").isEqualTo(-3);
+        FleetMachine unlimited = new FleetMachine("m", "r", Map.of(), null, parse("1;1;0"), Amounts.ZERO, MachineStatus.READY);
+        assertThat(unlimited.allocating(parse("1;1;0"), 5).freeAttempts()).isEqualTo(FleetMachine.UNLIMITED);
     }
 
     private static Amounts parse(String s) {

@@ -119,7 +119,7 @@ public final class AttemptReports {
                 }
                 rounds.get(round).add(i);
             }
-            Map<String, Amounts> release = new TreeMap<>();
+            Map<String, MachineAllocations.Released> release = new TreeMap<>();
             for (List<Integer> round : rounds) {
                 applyRound(reports, round, outcomes, skipLocked, release);
             }
@@ -130,7 +130,7 @@ public final class AttemptReports {
 
     /** Reports of distinct jobs. */
     private void applyRound(List<AttemptReport> reports, List<Integer> round, Outcome[] outcomes, boolean skipLocked,
-            Map<String, Amounts> release) {
+            Map<String, MachineAllocations.Released> release) {
         List<AttemptReport> asked = round.stream().map(reports::get).toList();
         Map<Key, Current> current = attempts.lock(asked, skipLocked);
         Set<Key> busy = skipLocked ? held(asked, current) : Set.of();
@@ -160,7 +160,8 @@ public final class AttemptReports {
         attempts.markRunning(started, now);
         attempts.end(ended, now);
         gpus.release(ended.stream().filter(r -> current.get(Key.of(r)).held().gpus() > 0).toList());
-        ended.forEach(r -> release.merge(current.get(Key.of(r)).machineId(), current.get(Key.of(r)).held(), Amounts::plus));
+        ended.forEach(r -> release.compute(current.get(Key.of(r)).machineId(),
+                (machine, sum) -> (sum == null ? MachineAllocations.Released.NONE : sum).plus(current.get(Key.of(r)).held())));
 
         List<Change> changes = new ArrayList<>();
         for (AttemptReport r : started) {

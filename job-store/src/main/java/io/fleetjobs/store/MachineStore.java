@@ -14,7 +14,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 public final class MachineStore {
     static final String COLUMNS = """
             id, region, labels::text as labels, gpu_type, cpu_millis, memory_mb, gpu_count, alloc_cpu_millis,
-            alloc_memory_mb, alloc_gpu_count, status, status_reason, last_heartbeat_at, isolation""";
+            alloc_memory_mb, alloc_gpu_count, max_live_attempts, live_attempts, status, status_reason, last_heartbeat_at, isolation""";
 
     /** Parsed label sets by their JSON: a fleet has few distinct ones, and snapshots read every machine. */
     private static final Map<String, Map<String, String>> LABEL_SETS = new java.util.concurrent.ConcurrentHashMap<>();
@@ -32,7 +32,7 @@ public final class MachineStore {
                     rs.getString("gpu_type"),
                     new Amounts(rs.getLong("cpu_millis"), rs.getLong("memory_mb"), rs.getInt("gpu_count")),
                     new Amounts(rs.getLong("alloc_cpu_millis"), rs.getLong("alloc_memory_mb"), rs.getInt("alloc_gpu_count")),
-                    MachineStatus.valueOf(rs.getString("status"))),
+                    MachineStatus.valueOf(rs.getString("status")), rs.getInt("max_live_attempts"), rs.getInt("live_attempts")),
             rs.getString("status_reason"), JobRows.instant(rs, "last_heartbeat_at"), rs.getString("isolation"));
 
     /** A (re)joining machine is READY, unless an operator took it out: that decision outlives the agent. */
@@ -110,6 +110,11 @@ public final class MachineStore {
         jdbc.sql("update machines set address = :address where id = :id")
                 .param("id", id).param("address", address == null || address.isBlank() ? null : address)
                 .update();
+    }
+
+    /** Records the most attempts the machine runs at once; call at its join. */
+    public void recordMaxLiveAttempts(String id, int maxLiveAttempts) {
+        jdbc.sql("update machines set max_live_attempts = :n where id = :id").param("id", id).param("n", maxLiveAttempts).update();
     }
 
     /** Records how the machine's agent holds its attempts apart ({@code sandbox}, {@code none}); call at its join. */

@@ -135,23 +135,25 @@ public final class PlacementStore {
     }
 
     /**
-     * The attempts that fit, in plan order, taking room from {@code free}; the jobs of the others go to
+     * The attempts that fit, in plan order, taking room and one of the machine's attempts at once from {@code free};
+     * the jobs of the others go to
      * {@code conflicts}. A gang's replicas fit all together or not at all.
      */
-    private static List<NewAttempt> fitting(List<NewAttempt> attempts, Map<String, Amounts> free, List<UUID> conflicts) {
+    private static List<NewAttempt> fitting(List<NewAttempt> attempts, Map<String, MachineAllocations.Free> free,
+            List<UUID> conflicts) {
         List<NewAttempt> accepted = new ArrayList<>(attempts.size());
         Map<UUID, List<NewAttempt>> byJob = new LinkedHashMap<>();
         attempts.forEach(a -> byJob.computeIfAbsent(a.job().id(), j -> new ArrayList<>()).add(a));
         for (List<NewAttempt> replicas : byJob.values()) {
-            Map<String, Amounts> left = new HashMap<>();
+            Map<String, MachineAllocations.Free> left = new HashMap<>();
             boolean fits = true;
             for (NewAttempt a : replicas) {
-                Amounts room = left.containsKey(a.machineId()) ? left.get(a.machineId()) : free.get(a.machineId());
-                if (room == null || !a.held().fitsIn(room)) {
+                MachineAllocations.Free room = left.containsKey(a.machineId()) ? left.get(a.machineId()) : free.get(a.machineId());
+                if (room == null || !a.held().fitsIn(room.room()) || room.attempts() < 1) {
                     fits = false;
                     break;
                 }
-                left.put(a.machineId(), room.minus(a.held()));
+                left.put(a.machineId(), new MachineAllocations.Free(room.room().minus(a.held()), room.attempts() - 1));
             }
             if (fits) {
                 free.putAll(left);

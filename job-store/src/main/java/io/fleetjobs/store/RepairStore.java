@@ -88,12 +88,14 @@ public final class RepairStore {
         new GpuHolds(jdbc).releaseEnded();
         return jdbc.sql("""
                         update machines m set alloc_cpu_millis = coalesce(h.c, 0), alloc_memory_mb = coalesce(h.r, 0),
-                            alloc_gpu_count = coalesce(h.g, 0), capacity_version = m.capacity_version + 1
+                            alloc_gpu_count = coalesce(h.g, 0), live_attempts = coalesce(h.n, 0),
+                            capacity_version = m.capacity_version + 1
                         from machines m2 left join (
-                            select machine_id, sum(cpu_millis) c, sum(memory_mb) r, sum(gpu_count) g
+                            select machine_id, sum(cpu_millis) c, sum(memory_mb) r, sum(gpu_count) g, count(*) n
                             from attempts where released_at is null group by machine_id) h on h.machine_id = m2.id
                         where m.id = m2.id and (m.alloc_cpu_millis <> coalesce(h.c, 0)
-                           or m.alloc_memory_mb <> coalesce(h.r, 0) or m.alloc_gpu_count <> coalesce(h.g, 0))""")
+                           or m.alloc_memory_mb <> coalesce(h.r, 0) or m.alloc_gpu_count <> coalesce(h.g, 0)
+                           or m.live_attempts <> coalesce(h.n, 0))""")
                 .update();
     }
 
@@ -101,10 +103,10 @@ public final class RepairStore {
     public boolean allocationsDrifted() {
         return jdbc.sql("""
                         select exists (select 1 from machines m left join (
-                            select machine_id, sum(cpu_millis) c, sum(memory_mb) r, sum(gpu_count) g
+                            select machine_id, sum(cpu_millis) c, sum(memory_mb) r, sum(gpu_count) g, count(*) n
                             from attempts where released_at is null group by machine_id) h on h.machine_id = m.id
                         where m.alloc_cpu_millis <> coalesce(h.c, 0) or m.alloc_memory_mb <> coalesce(h.r, 0)
-                           or m.alloc_gpu_count <> coalesce(h.g, 0))
+                           or m.alloc_gpu_count <> coalesce(h.g, 0) or m.live_attempts <> coalesce(h.n, 0))
                         or exists (select 1 from attempts where released_at is null
                                    and state not in ('SCHEDULED', 'RUNNING'))""")
                 .query(Boolean.class).single();

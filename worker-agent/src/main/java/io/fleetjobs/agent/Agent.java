@@ -122,7 +122,9 @@ final class Agent implements SmartLifecycle {
         this.loopThread = loopThread;
         this.firstBeatDelay = firstBeatDelay;
         this.joining = new Joining(properties, resources, scheduler, runner.isolation().wire(), clock, monotonic,
-                credentials);
+                credentials, runner instanceof io.fleetjobs.agent.process.ProcessRunner real
+                        ? Integer.valueOf(AttemptsAtOnce.of(properties.maxLiveAttempts(), Runtime.getRuntime().maxMemory(), real.sandboxUids()))
+                        : properties.maxLiveAttempts());
         this.shipper = new LogShipper(runner, this::pushLogs, io.fleetjobs.model.logs.LogLimits.PUSH_EVERY);
     }
 

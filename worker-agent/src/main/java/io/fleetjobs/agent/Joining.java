@@ -13,6 +13,7 @@ import org.springframework.web.client.ResourceAccessException;
 
 /** How an agent joins: its machine described, its kept credential presented, the one it is given kept. */
 final class Joining {
+    private final Integer maxLiveAttempts;
     private static final Logger log = LoggerFactory.getLogger(Joining.class);
 
     private final WorkerProperties properties;
@@ -26,9 +27,11 @@ final class Joining {
     /**
      * @param isolation   how the agent's runner holds attempts apart, as the join says it
      * @param credentials where the machine's credential is kept across restarts; null: not kept (the simulator)
+     * @param maxLiveAttempts the most attempts the machine runs at once, as the join says it; null: the scheduler's default
      */
     Joining(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, String isolation,
-            InstantSource clock, MonotonicClock monotonic, CredentialFile credentials) {
+            InstantSource clock, MonotonicClock monotonic, CredentialFile credentials, Integer maxLiveAttempts) {
+        this.maxLiveAttempts = maxLiveAttempts;
         this.properties = properties;
         this.resources = resources;
         this.scheduler = scheduler;
@@ -63,7 +66,7 @@ final class Joining {
         String kept = keptCredential();
         JoinRequest request = new JoinRequest(resources.machineId(), properties.region(), properties.labels(),
                 resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType(),
-                isolation, resources.gpus(), kept, address(properties.address()));
+                isolation, resources.gpus(), kept, address(properties.address()), maxLiveAttempts);
         int refusedAsLive = 0;
         JoinResponse identity;
         while (true) {
@@ -82,9 +85,10 @@ final class Joining {
                     identity = scheduler.join(properties.joinToken(), request);
                 }
                 keep(identity.credential(), kept);
-                log.info("joined as machine {} (incarnation {}): {} cpu millis, {} MiB, {} GPUs {}", identity.machineId(),
-                        identity.incarnation(), resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(),
-                        resources.gpuType() == null ? "" : resources.gpuType());
+                log.info("joined as machine {} (incarnation {}): {} cpu millis, {} MiB, {} GPUs {}, at most {} attempts at once",
+                        identity.machineId(), identity.incarnation(), resources.cpuMillis(), resources.memoryMb(),
+                        resources.gpuCount(), resources.gpuType() == null ? "" : resources.gpuType(),
+                        maxLiveAttempts == null ? "(the scheduler's default)" : maxLiveAttempts);
                 return new Joined(identity, sentAt);
             } catch (HttpClientErrorException.Conflict e) {
                 // the machine is live to the scheduler and this agent holds no credential it accepts (killed before

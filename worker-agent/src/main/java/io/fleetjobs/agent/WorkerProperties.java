@@ -21,6 +21,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param isolation how attempts are held apart on the machine and bounded (see {@link Isolation})
  * @param address where this machine's jobs can be reached by the other replicas of their gangs (a host name or
  *                address; default: the host's name), told to the scheduler at join
+ * @param maxLiveAttempts the most attempts this machine runs at once, told to the scheduler at join; default: what half
+ *                 the agent's heap holds ({@link AttemptsAtOnce}), at most the sandbox's uids
  * @param simulate the fleet simulator: when {@code simulate.machines} names a CSV file, this process plays every
  *                 machine in it instead of this one (API.md, "Fleet simulator")
  */
@@ -43,7 +45,8 @@ public record WorkerProperties(
         java.util.List<String> passEnv,
         Simulate simulate,
         Isolation isolation,
-        String address) {
+        String address,
+        Integer maxLiveAttempts) {
 
     /**
      * How attempts are held apart and bounded, {@code jobs.worker.isolation.*}. Takes effect where the agent runs as
@@ -91,7 +94,19 @@ public record WorkerProperties(
     public record Simulate(Path machines) {
     }
 
+    public WorkerProperties(String schedulerUrl, String machineId, String region, Map<String, String> labels,
+            BigDecimal cpu, Long memoryMb, Integer gpuCount, String gpuType, String joinToken, Duration heartbeatInterval,
+            Path workDir, Duration killGrace, Long logCapBytes, Duration joinTimeout, java.util.List<String> passEnv,
+            Simulate simulate, Isolation isolation, String address) {
+        this(schedulerUrl, machineId, region, labels, cpu, memoryMb, gpuCount, gpuType, joinToken, heartbeatInterval,
+                workDir, killGrace, logCapBytes, joinTimeout, passEnv, simulate, isolation, address, null);
+    }
+
+    @org.springframework.boot.context.properties.bind.ConstructorBinding
     public WorkerProperties {
+        if (maxLiveAttempts != null && maxLiveAttempts < 1) {
+            throw new IllegalArgumentException("jobs.worker.max-live-attempts must be at least 1: " + maxLiveAttempts);
+        }
         schedulerUrl = schedulerUrl == null || schedulerUrl.isBlank() ? "http://localhost:8082" : schedulerUrl;
         region = region == null || region.isBlank() ? "default" : region;
         labels = labels == null ? Map.of() : Map.copyOf(labels);
@@ -115,6 +130,6 @@ public record WorkerProperties(
     WorkerProperties forMachine(String id, String machineRegion, Map<String, String> machineLabels) {
         return new WorkerProperties(schedulerUrl, id, machineRegion, machineLabels, null, null, null, null, joinToken,
                 heartbeatInterval, workDir, killGrace, logCapBytes, joinTimeout, passEnv, simulate,
-                isolation, address);
+                isolation, address, maxLiveAttempts);
     }
 }

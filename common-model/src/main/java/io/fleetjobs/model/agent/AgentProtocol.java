@@ -29,9 +29,18 @@ public final class AgentProtocol {
      * @param gpus      the devices behind {@code gpuCount}, by index; null or empty: devices 0…gpuCount-1
      * @param address   the host name or address at which the machine's jobs can be reached by the other replicas
      *                  of a gang; optional (null: the machine id is used)
+     * @param maxLiveAttempts the most attempts the agent runs at once (what its memory holds, or what its operator set);
+     *                  optional (null: the scheduler's default, {@code jobs.agent.max-live-attempts})
      */
     public record JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
-            int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus, String credential, String address) {
+            int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus, String credential, String address,
+            Integer maxLiveAttempts) {
+
+        public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
+                int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus, String credential, String address) {
+            this(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, isolation, gpus, credential, address,
+                    null);
+        }
 
         public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
                 int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus, String credential) {
@@ -56,7 +65,7 @@ public final class AgentProtocol {
         /** This join without the credential, for a scheduler that does not know the field. */
         public JoinRequest withoutCredential() {
             return new JoinRequest(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, isolation, gpus, null,
-                    address);
+                    address, maxLiveAttempts);
         }
 
         /** Never the credential itself: a join may be logged. */

@@ -17,8 +17,9 @@ import java.util.List;
  *       stays too small however empty it gets.</li>
  *   <li>Health ({@code ready}, {@code heartbeat}): lasts until the machine recovers or is replaced; the
  *       free capacity of a machine that takes nothing new does not matter.</li>
- *   <li>Free capacity ({@code free-gpu}, {@code free-cpu}, {@code free-memory}): passes by itself as
- *       attempts end. GPUs first, being the scarcest, then CPU, then memory.</li>
+ *   <li>Free capacity ({@code free-gpu}, {@code free-cpu}, {@code free-memory}, {@code free-attempts}): passes by
+ *       itself as attempts end. GPUs first, being the scarcest, then CPU, then memory, then the number of attempts
+ *       the machine runs at once.</li>
  * </ol>
  * Each machine is counted under the first filter that rejects it, so a count names the most durable
  * obstacle, the one a person would have to act on, and a job whose machines are all rejected by
@@ -45,7 +46,8 @@ final class FilterChain {
                 new HeartbeatFilter(heartbeatFreshness),
                 new FreeCapacityFilter(Dimension.GPU),
                 new FreeCapacityFilter(Dimension.CPU),
-                new FreeCapacityFilter(Dimension.MEMORY)));
+                new FreeCapacityFilter(Dimension.MEMORY),
+                new AttemptsFilter()));
     }
 
     /**
@@ -54,7 +56,7 @@ final class FilterChain {
      */
     static FilterChain beforeFreeCapacity(Duration heartbeatFreshness) {
         List<MachineFilter> filters = new ArrayList<>(standard(heartbeatFreshness).filters());
-        filters.removeIf(FreeCapacityFilter.class::isInstance);
+        filters.removeIf(f -> f instanceof FreeCapacityFilter || f instanceof AttemptsFilter);
         return new FilterChain(filters);
     }
 
@@ -69,6 +71,7 @@ final class FilterChain {
                 new FreeCapacityFilter(Dimension.GPU),
                 new FreeCapacityFilter(Dimension.CPU),
                 new FreeCapacityFilter(Dimension.MEMORY),
+                new AttemptsFilter(),
                 new IsolationFilter(),
                 new LabelFilter()));
     }

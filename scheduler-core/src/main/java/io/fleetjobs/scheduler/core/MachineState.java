@@ -14,6 +14,7 @@ final class MachineState {
     private long freeCpuMillis;
     private long freeMemoryMb;
     private int freeGpus;
+    private int freeAttempts;
     /** Where the machine sits in the index: its pool, bucket row and column, and position in the bucket. */
     Pool pool;
     int row;
@@ -26,6 +27,7 @@ final class MachineState {
         this.freeCpuMillis = free.cpuMillis();
         this.freeMemoryMb = free.memoryMb();
         this.freeGpus = free.gpus();
+        this.freeAttempts = view.machine().freeAttempts();
     }
 
     String id() {
@@ -44,11 +46,19 @@ final class MachineState {
         return freeGpus;
     }
 
-    /** Takes what the job needs. The caller has checked that it fits. */
+    /** How many more attempts the machine may take ({@link io.fleetjobs.model.FleetMachine#UNLIMITED}: any). */
+    int freeAttempts() {
+        return freeAttempts;
+    }
+
+    /** Takes what the job needs, and one of the machine's attempts. The caller has checked that it fits. */
     void take(PendingJob job) {
         freeCpuMillis -= job.cpuMillis();
         freeMemoryMb -= job.memoryMb();
         freeGpus -= job.gpuCount();
+        if (freeAttempts != io.fleetjobs.model.FleetMachine.UNLIMITED) {
+            freeAttempts--;
+        }
     }
 
     /** Gives back what the job took: a gang that could not be placed whole undoes its replicas. */
@@ -56,6 +66,9 @@ final class MachineState {
         freeCpuMillis += job.cpuMillis();
         freeMemoryMb += job.memoryMb();
         freeGpus += job.gpuCount();
+        if (freeAttempts != io.fleetjobs.model.FleetMachine.UNLIMITED) {
+            freeAttempts++;
+        }
     }
 
     @Override

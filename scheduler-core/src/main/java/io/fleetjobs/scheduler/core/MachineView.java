@@ -32,9 +32,9 @@ public record MachineView(FleetMachine machine, Duration heartbeatAge, boolean s
         return machine.id();
     }
 
-    /** The same machine with {@code more} allocated on it besides (what a plan placed there). */
-    public MachineView allocating(Amounts more) {
-        return new MachineView(machine.allocating(more), heartbeatAge, sandboxed);
+    /** The same machine with {@code more} allocated on it besides, by {@code attempts} attempts (what a plan placed there). */
+    public MachineView allocating(Amounts more, int attempts) {
+        return new MachineView(machine.allocating(more, attempts), heartbeatAge, sandboxed);
     }
 
     private static boolean negative(Amounts a) {

@@ -73,7 +73,9 @@ public final class Preemptions {
                 continue;
             }
             Amounts free = view.machine().free();
-            if (need.fitsIn(free)) {
+            // each victim frees one of the machine's attempts at once besides its room
+            int attemptsShort = Math.max(0, 1 - view.machine().freeAttempts());
+            if (need.fitsIn(free) && attemptsShort == 0) {
                 return Optional.empty(); // it fits as it is
             }
             List<RunningAttempt> candidates = new ArrayList<>();
@@ -83,7 +85,7 @@ public final class Preemptions {
                 }
             }
             candidates.sort(PREFERRED_VICTIM);
-            Choice choice = victims(candidates, need.minus(free));
+            Choice choice = victims(candidates, need.minus(free), attemptsShort);
             if (choice != null && (best == null || choice.compareTo(best) < 0)) {
                 best = choice;
                 bestMachine = view.id();
@@ -127,19 +129,22 @@ public final class Preemptions {
                 + " for job " + job.jobId() + " (priority " + job.priority() + "): " + ended;
     }
 
-    /** The best victims among the candidates (in preferred order) whose room covers the deficit; null if none do. */
-    static Choice victims(List<RunningAttempt> candidates, Amounts deficit) {
+    /**
+     * The best victims among the candidates (in preferred order) whose room covers the deficit and who are at least
+     * {@code atLeast} (the attempts the machine must free to take one more); null if none do.
+     */
+    static Choice victims(List<RunningAttempt> candidates, Amounts deficit, int atLeast) {
         Amounts all = Amounts.ZERO;
         for (RunningAttempt c : candidates) {
             all = all.plus(c.held());
         }
-        if (!covers(all, deficit)) {
+        int n = candidates.size();
+        if (!covers(all, deficit) || n < atLeast) {
             return null;
         }
-        int n = candidates.size();
-        for (int k = 1; k <= n; k++) {
+        for (int k = Math.max(1, atLeast); k <= n; k++) {
             if (combinations(n, k) > EXACT_SEARCH_LIMIT) {
-                return takeThenReprieve(candidates, deficit);
+                return takeThenReprieve(candidates, deficit, atLeast);
             }
             Choice best = bestOfSize(candidates, deficit, k);
             if (best != null) {
@@ -182,17 +187,17 @@ public final class Preemptions {
         }
     }
 
-    private static Choice takeThenReprieve(List<RunningAttempt> candidates, Amounts deficit) {
+    private static Choice takeThenReprieve(List<RunningAttempt> candidates, Amounts deficit, int atLeast) {
         List<RunningAttempt> taken = new ArrayList<>();
         Amounts room = Amounts.ZERO;
         for (RunningAttempt c : candidates) {
-            if (covers(room, deficit)) {
+            if (covers(room, deficit) && taken.size() >= Math.max(1, atLeast)) {
                 break;
             }
             taken.add(c);
             room = room.plus(c.held());
         }
-        for (int i = taken.size() - 1; i >= 0; i--) { // highest priority, least preferred victim, first
+        for (int i = taken.size() - 1; i >= 0 && taken.size() > Math.max(1, atLeast); i--) { // least preferred first
             Amounts without = room.minus(taken.get(i).held());
             if (covers(without, deficit)) {
                 room = without;

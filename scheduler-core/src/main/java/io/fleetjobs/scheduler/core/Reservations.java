@@ -83,6 +83,15 @@ public final class Reservations {
         return sums(assignments, Assignment::machineId);
     }
 
+    /** How many attempts the assignments place on each machine. */
+    public static Map<String, Integer> attemptsByMachine(Collection<Assignment> assignments) {
+        Map<String, Integer> attempts = new HashMap<>();
+        for (Assignment a : assignments) {
+            attempts.merge(a.machineId(), 1, Integer::sum);
+        }
+        return attempts;
+    }
+
     /** What the assignments give each tenant. */
     public static Map<UUID, Amounts> byTenant(Collection<Assignment> assignments) {
         return sums(assignments, Assignment::tenantId);

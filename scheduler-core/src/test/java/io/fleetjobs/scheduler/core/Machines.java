@@ -30,6 +30,8 @@ final class Machines {
         private int allocGpuCount;
         private MachineStatus status = MachineStatus.READY;
         private Duration heartbeatAge = Duration.ofSeconds(1);
+        private int maxLiveAttempts = FleetMachine.UNLIMITED;
+        private int attempts;
 
         private Builder(String id) {
             this.id = id;
@@ -79,6 +81,13 @@ final class Machines {
             return this;
         }
 
+        /** The most attempts it runs at once, and how many it runs now. */
+        Builder attempts(int max, int running) {
+            this.maxLiveAttempts = max;
+            this.attempts = running;
+            return this;
+        }
+
         Builder heartbeatAge(Duration heartbeatAge) {
             this.heartbeatAge = heartbeatAge;
             return this;
@@ -86,7 +95,7 @@ final class Machines {
 
         MachineView build() {
             return new MachineView(new FleetMachine(id, region, labels, gpuType, new Amounts(cpuMillis, memoryMb, gpuCount),
-                    new Amounts(allocCpuMillis, allocMemoryMb, allocGpuCount), status), heartbeatAge);
+                    new Amounts(allocCpuMillis, allocMemoryMb, allocGpuCount), status, maxLiveAttempts, attempts), heartbeatAge);
         }
 
         MachineState state() {

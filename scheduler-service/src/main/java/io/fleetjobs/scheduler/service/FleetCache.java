@@ -161,7 +161,8 @@ final class FleetCache {
             return;
         }
         if (machines != null) {
-            Reservations.byMachine(placed).forEach(machines::allocate);
+            Map<String, Integer> attempts = Reservations.attemptsByMachine(placed);
+            Reservations.byMachine(placed).forEach((id, more) -> machines.allocate(id, more, attempts.getOrDefault(id, 0)));
         }
         if (tenants != null) {
             Reservations.byTenant(placed).forEach((id, amounts) -> tenants.used.merge(id, amounts, Amounts::plus));
@@ -192,12 +193,12 @@ final class FleetCache {
             }
         }
 
-        void allocate(String machineId, Amounts more) {
+        void allocate(String machineId, Amounts more, int attempts) {
             Integer i = position.get(machineId);
             if (i == null) {
                 return;
             }
-            views[i] = views[i].allocating(more);
+            views[i] = views[i].allocating(more, attempts);
         }
     }
 

@@ -6,6 +6,7 @@ import io.fleetjobs.scheduler.core.MachineView;
 import io.fleetjobs.scheduler.core.PendingJob;
 import io.fleetjobs.scheduler.core.Preemption;
 import io.fleetjobs.scheduler.core.Preemptions;
+import io.fleetjobs.scheduler.core.Reservations;
 import io.fleetjobs.scheduler.core.RunningAttempt;
 import io.fleetjobs.scheduler.core.Snapshot;
 import io.fleetjobs.store.PreemptionStore;
@@ -105,12 +106,12 @@ final class PreemptionPass {
         if (planned.isEmpty()) {
             return snapshot;
         }
-        Map<String, Amounts> added = new HashMap<>();
-        planned.forEach(a -> added.merge(a.machineId(), a.amounts(), Amounts::plus));
+        Map<String, Amounts> added = Reservations.byMachine(planned);
+        Map<String, Integer> attempts = Reservations.attemptsByMachine(planned);
         List<MachineView> machines = new ArrayList<>(snapshot.machines().size());
         for (MachineView m : snapshot.machines()) {
             Amounts more = added.get(m.id());
-            machines.add(more == null ? m : m.allocating(more));
+            machines.add(more == null ? m : m.allocating(more, attempts.getOrDefault(m.id(), 0)));
         }
         return new Snapshot(machines, snapshot.tenants(), snapshot.heartbeatFreshness(), snapshot.gpuDemand());
     }

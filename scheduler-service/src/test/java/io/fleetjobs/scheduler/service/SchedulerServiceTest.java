@@ -216,6 +216,22 @@ class SchedulerServiceTest {
     }
 
     @Test
+    void aJoinSaysHowManyAttemptsItsMachineRunsAtOnceOrTakesTheDefault() {
+        Api join = new Api(port, JOIN_TOKEN);
+        String body = """
+                {"machineId": "%s", "region": "nowhere", "labels": {}, "cpuMillis": 1, "memoryMb": 1, "gpuCount": 0%s}""";
+        assertThat(join.post("/agent/v1/join", body.formatted("m-says", ", \"maxLiveAttempts\": 7")).status()).isEqualTo(200);
+        assertThat(join.post("/agent/v1/join", body.formatted("m-silent", "")).status()).isEqualTo(200);
+        assertThat(machines.get("m-says").orElseThrow().machine().maxLiveAttempts()).isEqualTo(7);
+        assertThat(machines.get("m-silent").orElseThrow().machine().maxLiveAttempts())
+                .isEqualTo(io.fleetjobs.scheduler.service.agent.AgentProperties.DEFAULT_MAX_LIVE_ATTEMPTS);
+        var refused = join.post("/agent/v1/join", body.formatted("m-zero", ", \"maxLiveAttempts\": 0"));
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.json().get("detail").asString()).contains("maxLiveAttempts");
+        assertThat(machines.get("m-zero")).isEmpty();
+    }
+
+    @Test
     void theHeartbeatAnswersItsRefusalsAsProblemsNamingItsPath() {
         Api stranger = new Api(port, "not-a-machine-credential");
         var notJson = stranger.post("/agent/v1/heartbeat", "{not json");

@@ -231,6 +231,11 @@ public final class ProcessRunner implements AttemptRunner {
         return -1;
     }
 
+    /** The uids the sandbox gives attempts, one each; null where attempts are not sandboxed. */
+    public Integer sandboxUids() {
+        return isolation == Isolation.SANDBOX ? settings.uidCount() : null;
+    }
+
     /** How this runner holds attempts apart: {@code SANDBOX} or {@code NONE}. */
     public Isolation isolation() {
         return isolation;

@@ -39,9 +39,10 @@ class AgentController {
         }
         if (request.machineId() == null || !request.machineId().matches("[A-Za-z0-9._:-]{1,128}")
                 || request.region() == null || request.region().isBlank()
-                || request.cpuMillis() <= 0 || request.memoryMb() <= 0 || request.gpuCount() < 0) {
-            return AgentCalls.problem(HttpStatus.BAD_REQUEST,
-                    "a join names a machine id (1-128 of [A-Za-z0-9._:-]), a region, positive cpu and memory, gpus >= 0");
+                || request.cpuMillis() <= 0 || request.memoryMb() <= 0 || request.gpuCount() < 0
+                || (request.maxLiveAttempts() != null && request.maxLiveAttempts() < 1)) {
+            return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a join names a machine id (1-128 of [A-Za-z0-9._:-]),"
+                    + " a region, positive cpu and memory, gpus >= 0, and maxLiveAttempts >= 1 if it says");
         }
         if (holdsNul(request)) {
             return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a join's text (region, labels, GPU type and devices, "

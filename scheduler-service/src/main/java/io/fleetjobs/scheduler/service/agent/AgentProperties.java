@@ -20,13 +20,21 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *     machines the interval and the lease grow with the fleet (default 500; see {@link HeartbeatCadence})
  * @param cadenceRefresh how often the cadence is sized for the fleet again (default 5 s; the reconciler's
  *     {@code jobs.agent.cadence-refresh} must be the same)
+ * @param maxLiveAttempts the most attempts a machine runs at once when its agent does not say (default 256)
  */
 @ConfigurationProperties("jobs.agent")
 public record AgentProperties(String joinToken, Duration heartbeatInterval, Duration leaseTtl, Duration maxWait,
         Duration heartbeatFlush, Duration lostAfter, Duration killGrace, Duration clockSkewMargin,
-        Double maxHeartbeatsPerSecond, Duration cadenceRefresh) {
+        Double maxHeartbeatsPerSecond, Duration cadenceRefresh, Integer maxLiveAttempts) {
+    /** The most attempts a machine runs at once when neither its agent nor the settings say. */
+    public static final int DEFAULT_MAX_LIVE_ATTEMPTS = 256;
+
     @org.springframework.boot.context.properties.bind.ConstructorBinding
     public AgentProperties {
+        maxLiveAttempts = maxLiveAttempts == null ? DEFAULT_MAX_LIVE_ATTEMPTS : maxLiveAttempts;
+        if (maxLiveAttempts < 1) {
+            throw new IllegalArgumentException("jobs.agent.max-live-attempts must be at least 1: " + maxLiveAttempts);
+        }
         maxHeartbeatsPerSecond = maxHeartbeatsPerSecond == null ? 500.0 : maxHeartbeatsPerSecond;
         cadenceRefresh = cadenceRefresh == null ? Duration.ofSeconds(5) : cadenceRefresh;
         heartbeatInterval = heartbeatInterval == null ? Duration.ofSeconds(2) : heartbeatInterval;
@@ -36,6 +44,13 @@ public record AgentProperties(String joinToken, Duration heartbeatInterval, Dura
         lostAfter = lostAfter == null ? FencingBudget.DEFAULT_LOST_AFTER : lostAfter;
         killGrace = killGrace == null ? FencingBudget.DEFAULT_KILL_GRACE : killGrace;
         clockSkewMargin = clockSkewMargin == null ? FencingBudget.DEFAULT_CLOCK_SKEW_MARGIN : clockSkewMargin;
+    }
+
+    public AgentProperties(String joinToken, Duration heartbeatInterval, Duration leaseTtl, Duration maxWait,
+            Duration heartbeatFlush, Duration lostAfter, Duration killGrace, Duration clockSkewMargin,
+            Double maxHeartbeatsPerSecond, Duration cadenceRefresh) {
+        this(joinToken, heartbeatInterval, leaseTtl, maxWait, heartbeatFlush, lostAfter, killGrace, clockSkewMargin,
+                maxHeartbeatsPerSecond, cadenceRefresh, null);
     }
 
     public AgentProperties(String joinToken, Duration heartbeatInterval, Duration leaseTtl, Duration maxWait,

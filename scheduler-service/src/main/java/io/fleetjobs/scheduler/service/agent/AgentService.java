@@ -201,6 +201,8 @@ public final class AgentService {
             machines.offerGpus(request.machineId(), request.gpus());
             machines.recordIsolation(request.machineId(), request.isolation());
             machines.recordAddress(request.machineId(), request.address());
+            machines.recordMaxLiveAttempts(request.machineId(),
+                    request.maxLiveAttempts() == null ? properties.maxLiveAttempts() : request.maxLiveAttempts());
             return joined;
         });
         identities.values().removeIf(i -> i.machineId().equals(request.machineId())); // its old credential is void

@@ -61,12 +61,12 @@ class MachinesController {
 
     record Machine(String id, String region, Map<String, String> labels, Resources capacity, Resources allocated,
             String gpuType, MachineStatus status, String statusReason, Instant lastHeartbeatAt, List<GpuDevice> gpus,
-            String isolation) {
+            String isolation, int liveAttempts, int maxLiveAttempts) {
         static Machine of(MachineRow row, List<GpuDevice> gpus) {
             FleetMachine m = row.machine();
             return new Machine(m.id(), m.region(), m.labels(), Resources.of(m.capacity()), Resources.of(m.allocated()),
                     m.gpuType(), m.status(), row.statusReason(), row.lastHeartbeatAt(), gpus,
-                    row.isolation() == null ? "none" : row.isolation());
+                    row.isolation() == null ? "none" : row.isolation(), m.liveAttempts(), m.maxLiveAttempts());
         }
     }
 
