@@ -32,13 +32,16 @@ public final class MachineStatusStore {
     }
 
     /**
-     * An operator's drain, cordon or uncordon: DRAINING and CORDONED are the operator's (a join keeps them), READY is
-     * the platform's again and wakes jobs waiting for room.
+     * An operator's drain, cordon or uncordon: DRAINING and CORDONED are the operator's, held apart from the status
+     * until an uncordon (a join keeps them, and a LOST machine heard again returns to them); READY is the platform's
+     * again and wakes jobs waiting for room.
      */
     public Optional<MachineRow> operate(String id, MachineStatus status, String reason) {
         jdbc.sql("""
                         update machines set status = :status, status_reason = :reason,
                             status_source = case when :status = 'READY' then 'platform' else 'operator' end,
+                            operator_status = case when :status = 'READY' then null else :status end,
+                            operator_reason = case when :status = 'READY' then null else :reason end,
                             capacity_version = capacity_version + case when :status = 'READY' then 1 else 0 end
                         where id = :id""")
                 .param("id", id).param("status", status.name()).param("reason", reason)

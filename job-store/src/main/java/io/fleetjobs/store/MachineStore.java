@@ -35,10 +35,12 @@ public final class MachineStore {
                     MachineStatus.valueOf(rs.getString("status")), rs.getInt("max_live_attempts"), rs.getInt("live_attempts")),
             rs.getString("status_reason"), JobRows.instant(rs, "last_heartbeat_at"), rs.getString("isolation"));
 
-    /** A (re)joining machine is READY, unless an operator took it out: that decision outlives the agent. */
+    /**
+     * A (re)joining machine is READY, unless an operator took it out: that decision outlives the agent, and the machine
+     * being declared LOST meanwhile.
+     */
     private static final String KEEP_OPERATORS_STATUS = """
-            status = case when machines.status_source = 'operator' then machines.status else 'READY' end,
-            status_reason = case when machines.status_source = 'operator' then machines.status_reason end""";
+            status = coalesce(machines.operator_status, 'READY'), status_reason = machines.operator_reason""";
 
     private final JdbcClient jdbc;
     private final InstantSource clock;

@@ -34,12 +34,17 @@ public final class RepairStore {
 
     /**
      * Moves a machine to {@code to} if it is still as read: same status and no heartbeat since
-     * (a machine that heartbeats meanwhile keeps its status).
+     * (a machine that heartbeats meanwhile keeps its status). A machine an operator cordoned or drained goes back to
+     * that, not to READY, when heard again.
      */
     public boolean setStatus(MachineHeartbeat read, MachineStatus to, String reason) {
         return jdbc.sql("""
-                        update machines set status = :to, status_reason = :reason,
-                            capacity_version = capacity_version + case when :to = 'READY' then 1 else 0 end
+                        update machines set
+                            status = case when :to = 'READY' then coalesce(operator_status, 'READY') else :to end,
+                            status_reason = case when :to = 'READY' and operator_status is not null then operator_reason
+                                                 else :reason end,
+                            capacity_version = capacity_version
+                                + case when :to = 'READY' and operator_status is null then 1 else 0 end
                         where id = :id and status = :from
                           and last_heartbeat_at is not distinct from cast(:hb as timestamptz)""")
                 .param("to", to.name()).param("reason", reason).param("id", read.id())
