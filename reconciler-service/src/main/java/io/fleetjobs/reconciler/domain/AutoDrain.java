@@ -24,7 +24,8 @@ import java.util.Set;
  * agent lived on: a lease reaches its agent only in a heartbeat's answer, and a control plane too busy to answer lets
  * leases expire (an agent that tries and fails says START_FAILED). Such endings are left out of the streak, so that
  * a loaded control plane can never drain its own fleet; a machine that died and came back joined anew, and its
- * losses count.
+ * losses count, each loss once: the attempts one loss ended share its instant, and a busy machine restarted once (its
+ * 185 attempts ended MACHINE_LOST together) was drained as if three had failed there one after another.
  */
 public final class AutoDrain {
     /** The failures that say something about the machine. */
@@ -62,12 +63,24 @@ public final class AutoDrain {
             this(machineId, region, null, reasons.stream().map(r -> new Ended(r, null)).toList());
         }
 
-        /** The outcomes that say something about this machine: losses and expiries its agent outlived are left out. */
+        /**
+         * The outcomes that say something about this machine: losses and expiries its agent outlived are left out, and
+         * the attempts one loss ended (at one instant) are one piece of evidence, not one each.
+         */
         List<FailureReason> evidence() {
-            return lastOutcomes.stream()
-                    .filter(e -> !(OUTLIVED.contains(e.reason()) && joinedAt != null && e.at() != null
-                            && !e.at().isBefore(joinedAt)))
-                    .map(Ended::reason).toList();
+            List<FailureReason> evidence = new ArrayList<>();
+            Ended previous = null;
+            for (Ended e : lastOutcomes) {
+                boolean outlived = OUTLIVED.contains(e.reason()) && joinedAt != null && e.at() != null
+                        && !e.at().isBefore(joinedAt);
+                boolean sameLoss = previous != null && e.reason() == FailureReason.MACHINE_LOST
+                        && previous.reason() == FailureReason.MACHINE_LOST && e.at() != null && e.at().equals(previous.at());
+                if (!outlived && !sameLoss) {
+                    evidence.add(e.reason());
+                }
+                previous = e;
+            }
+            return evidence;
         }
     }
 

@@ -45,6 +45,9 @@ public final class AutoDrainSweep implements Sweep {
         this.meters = meters;
     }
 
+    /** The most ended attempts of one machine read at a sweep (an index scan of the newest). */
+    static final int MAX_WINDOW = 10_000;
+
     @Override
     public String name() {
         return "auto-drain";
@@ -55,8 +58,10 @@ public final class AutoDrainSweep implements Sweep {
         List<AutoDrain.Candidate> candidates = new ArrayList<>();
         for (String machine : repair.machinesWithRecentPlatformFailures(now.minus(lookBack)).stream().sorted().toList()) {
             machines.get(machine).ifPresent(m -> {
-                // more than the streak: losses the machine's agent outlived are not evidence (AutoDrain)
-                RepairStore.Outcomes outcomes = repair.lastOutcomes(machine, rule.streak() * 3);
+                // more than the streak: losses the machine's agent outlived are not evidence, and the attempts one loss
+                // ended (as many as the machine takes at once) are one piece of it (AutoDrain)
+                int window = (int) Math.min(MAX_WINDOW, (long) rule.streak() * (m.machine().maxLiveAttempts() + 2));
+                RepairStore.Outcomes outcomes = repair.lastOutcomes(machine, window);
                 candidates.add(new AutoDrain.Candidate(machine, m.machine().region(), outcomes.joinedAt(),
                         outcomes.ended().stream().map(e -> new AutoDrain.Ended(e.reason(), e.finishedAt())).toList()));
             });

@@ -83,4 +83,22 @@ class AutoDrainTest {
         assertThat(RULE.decide(List.of(new Candidate("m", "eu", joined, mixed)), Map.of("eu", new Region(5, 0))))
                 .singleElement().isInstanceOf(Action.Drain.class);
     }
+
+    /** One loss ends every attempt of its machine at one instant: it is one piece of evidence, however many it ended. */
+    @Test
+    void theAttemptsOneLossEndedCountOnce() {
+        java.time.Instant joined = java.time.Instant.parse("2026-12-01T10:00:00Z");
+        java.time.Instant lost = joined.minusSeconds(60);
+        List<AutoDrain.Ended> oneLoss = java.util.stream.IntStream.range(0, 185)
+                .mapToObj(i -> new AutoDrain.Ended(FailureReason.MACHINE_LOST, lost)).toList();
+        assertThat(RULE.decide(List.of(new Candidate("m", "eu", joined, oneLoss)), Map.of("eu", new Region(5, 0))))
+                .as("a busy machine restarted once").isEmpty();
+
+        List<AutoDrain.Ended> threeLosses = List.of(
+                new AutoDrain.Ended(FailureReason.MACHINE_LOST, lost), new AutoDrain.Ended(FailureReason.MACHINE_LOST, lost),
+                new AutoDrain.Ended(FailureReason.MACHINE_LOST, lost.minusSeconds(600)),
+                new AutoDrain.Ended(FailureReason.MACHINE_LOST, lost.minusSeconds(1200)));
+        assertThat(RULE.decide(List.of(new Candidate("m", "eu", joined, threeLosses)), Map.of("eu", new Region(5, 0))))
+                .as("lost three times").singleElement().isInstanceOf(Action.Drain.class);
+    }
 }
