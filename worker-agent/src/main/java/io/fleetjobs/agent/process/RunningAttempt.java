@@ -86,9 +86,18 @@ public final class RunningAttempt implements Attempt {
         this.whenDone = whenDone;
     }
 
+    /**
+     * The output readers run on platform threads of a small stack: each blocks in a read of a pipe until the job prints,
+     * and on a virtual thread such a read holds one of the virtual thread scheduler's carriers (at most 256) for as
+     * long. Past 128 quiet attempts nothing else on virtual threads ran: an exit noticed, a kill, the lease's fence.
+     */
+    private static final long READER_STACK_BYTES = 256 * 1024;
+
     void launch() {
-        Thread.ofVirtual().name("attempt-" + key + "-stdout").start(AttemptLogContext.wrap(key, stdout));
-        Thread.ofVirtual().name("attempt-" + key + "-stderr").start(AttemptLogContext.wrap(key, stderr));
+        Thread.ofPlatform().daemon().stackSize(READER_STACK_BYTES).name("attempt-" + key + "-stdout")
+                .start(AttemptLogContext.wrap(key, stdout));
+        Thread.ofPlatform().daemon().stackSize(READER_STACK_BYTES).name("attempt-" + key + "-stderr")
+                .start(AttemptLogContext.wrap(key, stderr));
         Thread.ofVirtual().name("attempt-" + key).start(AttemptLogContext.wrap(key, this::supervise));
         if (limited.workDirCapBytes() > 0) {
             Thread.ofVirtual().name("attempt-" + key + "-disk").start(AttemptLogContext.wrap(key, this::watchDisk));

@@ -79,6 +79,34 @@ class ProcessRunnerTest {
                 .flatMap(ProcessHandle::descendants).map(ProcessHandle::pid).toList();
     }
 
+    /**
+     * An attempt's two output readers block in a read of a pipe until it prints. On virtual threads each such read held
+     * a carrier of the virtual thread scheduler, which has at most 256: past 128 quiet attempts nothing else that runs
+     * on virtual threads ran (an attempt's exit noticed, a kill, the lease's fence), and a flood of a tenant's jobs
+     * that printed nothing left its machine unable to stop any of them.
+     */
+    @Test
+    void exitsAndKillsAreSeenWhileMoreAttemptsThanTheVirtualThreadCarriersWaitForOutput() throws Exception {
+        ProcessRunner many = new ProcessRunner(workDir, 1 << 20, 4096, GRACE, clock);
+        List<RunningAttempt> quiet = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 150; i++) {
+                quiet.add(many.start(aKey(), List.of("sleep", "120"), Map.of()));
+            }
+            RunningAttempt quick = many.start(aKey(), List.of("sh", "-c", "exit 7"), Map.of());
+            assertThat(quick.exit().get(PATIENCE.toSeconds(), TimeUnit.SECONDS).exitCode()).isEqualTo(7);
+
+            RunningAttempt stopped = quiet.getFirst();
+            stopped.terminate();
+            assertThat(stopped.exit().get(PATIENCE.toSeconds(), TimeUnit.SECONDS).signal()).isEqualTo(15);
+        } finally {
+            // without the runner: on the code this guards against, its own kills never ran
+            for (RunningAttempt attempt : quiet) {
+                new ProcessBuilder("kill", "-KILL", "--", "-" + attempt.pgid()).start().waitFor();
+            }
+        }
+    }
+
     @Test
     void echoExitsZeroWithItsOutputInTheTailAndTheFile() throws Exception {
         RunningAttempt attempt = start("echo", "hi");
