@@ -24,14 +24,21 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 class GatewayConfig {
     /**
      * The connections the proxy keeps to each service ({@link GatewayProperties#maxConnectionsPerService}), two
-     * services' worth in all.
+     * services' worth in all; and no call sent twice. Apache HttpClient retries an idempotent call by itself (after an
+     * I/O error, and on a 429 or 503 after its Retry-After), but the identity the gateway signs is good for one call:
+     * the service refused the second as a replay, and the client got 401, seconds late, where the service had said
+     * "try again later". A service's answer goes to the client as it is; the client retries.
      */
     @Bean
     ClientHttpRequestFactoryBuilderCustomizer<HttpComponentsClientHttpRequestFactoryBuilder> upstreamConnections(
             GatewayProperties properties) {
         int perService = properties.maxConnectionsPerService();
         return builder -> builder.withConnectionManagerCustomizer(manager -> manager
-                .setMaxConnPerRoute(perService).setMaxConnTotal(2 * perService));
+                        .setMaxConnPerRoute(perService).setMaxConnTotal(2 * perService))
+                .withHttpClientCustomizer(org.apache.hc.client5.http.impl.classic.HttpClientBuilder::disableAutomaticRetries)
+                // what the retry covered: a pooled connection the service closed while it idled is checked before use
+                .withConnectionConfigCustomizer(connection -> connection
+                        .setValidateAfterInactivity(org.apache.hc.core5.util.TimeValue.ofSeconds(1)));
     }
 
     /**

@@ -108,6 +108,23 @@ class FrontDoorTest {
         assertThat(management.get("/actuator/health").status()).isEqualTo(200);
     }
 
+    /**
+     * A service's 429 or 503 reaches the client as the service said it, once: the proxy's client retried an idempotent
+     * call on them (Apache HttpClient's default), after the Retry-After, with the identity signed for one call, which
+     * the service refused as a replay: the client got 401 for "try again later", seconds late.
+     */
+    @Test
+    void aServicesTooManyRequestsOrUnavailableIsPassedOnOnceAndNotRetried() {
+        Api alice = user("alice", Principal.Role.USER);
+        for (String path : List.of("/api/v1/jobs/busy", "/api/v1/jobs/unavailable")) {
+            int before = JOB_SERVICE.calls.get();
+            var answer = alice.get(path);
+            assertThat(answer.status()).as(path).isEqualTo(path.endsWith("busy") ? 429 : 503);
+            assertThat(answer.retryAfter()).as(path).isEqualTo("1");
+            assertThat(JOB_SERVICE.calls.get() - before).as("%s: calls that reached the service", path).isEqualTo(1);
+        }
+    }
+
     @Test
     void theServiceGetsTheSignedIdentityAndNeitherTheKeyNorForgedHeaders() {
         Api alice = user("alice", Principal.Role.USER);
@@ -242,6 +259,7 @@ class FrontDoorTest {
     static final class Upstream {
         final HttpServer server;
         final AtomicReference<Seen> last = new AtomicReference<>();
+        final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
 
         Upstream() {
             try {
@@ -252,6 +270,18 @@ class FrontDoorTest {
             server.createContext("/", exchange -> {
                 byte[] body = exchange.getRequestBody().readAllBytes();
                 last.set(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().toString(), Map.copyOf(exchange.getRequestHeaders()), body));
+                calls.incrementAndGet();
+                String path = exchange.getRequestURI().getPath();
+                if (path.endsWith("/busy") || path.endsWith("/unavailable")) {
+                    // a service that cannot answer now, as job-service says it: 429 or 503, with Retry-After
+                    exchange.getResponseHeaders().add("Retry-After", "1");
+                    exchange.getResponseHeaders().add("Content-Type", "application/problem+json");
+                    byte[] problem = "{\"status\":503}".getBytes(StandardCharsets.UTF_8);
+                    exchange.sendResponseHeaders(path.endsWith("/busy") ? 429 : 503, problem.length);
+                    exchange.getResponseBody().write(problem);
+                    exchange.close();
+                    return;
+                }
                 byte[] answer = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
                 exchange.getResponseHeaders().add("Content-Type", "application/json");
                 exchange.sendResponseHeaders(200, answer.length);
