@@ -40,7 +40,8 @@ class LiveLogsTest {
 
     @BeforeAll
     static void start() {
-        platform = new Platform(Map.of());
+        // two follows a tenant: this class's tests hold at most two open at once, and one test the third
+        platform = new Platform(Map.of("jobs.logs.max-follows-per-tenant", "2"));
         var admin = FleetJobsClient.connect(platform.clientUrl(), Platform.ADMIN_TOKEN);
         admin.admin().createTenant(new NewTenant().name("live-logs"));
         token = admin.admin().issueApiKey("live-logs", Map.of()).getKey();
@@ -68,11 +69,13 @@ class LiveLogsTest {
         final CompletableFuture<Void> done;
 
         Followed(UUID job, String stream, Long offset) {
+            // a thread of its own: the common pool has one thread on two cores, and a second follow waited there for
+            // the first to end
             done = CompletableFuture.runAsync(() -> fleet.followLogs(job, 1, stream, offset, piece -> {
                 synchronized (bytes) {
                     bytes.writeBytes(piece);
                 }
-            }));
+            }), task -> Thread.ofVirtual().name("follow-" + stream).start(task));
         }
 
         String text() {
@@ -160,6 +163,55 @@ class LiveLogsTest {
             }
             return new Events(response.headers().firstValue("Content-Type").orElse(""), text.toString(), lastId, ended);
         }
+    }
+
+    /**
+     * Each follow holds a thread of job-service and reads the database five times a second while open: with no bound, a
+     * tenant opening them by the thousand (of its own job) made its load everyone's. One past the tenant's bound is 429
+     * with Retry-After; a place given back is taken again.
+     */
+    @Test
+    void aTenantFollowsAtMostSoManyStreamsAtOnce() throws Exception {
+        try (ServerSocket gate = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            gate.setSoTimeout((int) WITHIN.toMillis());
+            Job job = submit("echo waiting; echo also >&2; exec 3<>/dev/tcp/127.0.0.1/" + gate.getLocalPort()
+                    + "; read -r word <&3", "bash");
+            await().atMost(WITHIN).until(() -> fleet.get(job.getId()).getState() == JobState.RUNNING);
+            Followed first = new Followed(job.getId(), "stdout", 0L);
+            Followed second = new Followed(job.getId(), "stderr", 0L);
+            // both open at the service: each has had the job's first line
+            await().atMost(WITHIN).untilAsserted(() -> assertThat(List.of(first.text(), second.text()))
+                    .as("%s %s", describe(first.done), describe(second.done)).containsExactly("waiting\n", "also\n"));
+
+            var third = followOnce(job.getId());
+            assertThat(third.statusCode()).as(third.body()).isEqualTo(429);
+            assertThat(third.headers().firstValue("Retry-After")).isPresent();
+            assertThat(third.body()).contains("follows 2 log streams");
+            assertThat(second.done).isNotDone();
+
+            try (Socket waiting = gate.accept()) {
+                waiting.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
+            }
+            await().atMost(WITHIN).until(() -> first.done.isDone() && second.done.isDone());
+            // a place is given back when the answer has ended on the server's side, a moment after the reader's
+            await().atMost(WITHIN).until(() -> followOnce(job.getId()).statusCode() == 200);
+            assertThat(followOnce(job.getId()).body()).as("a place given back is taken again").contains("waiting");
+        }
+    }
+
+    private static String describe(CompletableFuture<Void> done) {
+        return !done.isDone() ? "open" : done.isCompletedExceptionally() ? "failed: " + done.exceptionNow() : "ended";
+    }
+
+    /**
+     * A follow of the whole stdout, read to its end (the attempt's, or at once for a refusal); a follow that does not end
+     * within {@code WITHIN} fails the test rather than holding it.
+     */
+    private static java.net.http.HttpResponse<String> followOnce(UUID job) throws Exception {
+        return java.net.http.HttpClient.newHttpClient().sendAsync(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(platform.clientUrl() + "/api/v1/jobs/" + job + "/attempts/1/logs?follow=true&offset=0"))
+                .header("Authorization", "Bearer " + token).timeout(WITHIN).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).get(WITHIN.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
     }
 
     @Test

@@ -48,13 +48,20 @@ class AttemptLogStreamController {
     private final LogStreams logs;
     private final InstantSource clock;
     private final Duration pollEvery;
+    /**
+     * Each follow holds a thread and reads {@code log_chunks} every {@code pollEvery}: a tenant's thousands of them
+     * (of its own job, or one opened again and again) would be the database's load for everyone.
+     */
+    private final io.fleetjobs.jobservice.OpenStreams follows;
 
     AttemptLogStreamController(JobStore store, LogStreams logs, InstantSource clock,
-            @Value("${jobs.logs.poll-interval:200ms}") Duration pollEvery) {
+            @Value("${jobs.logs.poll-interval:200ms}") Duration pollEvery,
+            @Value("${jobs.logs.max-follows-per-tenant:32}") int maxFollowsPerTenant) {
         this.store = store;
         this.logs = logs;
         this.clock = clock;
         this.pollEvery = pollEvery;
+        this.follows = new io.fleetjobs.jobservice.OpenStreams(maxFollowsPerTenant);
     }
 
     @io.swagger.v3.oas.annotations.Hidden // in the contract as getAttemptLogs with follow=true (one operation a path)
@@ -72,6 +79,19 @@ class AttemptLogStreamController {
         LogEvents events = wantsPlainText(accept) ? null : new LogEvents();
         long from = events != null && lastEventId != null ? resumeAt(lastEventId)
                 : offset == null ? LogLimits.DEFAULT_FROM : offset;
+        if (!follows.tryOpen(caller.tenantId())) {
+            throw ApiException.tooManyRequests("tenant " + caller.tenantName() + " follows " + follows.max()
+                    + " log streams here; close one or try again later", 5);
+        }
+        try {
+            serve(job, attempt, wire, onMachine, events, from, response);
+        } finally {
+            follows.close(caller.tenantId());
+        }
+    }
+
+    private void serve(JobRecord job, int attempt, String wire, LogStreams.AttemptOnMachine onMachine, LogEvents events,
+            long from, HttpServletResponse response) throws IOException {
         response.setContentType(events == null ? "text/plain;charset=UTF-8" : "text/event-stream;charset=UTF-8");
         response.setHeader("Cache-Control", "no-cache");
         response.setHeader("X-Content-Type-Options", "nosniff");

@@ -5,14 +5,12 @@ import io.fleetjobs.store.HistoryFeed;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The live changes of jobs for every open stream of this instance, read from job_history by position: one query per
@@ -32,16 +30,15 @@ public final class EventFeed {
     private final java.time.Duration grace;
     /** Made at the first read (the database may not answer while the instance starts). */
     private Watermark watermark;
-    private final int maxStreamsPerTenant;
+    private final io.fleetjobs.jobservice.OpenStreams perTenant;
     private final int queueCapacity;
     private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
-    private final Map<UUID, AtomicInteger> perTenant = new ConcurrentHashMap<>();
 
     public EventFeed(HistoryFeed history, InstantSource clock, Duration grace, int maxStreamsPerTenant, int queueCapacity) {
         this.history = history;
         this.clock = clock;
         this.grace = grace;
-        this.maxStreamsPerTenant = maxStreamsPerTenant;
+        this.perTenant = new io.fleetjobs.jobservice.OpenStreams(maxStreamsPerTenant);
         this.queueCapacity = queueCapacity;
     }
 
@@ -78,10 +75,8 @@ public final class EventFeed {
      * @throws TooManyStreams when the tenant has {@code maxStreamsPerTenant} open on this instance
      */
     public Stream open(UUID tenantId, UUID jobId, long after) {
-        AtomicInteger count = perTenant.computeIfAbsent(tenantId, t -> new AtomicInteger());
-        if (count.incrementAndGet() > maxStreamsPerTenant) {
-            count.decrementAndGet();
-            throw new TooManyStreams("tenant has " + maxStreamsPerTenant + " event streams open on this instance");
+        if (!perTenant.tryOpen(tenantId)) {
+            throw new TooManyStreams("tenant has " + perTenant.max() + " event streams open on this instance");
         }
         Stream stream = new Stream(tenantId, jobId, after, queueCapacity);
         streams.add(stream);
@@ -175,7 +170,7 @@ public final class EventFeed {
         public void close() {
             ended = true;
             if (streams.remove(this)) {
-                perTenant.get(tenantId).decrementAndGet();
+                perTenant.close(tenantId);
             }
         }
     }
