@@ -97,6 +97,8 @@ public final class ProcessRunner implements AttemptRunner {
     private final List<String> passEnv;
     private final SandboxSettings settings;
     private final Isolation isolation;
+    /** Whether a sandboxed attempt sees the machine's file systems read-only (where the machine allows it). */
+    private final boolean readOnlyMachine;
     private final Cgroups cgroups;
     /** The uids of the attempts that run now; each attempt has one of its own. */
     private final Set<Integer> uidsInUse = ConcurrentHashMap.newKeySet();
@@ -136,9 +138,16 @@ public final class ProcessRunner implements AttemptRunner {
      */
     public ProcessRunner(Path workDir, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock,
             List<String> passEnv, SandboxSettings settings, Isolation isolation, Cgroups cgroups) {
+        this(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, settings, isolation, true, cgroups);
+    }
+
+    private ProcessRunner(Path workDir, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock,
+            List<String> passEnv, SandboxSettings settings, Isolation isolation, boolean readOnlyMachine,
+            Cgroups cgroups) {
         this.passEnv = List.copyOf(passEnv);
         this.settings = Objects.requireNonNull(settings, "settings");
         this.isolation = Objects.requireNonNull(isolation, "isolation");
+        this.readOnlyMachine = readOnlyMachine;
         this.cgroups = cgroups;
         this.nextUid = settings.firstUid();
         Path root = Objects.requireNonNull(workDir, "workDir").toAbsolutePath().normalize();
@@ -167,6 +176,7 @@ public final class ProcessRunner implements AttemptRunner {
         Cgroups cgroups = root ? Cgroups.detect(Path.of("/proc/self/mountinfo"), settings.cgroupParent()).orElse(null)
                 : null;
         Isolation isolation = Isolation.NONE;
+        boolean readOnlyMachine = true;
         if (!settings.sandbox()) {
             log.warn("isolation is off (jobs.worker.isolation.sandbox=false): attempts run as the agent's uid and can"
                     + " read its files and other attempts' environments");
@@ -175,7 +185,14 @@ public final class ProcessRunner implements AttemptRunner {
                     + " the agent's files and other attempts' /proc/<pid>/environ, and no cgroup limits their memory,"
                     + " CPU or processes", agentUid());
         } else {
-            Optional<String> failure = probe(settings);
+            Optional<String> failure = probe(settings, true);
+            if (failure.isPresent() && probe(settings, false).isEmpty()) {
+                log.warn("the machine's file systems cannot be made read-only for attempts ({}): each still runs in"
+                        + " its sandbox, but may write wherever its uid may (a world-writable /var/tmp, say)",
+                        failure.get());
+                failure = Optional.empty();
+                readOnlyMachine = false;
+            }
             if (failure.isEmpty()) {
                 isolation = Isolation.SANDBOX;
             } else {
@@ -190,12 +207,24 @@ public final class ProcessRunner implements AttemptRunner {
         log.info("isolation: {}; cgroups: {}", isolation.wire(), cgroups == null ? "none"
                 : cgroups.version() + " under " + settings.cgroupParent());
         return new ProcessRunner(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, settings, isolation,
-                cgroups);
+                readOnlyMachine, cgroups);
     }
 
     /** Runs {@code true} in a sandbox; empty when it worked, else what went wrong. */
     static Optional<String> probe(SandboxSettings settings) {
-        List<String> argv = new ArrayList<>(new Sandbox(settings.firstUid(), 1 << 20).argv(List.of("true")));
+        return probe(settings, true);
+    }
+
+    /** As {@link #probe(SandboxSettings)}, with or without the machine's file systems made read-only. */
+    static Optional<String> probe(SandboxSettings settings, boolean readOnlyMachine) {
+        List<Path> readOnly;
+        try {
+            readOnly = readOnlyMachine ? writableMounts() : List.of();
+        } catch (IOException e) {
+            return Optional.of("cannot read the machine's mounts: " + e);
+        }
+        List<String> argv = new ArrayList<>(new Sandbox(settings.firstUid(), 1 << 20, List.of(), null, readOnly)
+                .argv(List.of("true")));
         try {
             Process p = new ProcessBuilder(argv).redirectErrorStream(true).directory(new java.io.File("/")).start();
             // the gate opens; the lifeline stays open until the probe is over (its end of file would kill it)
@@ -215,6 +244,11 @@ public final class ProcessRunner implements AttemptRunner {
             Thread.currentThread().interrupt();
             return Optional.of("interrupted");
         }
+    }
+
+    /** The mount points the agent sees read-write, as an attempt's sandbox makes them read-only. */
+    private static List<Path> writableMounts() throws IOException {
+        return Sandbox.writableMounts(Files.readAllLines(Path.of("/proc/self/mountinfo")));
     }
 
     /** The agent's own effective uid, from procfs; -1 when unknown. */
@@ -349,7 +383,13 @@ public final class ProcessRunner implements AttemptRunner {
             } catch (UncheckedIOException e) {
                 throw new StartFailedException("attempt " + key + ": " + e.getMessage() + ": " + e.getCause(), e);
             }
-            argv = new Sandbox(uid, settings.tmpBytes(), otherGpus).argv(command);
+            List<Path> readOnly;
+            try {
+                readOnly = readOnlyMachine ? writableMounts() : List.of();
+            } catch (IOException e) {
+                throw new StartFailedException("attempt " + key + ": cannot read the machine's mounts: " + e, e);
+            }
+            argv = new Sandbox(uid, settings.tmpBytes(), otherGpus, directory, readOnly).argv(command);
         } else if (cgroups != null) {
             argv = Sandbox.gatedArgv(command);
         } else {

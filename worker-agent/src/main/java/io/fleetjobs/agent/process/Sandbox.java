@@ -21,14 +21,19 @@ import java.util.stream.Stream;
  * <pre>
  *   JVM ─ setsid sh (GATE: waits for the agent's "go", sent once the agent has put it in the attempt's cgroup)
  *          └ exec unshare --pid --fork --kill-child --mount --ipc --mount-proc      (root, outside; pgid leader)
- *              └ sh (pid 1 of the new pid namespace): a private tmpfs on /tmp and /dev/shm
+ *              └ sh (pid 1 of the new pid namespace): the machine's file systems read-only but for the
+ *                  working directory, a private tmpfs on /tmp and /dev/shm
  *                  └ exec setpriv --reuid U --regid U --clear-groups, no capabilities, no new privileges
  *                      └ sh TIED_TO_AGENT (still pid 1, as uid U) ─ the job's argv, the watcher
  * </pre>
  *
  * <p>What holds: the job runs as a uid of its own, not the agent's, with no supplementary groups; it sees and
  * can signal only its own processes (its {@code /proc} is its namespace's, and {@code kill -9 -1} reaches no
- * one else); its {@code /tmp} is its own. The Java process is {@code unshare}, the leader of the process
+ * one else); its {@code /tmp} is its own. It writes nowhere else on the machine: every file system the agent sees
+ * is read-only in the attempt's mount namespace (but {@code /proc}, {@code /sys}, {@code /dev} and
+ * {@code /dev/pts}), its working directory bind-mounted over itself read-write first, so that a job can neither fill
+ * the machine's disk past its directory's cap nor leave files in a world-writable directory such as
+ * {@code /var/tmp} for another job to read or trip over. The Java process is {@code unshare}, the leader of the process
  * group, so the agent's group kill, the pgid record and the restart cleanup work as without a sandbox, and
  * better: when pid 1 of the namespace (the tied shell) exits, or {@code unshare} is killed
  * ({@code --kill-child}), the kernel kills every process of the namespace, even one that left the group with
@@ -42,17 +47,28 @@ import java.util.stream.Stream;
  * @param uid      the attempt's uid, also its gid
  * @param tmpBytes the size of its private /tmp (a tmpfs, counted in its cgroup's memory)
  * @param masked   the device nodes covered with /dev/null (the other GPUs')
+ * @param work     the attempt's working directory, the one place of the machine's file systems it may write; null
+ *                 for none (the probe)
+ * @param readOnly the mount points made read-only ({@link #writableMounts}); empty where the machine does not allow it
  */
-public record Sandbox(int uid, long tmpBytes, List<Path> masked) {
+public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List<Path> readOnly) {
     /** A GPU's device node, {@code nvidia<minor>}. */
     private static final Pattern GPU_NODE = Pattern.compile("nvidia([0-9]{1,6})");
 
+    /** Mount points left writable (by their files' modes): the kernel's views and the devices jobs write to. */
+    private static final Set<String> LEFT_WRITABLE = Set.of("/dev", "/dev/pts");
+
     public Sandbox(int uid, long tmpBytes) {
-        this(uid, tmpBytes, List.of());
+        this(uid, tmpBytes, List.of(), null, List.of());
+    }
+
+    public Sandbox(int uid, long tmpBytes, List<Path> masked) {
+        this(uid, tmpBytes, masked, null, List.of());
     }
 
     public Sandbox {
         masked = masked == null ? List.of() : List.copyOf(masked);
+        readOnly = readOnly == null ? List.of() : List.copyOf(readOnly);
         if (uid <= 0) {
             throw new IllegalArgumentException("an attempt's uid must not be root: " + uid);
         }
@@ -77,6 +93,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked) {
                         + " -- sh -c \"$inner\" fleetjobs-sandbox \"$@\"");
         String inner = String.join("\n",
                 "tied=$1; shift",
+                readOnlyMachine(),
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-tmp /tmp || exit 125",
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-shm /dev/shm 2>/dev/null",
                 masks(),
@@ -95,6 +112,77 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked) {
             lines.append("\nmount --bind /dev/null ").append(quoted(node.toString())).append(" || exit 125");
         }
         return lines.toString();
+    }
+
+    /**
+     * The working directory bind-mounted over itself (so that it stays writable), every other file system made
+     * read-only, then the shell moves into the bind mount (its working directory was the path's directory on the
+     * file system below, read-only now). Before the tmpfs on /tmp, so that a working directory under the machine's
+     * /tmp stays reachable as the shell's. A step that fails ends the start (fail closed).
+     */
+    private String readOnlyMachine() {
+        StringBuilder lines = new StringBuilder(":");
+        if (work != null) {
+            lines.append("\nmount --bind ").append(quoted(work.toString())).append(' ').append(quoted(work.toString()))
+                    .append(" || exit 125");
+        }
+        for (Path mount : readOnly) {
+            lines.append("\nmount -o remount,bind,ro ").append(quoted(mount.toString())).append(" || exit 125");
+        }
+        if (work != null) {
+            lines.append("\ncd ").append(quoted(work.toString())).append(" || exit 125");
+        }
+        return lines.toString();
+    }
+
+    /**
+     * The mount points to make read-only for an attempt, from the lines of {@code /proc/self/mountinfo}: each
+     * mounted read-write, but {@code /proc}, {@code /sys} and what is under them, {@code /dev} and {@code /dev/pts},
+     * and those hidden by a later mount on the same path or on one of its parents (their path no longer reaches
+     * them). In mount order.
+     */
+    static List<Path> writableMounts(List<String> mountinfo) {
+        List<String> points = new ArrayList<>();
+        List<Boolean> writable = new ArrayList<>();
+        for (String line : mountinfo) {
+            String[] fields = line.split(" ");
+            if (fields.length < 6) {
+                continue;
+            }
+            points.add(unescaped(fields[4]));
+            writable.add(List.of(fields[5].split(",")).contains("rw"));
+        }
+        List<Path> result = new ArrayList<>();
+        for (int i = 0; i < points.size(); i++) {
+            String point = points.get(i);
+            if (!writable.get(i) || LEFT_WRITABLE.contains(point) || under(point, "/proc") || under(point, "/sys")) {
+                continue;
+            }
+            boolean hidden = false;
+            for (int later = i + 1; later < points.size() && !hidden; later++) {
+                hidden = under(point, points.get(later));
+            }
+            if (!hidden) {
+                result.add(Path.of(point));
+            }
+        }
+        return result;
+    }
+
+    /** Whether {@code path} is {@code dir} or under it. */
+    private static boolean under(String path, String dir) {
+        return path.equals(dir) || dir.equals("/") || path.startsWith(dir + "/");
+    }
+
+    /** A mount point as mountinfo writes it: space, tab, newline and backslash as octal escapes. */
+    private static String unescaped(String field) {
+        Matcher escape = Pattern.compile("\\\\([0-7]{3})").matcher(field);
+        StringBuilder out = new StringBuilder();
+        while (escape.find()) {
+            escape.appendReplacement(out, Matcher.quoteReplacement(
+                    String.valueOf((char) Integer.parseInt(escape.group(1), 8))));
+        }
+        return escape.appendTail(out).toString();
     }
 
     private static String quoted(String s) {

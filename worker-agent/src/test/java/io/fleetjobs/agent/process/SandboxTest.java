@@ -57,6 +57,45 @@ class SandboxTest {
     }
 
     @Test
+    void everyReadWriteMountButTheKernelsViewsAndTheDevicesIsMadeReadOnlyAndTheHiddenOnesAreLeft() {
+        List<String> mountinfo = List.of(
+                "23 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw",
+                "24 23 0:5 / /dev rw,nosuid - devtmpfs devtmpfs rw,mode=755",
+                "25 24 0:22 / /dev/pts rw,nosuid,noexec - devpts devpts rw",
+                "26 24 0:23 / /dev/shm rw,nosuid,nodev - tmpfs tmpfs rw",
+                "27 23 0:21 / /proc rw,nosuid - proc proc rw",
+                "28 23 0:20 / /sys rw,nosuid - sysfs sysfs rw",
+                "29 28 0:24 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory",
+                "30 23 0:25 / /run rw,nosuid - tmpfs tmpfs rw",
+                "31 23 254:1 / /data/with\\040space rw - ext4 /dev/vdb rw",
+                "32 23 254:2 / /opt/models ro,relatime - ext4 /dev/vdc ro",
+                "33 23 0:26 / /mnt/old rw - tmpfs tmpfs rw",
+                "34 23 0:27 / /mnt rw - tmpfs tmpfs rw",
+                "35 34 0:28 / /mnt/new rw - tmpfs tmpfs rw",
+                "short line");
+
+        assertThat(Sandbox.writableMounts(mountinfo)).containsExactly(Path.of("/"), Path.of("/dev/shm"), Path.of("/run"),
+                Path.of("/data/with space"), Path.of("/mnt"), Path.of("/mnt/new"));
+    }
+
+    @Test
+    void theWorkingDirectoryStaysWritableTheRestGoesReadOnlyAndTheShellMovesIntoItBeforeTmpIsCovered() {
+        Path work = Path.of("/var/lib/fleetjobs/attempts/j-1/work");
+        String inner = new Sandbox(61007, 1 << 20, List.of(), work, List.of(Path.of("/"), Path.of("/data/it's")))
+                .argv(List.of("true")).get(5);
+
+        int bind = inner.indexOf("mount --bind '" + work + "' '" + work + "' || exit 125");
+        int root = inner.indexOf("mount -o remount,bind,ro '/' || exit 125");
+        int data = inner.indexOf("mount -o remount,bind,ro '/data/it'\\''s' || exit 125");
+        int cd = inner.indexOf("cd '" + work + "' || exit 125");
+        int tmp = inner.indexOf("fleetjobs-tmp /tmp");
+        assertThat(List.of(bind, root, data, cd, tmp)).doesNotContain(-1).isSorted();
+        assertThat(inner.indexOf("setpriv")).isGreaterThan(tmp);
+        assertThat(new Sandbox(61007, 1 << 20).argv(List.of("true")).get(5)).doesNotContain("remount")
+                .doesNotContain("cd ");
+    }
+
+    @Test
     void rootIsNeverAnAttemptsUid() {
         assertThatThrownBy(() -> new Sandbox(0, 1)).isInstanceOf(IllegalArgumentException.class);
     }

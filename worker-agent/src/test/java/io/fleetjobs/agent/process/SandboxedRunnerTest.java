@@ -186,6 +186,30 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void aJobWritesItsWorkDirectoryAndItsOwnTmpButNothingElseOfTheMachine() throws Exception {
+        String name = "fleetjobs-sandbox-probe-" + UUID.randomUUID();
+        // a directory anyone may write, as /var/tmp and /run/lock are, reachable by the job's uid
+        Path open = Files.createDirectories(workDir.resolve("world-writable"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path varTmp = Path.of("/var/tmp");
+        assumeTrue(Files.isDirectory(varTmp), "no /var/tmp on this machine");
+        try {
+            Outcome out = outcome(sh("{ echo a > " + open.resolve(name) + "; } 2>&1; echo open-rc=$?;"
+                    + " { echo b > " + varTmp.resolve(name) + "; } 2>&1; echo var-tmp-rc=$?;"
+                    + " echo c > note && cat note && echo c > $HOME/note2 && echo work-writable;"
+                    + " echo d > /tmp/x && echo tmp-writable"));
+
+            assertThat(out.stdoutTail()).contains("open-rc=").doesNotContain("open-rc=0").contains("var-tmp-rc=")
+                    .doesNotContain("var-tmp-rc=0").contains("Read-only file system")
+                    .contains("work-writable").contains("tmp-writable");
+            assertThat(open.resolve(name)).doesNotExist();
+            assertThat(varTmp.resolve(name)).doesNotExist();
+        } finally {
+            Files.deleteIfExists(varTmp.resolve(name));
+        }
+    }
+
+    @Test
     void aJobCannotReadTheMachinesCredential() throws Exception {
         // as the agent keeps it: <work-dir>/credential, beside the machine's directory of attempts
         io.fleetjobs.agent.CredentialFile credential = io.fleetjobs.agent.CredentialFile.in(workDir);
