@@ -226,7 +226,10 @@ public final class ProcessRunner implements AttemptRunner {
         List<String> argv = new ArrayList<>(new Sandbox(settings.firstUid(), 1 << 20, List.of(), null, readOnly)
                 .argv(List.of("true")));
         try {
-            Process p = new ProcessBuilder(argv).redirectErrorStream(true).directory(new java.io.File("/")).start();
+            ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true).directory(new java.io.File("/"));
+            builder.environment().clear();
+            builder.environment().putAll(Sandbox.ROOT_ENVIRONMENT);
+            Process p = builder.start();
             // the gate opens; the lifeline stays open until the probe is over (its end of file would kill it)
             p.getOutputStream().write("go\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
             p.getOutputStream().flush();
@@ -375,6 +378,7 @@ public final class ProcessRunner implements AttemptRunner {
         }
 
         List<String> argv;
+        Sandbox sandbox = null;
         if (uid != null) {
             List<Integer> own = requested == null ? List.of() : requested.gpuDevices();
             List<Path> otherGpus;
@@ -389,7 +393,8 @@ public final class ProcessRunner implements AttemptRunner {
             } catch (IOException e) {
                 throw new StartFailedException("attempt " + key + ": cannot read the machine's mounts: " + e, e);
             }
-            argv = new Sandbox(uid, settings.tmpBytes(), otherGpus, directory, readOnly).argv(command);
+            sandbox = new Sandbox(uid, settings.tmpBytes(), otherGpus, directory, readOnly);
+            argv = List.of(); // below, once the job's environment is known
         } else if (cgroups != null) {
             argv = Sandbox.gatedArgv(command);
         } else {
@@ -419,6 +424,10 @@ public final class ProcessRunner implements AttemptRunner {
             }
             environment.put("JOBS_JOB_ID", key.jobId().toString());
             environment.put("JOBS_ATTEMPT", Integer.toString(key.attempt()));
+            if (sandbox != null) {
+                // the job's environment reaches the job only; root's part of the start runs in a fixed one
+                builder.command(sandbox.argv(command, Map.copyOf(environment)));
+            }
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new StartFailedException("attempt " + key + ": invalid environment: " + e.getMessage(), e);
         }
@@ -434,6 +443,10 @@ public final class ProcessRunner implements AttemptRunner {
                     : new CommandNotStartableException("attempt " + key + ": command not executable by the job's user"
                             + (uid == null ? "" : " (uid " + uid + ")") + ": " + program + " (PATH=" + path + ")",
                             CommandNotStartableException.NOT_EXECUTABLE);
+        }
+        if (sandbox != null) {
+            environment.clear();
+            environment.putAll(Sandbox.ROOT_ENVIRONMENT);
         }
 
         Cgroups.AttemptCgroup cgroup = null;

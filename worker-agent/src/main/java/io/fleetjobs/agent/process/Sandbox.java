@@ -24,7 +24,11 @@ import java.util.stream.Stream;
  *              └ sh (pid 1 of the new pid namespace): the machine's file systems read-only but for the
  *                  working directory, a private tmpfs on /tmp and /dev/shm
  *                  └ exec setpriv --reuid U --regid U --clear-groups, no capabilities, no new privileges
- *                      └ sh TIED_TO_AGENT (still pid 1, as uid U) ─ the job's argv, the watcher
+ *                      └ env -i NAME=VALUE... (the job's environment, from here on only)
+ *                          └ /bin/sh TIED_TO_AGENT (still pid 1, as uid U) ─ the job's argv, the watcher
+ *
+ *   Everything above env runs as root in the agent's fixed environment ({@link #ROOT_ENVIRONMENT}), never the
+ *   job's: a job's PATH or LD_PRELOAD naming files a job wrote would otherwise run them as root.
  * </pre>
  *
  * <p>What holds: the job runs as a uid of its own, not the agent's, with no supplementary groups; it sees and
@@ -84,23 +88,46 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
      */
     static final String GATE = "read -r _ || exit 125";
 
-    /** The argv of the process the agent starts: {@code setsid sh -c ...} with the job's argv at the end. */
+    /**
+     * The whole environment of the part of the start that runs as root: a search path of root's directories
+     * only. The job's own environment is handed over as {@code env -i} arguments, after the uid is dropped.
+     */
+    static final java.util.Map<String, String> ROOT_ENVIRONMENT = java.util.Map.of("PATH",
+            "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+
+    /** As {@link #argv(List, java.util.Map)} with an empty environment. */
     List<String> argv(List<String> command) {
+        return argv(command, java.util.Map.of());
+    }
+
+    /**
+     * The argv of the process the agent starts ({@code setsid sh -c ...}, run in {@link #ROOT_ENVIRONMENT}): the
+     * job's environment as {@code NAME=VALUE} arguments of {@code env -i}, then the tied shell and the job's argv.
+     *
+     * @throws IllegalArgumentException for a name that is empty or holds {@code =} or NUL, or a value with NUL
+     */
+    List<String> argv(List<String> command, java.util.Map<String, String> environment) {
         String outer = String.join("\n",
                 GATE,
                 "inner=$1; shift",
                 "exec unshare --pid --fork --kill-child --mount --ipc --mount-proc --propagation private"
                         + " -- sh -c \"$inner\" fleetjobs-sandbox \"$@\"");
         String inner = String.join("\n",
-                "tied=$1; shift",
                 readOnlyMachine(),
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-tmp /tmp || exit 125",
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-shm /dev/shm 2>/dev/null",
                 masks(),
                 "exec setpriv --reuid=" + uid + " --regid=" + uid + " --clear-groups --inh-caps=-all"
-                        + " --bounding-set=-all --no-new-privs -- sh -c \"$tied\" fleetjobs-attempt \"$@\"");
-        List<String> argv = new ArrayList<>(command.size() + 8);
-        argv.addAll(List.of("setsid", "sh", "-c", outer, "fleetjobs-gate", inner, ProcessRunner.TIED_TO_AGENT));
+                        + " --bounding-set=-all --no-new-privs -- env -i -- \"$@\"");
+        List<String> argv = new ArrayList<>(command.size() + environment.size() + 12);
+        argv.addAll(List.of("setsid", "sh", "-c", outer, "fleetjobs-gate", inner));
+        new java.util.TreeMap<>(environment).forEach((name, value) -> {
+            if (name.isEmpty() || name.contains("=") || name.indexOf('\0') >= 0 || value.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("not an environment variable: " + name);
+            }
+            argv.add(name + "=" + value);
+        });
+        argv.addAll(List.of("/bin/sh", "-c", ProcessRunner.TIED_TO_AGENT, "fleetjobs-attempt"));
         argv.addAll(command);
         return argv;
     }

@@ -13,16 +13,31 @@ import org.junit.jupiter.api.io.TempDir;
 class SandboxTest {
     @Test
     void theJobsArgvComesLastBehindTheGateTheNamespacesAndTheUid() {
-        List<String> argv = new Sandbox(61007, 256L << 20).argv(List.of("python3", "-c", "print('hi')"));
+        List<String> argv = new Sandbox(61007, 256L << 20).argv(List.of("python3", "-c", "print('hi')"),
+                java.util.Map.of("PATH", "/opt/x:/usr/bin", "LD_PRELOAD", "/work/x.so", "A", "b=c d"));
 
         assertThat(argv.subList(0, 3)).containsExactly("setsid", "sh", "-c");
         assertThat(argv.get(3)).startsWith(Sandbox.GATE)
                 .contains("unshare --pid --fork --kill-child --mount --ipc --mount-proc");
         assertThat(argv.get(5)).contains("mount -t tmpfs -o size=268435456,mode=1777,nosuid,nodev fleetjobs-tmp /tmp")
                 .contains("setpriv --reuid=61007 --regid=61007 --clear-groups --inh-caps=-all --bounding-set=-all"
-                        + " --no-new-privs");
-        assertThat(argv.get(6)).isEqualTo(ProcessRunner.TIED_TO_AGENT);
-        assertThat(argv.subList(7, argv.size())).containsExactly("python3", "-c", "print('hi')");
+                        + " --no-new-privs -- env -i -- \"$@\"");
+        // the job's environment only as env's arguments after the uid is dropped, sorted, then the tied shell
+        assertThat(argv.subList(6, argv.size())).containsExactly("A=b=c d", "LD_PRELOAD=/work/x.so",
+                "PATH=/opt/x:/usr/bin", "/bin/sh", "-c", ProcessRunner.TIED_TO_AGENT, "fleetjobs-attempt", "python3",
+                "-c", "print('hi')");
+        assertThat(Sandbox.ROOT_ENVIRONMENT).containsOnlyKeys("PATH");
+    }
+
+    @Test
+    void aNameThatEnvWouldMisreadIsRefused() {
+        Sandbox sandbox = new Sandbox(61007, 1 << 20);
+        for (String name : List.of("", "A=B", "A\0B")) {
+            assertThatThrownBy(() -> sandbox.argv(List.of("true"), java.util.Map.of(name, "x")))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> sandbox.argv(List.of("true"), java.util.Map.of("A", "x\0y")))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

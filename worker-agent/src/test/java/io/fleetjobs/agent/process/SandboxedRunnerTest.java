@@ -210,6 +210,25 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void aJobsEnvironmentReachesOnlyTheJobNeverTheRootSideOfItsStart() throws Exception {
+        // job A plants a `sh` and a library in its working directory, where root can read them
+        RunningAttempt planter = sh("printf '#!/bin/sh\\nid -u >> \"$(dirname \"$0\")/ran-as\"\\nexec /bin/sh \"$@\"\\n' > sh;"
+                + " chmod 755 sh; : > evil.so; echo planted; exec sleep 60");
+        awaitOutput(planter, "planted");
+        Path planted = planter.directory();
+
+        // job B asks for a search path and a preload that name A's files: root must look at neither
+        Outcome out = outcome(sh("echo uid=$(id -u) path=$PATH preload=$LD_PRELOAD",
+                Map.of("PATH", planted + ":/usr/bin:/bin", "LD_PRELOAD", planted.resolve("evil.so").toString()),
+                Requested.NOTHING));
+
+        assertThat(out.exitCode()).as(out.stdoutTail() + out.stderrTail()).isZero();
+        assertThat(out.stdoutTail()).contains("path=" + planted + ":/usr/bin:/bin")
+                .contains("preload=" + planted.resolve("evil.so"));
+        assertThat(planted.resolve("ran-as")).as("a program of job A ran at job B's start").doesNotExist();
+    }
+
+    @Test
     void aJobCannotReadTheMachinesCredential() throws Exception {
         // as the agent keeps it: <work-dir>/credential, beside the machine's directory of attempts
         io.fleetjobs.agent.CredentialFile credential = io.fleetjobs.agent.CredentialFile.in(workDir);
