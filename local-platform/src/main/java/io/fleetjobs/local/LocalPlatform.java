@@ -499,6 +499,7 @@ public final class LocalPlatform implements AutoCloseable {
             return;
         }
         lock();
+        closeToOthers(home);
         List<ProcessHandle> leftovers = new ArrayList<>();
         for (PidFiles.Leftover left : pidFiles.takeLeftovers()) {
             config.listener.note("ending " + left.component() + " (pid " + left.process().pid()
@@ -723,6 +724,31 @@ public final class LocalPlatform implements AutoCloseable {
             }
             lock = null;
             lockChannel = null;
+        }
+    }
+
+    /** The directories of the home that hold other tenants' data: the services' logs, Kafka's, scratch files, pids. */
+    static final List<String> OWNER_ONLY = List.of("logs", "kafka", "tmp", "run");
+
+    /**
+     * The home as jobs on its agents may see it: the agents' sandboxed jobs run as other uids on this machine and
+     * must reach their working directories under {@code workers/}, so the home stays traversable (0711, not
+     * listable), but the logs (every tenant's job ids and names), Kafka's data (every tenant's events), the
+     * services' scratch files and the pid files are the launcher's user's alone (0700). Postgres keeps its data
+     * directory 0700 itself; the tokens are files of their own, 0600.
+     */
+    static void closeToOthers(Path home) {
+        try {
+            Files.createDirectories(home);
+            Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwx--x--x"));
+            for (String dir : OWNER_ONLY) {
+                Path path = Files.createDirectories(home.resolve(dir));
+                Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rwx------"));
+            }
+        } catch (UnsupportedOperationException e) {
+            // not a POSIX file system: nothing to close
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot close " + home + " to other users", e);
         }
     }
 

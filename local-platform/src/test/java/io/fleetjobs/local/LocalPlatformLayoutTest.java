@@ -56,6 +56,29 @@ class LocalPlatformLayoutTest {
     }
 
     @Test
+    void otherUsersOfTheMachineAJobsUidAmongThemReachTheWorkersButNotTheLogsKafkaOrScratchFiles() throws IOException {
+        Files.createDirectories(home.resolve("logs"));
+        Files.setPosixFilePermissions(home, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(home.resolve("logs"),
+                java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        buildRequired();
+        LocalPlatform platform = platform().workers(0).build();
+        try {
+            platform.components(); // lays the home out
+            assertThat(mode(home)).isEqualTo("rwx--x--x");
+            for (String dir : LocalPlatform.OWNER_ONLY) {
+                assertThat(mode(home.resolve(dir))).as(dir).isEqualTo("rwx------");
+            }
+        } finally {
+            platform.stop();
+        }
+    }
+
+    private static String mode(Path path) throws IOException {
+        return java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
+    }
+
+    @Test
     void replicasOfAServiceRunSideBySideOnPortsOfTheirOwn() throws IOException {
         buildRequired();
         build("reconciler-service/target/reconciler-service-exec.jar");
