@@ -33,9 +33,12 @@ final class EmbeddedPostgresServer implements Component {
     private final int port;
     private final Path log;
     private final Duration startTimeout;
+    private final String password;
     private EmbeddedPostgres server;
 
-    EmbeddedPostgresServer(Path dataDir, Path binariesDir, int port, Path log, Duration startTimeout) {
+    /** @param password the superuser's, asked of every connection (the agents' jobs run on this machine too) */
+    EmbeddedPostgresServer(Path dataDir, Path binariesDir, int port, Path log, Duration startTimeout, String password) {
+        this.password = java.util.Objects.requireNonNull(password, "password");
         this.dataDir = dataDir;
         this.binariesDir = binariesDir;
         this.port = port;
@@ -94,6 +97,7 @@ final class EmbeddedPostgresServer implements Component {
                     .setServerConfig("synchronous_commit", "on")
                     .setServerConfig("full_page_writes", "on")
                     .setServerConfig("max_connections", "100")
+                    .setConnectConfig("password", password)
                     .setOutputRedirector(toLog)
                     .setErrorRedirector(toLog)
                     .start();
@@ -102,11 +106,42 @@ final class EmbeddedPostgresServer implements Component {
             throw new IllegalStateException("postgres did not start on port " + port + " (data in " + dataDir + "): " + e
                     + "; see " + log, e);
         }
+        askForThePassword();
         createDatabase();
     }
 
+    /**
+     * initdb lets every local connection in without a password ({@code trust}): any process of this machine,
+     * a tenant's job among them, could connect as the superuser, rewrite any job and run programs as the
+     * server's user. So the superuser gets the kept password and every line of {@code pg_hba.conf} asks for it
+     * (scram-sha-256), read again at once; a data directory laid out by an earlier launcher is closed the same way.
+     */
+    private void askForThePassword() {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://localhost:" + port + "/postgres", USER, password);
+                Statement s = c.createStatement()) {
+            s.execute("set password_encryption = 'scram-sha-256'");
+            s.execute("alter role " + USER + " password '" + password.replace("'", "''") + "'");
+            Path hba = dataDir.resolve("pg_hba.conf");
+            String before = Files.readString(hba, StandardCharsets.UTF_8);
+            String after = passwordRequired(before);
+            if (!after.equals(before)) {
+                Files.writeString(hba, after, StandardCharsets.UTF_8);
+                s.execute("select pg_reload_conf()");
+            }
+        } catch (SQLException | IOException e) {
+            throw new IllegalStateException("cannot make postgres on port " + port + " ask for a password: " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code pg_hba.conf} with every rule that lets a connection in unchecked ({@code trust}) asking for a password. */
+    static String passwordRequired(String hba) {
+        return hba.lines().map(line -> line.strip().startsWith("#") ? line
+                        : line.replaceAll("(\\s)trust(\\s*)$", "$1scram-sha-256$2"))
+                .collect(java.util.stream.Collectors.joining("\n", "", hba.endsWith("\n") ? "\n" : ""));
+    }
+
     private void createDatabase() {
-        try (Connection c = DriverManager.getConnection("jdbc:postgresql://localhost:" + port + "/postgres", USER, "")) {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://localhost:" + port + "/postgres", USER, password)) {
             try (PreparedStatement exists = c.prepareStatement("select 1 from pg_database where datname = ?")) {
                 exists.setString(1, DATABASE);
                 try (ResultSet rs = exists.executeQuery()) {

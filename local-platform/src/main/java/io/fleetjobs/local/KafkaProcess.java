@@ -108,6 +108,12 @@ public final class KafkaProcess implements AutoCloseable {
                 deleteRecursively(dir); // left by an earlier run: other ports, another cluster id
             }
             Files.createDirectories(dir);
+            try {
+                // every tenant's events: not for the agents' jobs, other users of this machine
+                Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+            } catch (UnsupportedOperationException e) {
+                // not a POSIX file system
+            }
             Files.createDirectories(logFile.getParent());
             Path config = dir.resolve("server.properties");
             Files.writeString(config, String.join("\n",

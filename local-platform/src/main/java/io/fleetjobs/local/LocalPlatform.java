@@ -142,6 +142,8 @@ public final class LocalPlatform implements AutoCloseable {
     private final String adminToken;
     private final String joinToken;
     private final String internalSecret;
+    /** The embedded server's superuser password (kept in {@code db-password}); null with an external database. */
+    private final String embeddedDatabasePassword;
     private final Object startLock = new Object();
     private volatile boolean closed;
     private boolean prepared;
@@ -156,6 +158,7 @@ public final class LocalPlatform implements AutoCloseable {
         this.adminToken = config.adminToken != null ? config.adminToken : keptSecret("admin-token");
         this.joinToken = config.joinToken != null ? config.joinToken : keptSecret("join-token");
         this.internalSecret = config.internalSecret != null ? config.internalSecret : keptSecret("internal-secret");
+        this.embeddedDatabasePassword = config.databaseUrl != null ? null : keptSecret("db-password");
     }
 
     public static Builder builder() {
@@ -316,7 +319,7 @@ public final class LocalPlatform implements AutoCloseable {
     }
 
     public String databasePassword() {
-        return config.databaseUrl != null ? config.databasePassword : "";
+        return config.databaseUrl != null ? config.databasePassword : embeddedDatabasePassword;
     }
 
     /** Whether PostgreSQL runs embedded (no URL was given). */
@@ -541,7 +544,7 @@ public final class LocalPlatform implements AutoCloseable {
         if (config.databaseUrl == null) {
             int port = config.postgresPort > 0 ? config.postgresPort : Processes.preferredOrFree(POSTGRES_PORT + offset);
             components.put(POSTGRES, new EmbeddedPostgresServer(home.resolve("pg"), home.resolve("postgres-binaries"), port,
-                    logs.resolve(POSTGRES + ".log"), config.startTimeout));
+                    logs.resolve(POSTGRES + ".log"), config.startTimeout, embeddedDatabasePassword));
             infrastructure.add(POSTGRES);
         }
         if (config.kafkaBootstrapServers == null) {

@@ -21,6 +21,8 @@ class KafkaProcessTest {
     @Test
     void aRestartedBrokerAnswersAtTheSameAddressWithItsData() throws Exception {
         try (KafkaProcess kafka = new KafkaProcess(Path.of("target", "kafka-process-test")).start()) {
+            assertThat(java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(
+                    Path.of("target", "kafka-process-test")))).as("its data, the owner's alone").isEqualTo("rwx------");
             try (var producer = new KafkaProducer<String, String>(Map.of(
                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
                     ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
