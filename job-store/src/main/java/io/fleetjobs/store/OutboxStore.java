@@ -67,13 +67,42 @@ public final class OutboxStore {
                 .param("after", after).param("limit", limit)
                 .query((rs, n) -> {
                     UUID jobId = rs.getObject(2, UUID.class);
-                    UUID eventId = rs.getObject(3, UUID.class);
-                    String payload = eventId == null ? null : Json.write(new JobEvent(eventId, JobEvent.SCHEMA_VERSION,
-                            JobEventType.valueOf(rs.getString(4)), jobId, rs.getObject(5, UUID.class), rs.getLong(6),
-                            JobRows.instant(rs, 7), JobRows.state(rs.getString(8)), JobRows.state(rs.getString(9)),
-                            rs.getString(10), data(rs.getString(11))));
+                    String payload = rs.getObject(3, UUID.class) == null ? null : Json.write(event(rs));
                     return new Event(rs.getLong(1), jobId.toString(), payload);
                 })
+                .list();
+    }
+
+    /** The event of a history row read with the columns of {@link #above}; its event id not null. */
+    private static JobEvent event(java.sql.ResultSet rs) throws java.sql.SQLException {
+        return new JobEvent(rs.getObject(3, UUID.class), JobEvent.SCHEMA_VERSION, JobEventType.valueOf(rs.getString(4)),
+                rs.getObject(2, UUID.class), rs.getObject(5, UUID.class), rs.getLong(6), JobRows.instant(rs, 7),
+                JobRows.state(rs.getString(8)), JobRows.state(rs.getString(9)), rs.getString(10),
+                data(rs.getString(11)));
+    }
+
+    /**
+     * The events as the history recorded them, of those a carrier claims ({@code jobs.events} as a consumer read
+     * it): each found by its job, version and event id, every field then the history's, the tenant the job's; one
+     * the history does not hold (made up, or its job deleted since) is left out. Kafka carries events, never the
+     * truth: whoever can write to the topic can claim anything.
+     */
+    public List<JobEvent> asRecorded(List<JobEvent> claimed) {
+        if (claimed.isEmpty()) {
+            return List.of();
+        }
+        return jdbc.sql("""
+                        select h.position, h.job_id, h.event_id, h.event_type, j.tenant_id, h.version, h.at,
+                               h.from_state, h.to_state, h.reason, h.event_data
+                        from unnest(cast(:jobs as uuid[]), cast(:versions as bigint[]), cast(:events as uuid[]))
+                               as c(job_id, version, event_id)
+                        join job_history h on h.job_id = c.job_id and h.version = c.version and h.event_id = c.event_id
+                        join jobs j on j.id = h.job_id
+                        order by h.position""")
+                .param("jobs", claimed.stream().map(JobEvent::jobId).toArray(UUID[]::new))
+                .param("versions", claimed.stream().map(JobEvent::jobVersion).toArray(Long[]::new))
+                .param("events", claimed.stream().map(JobEvent::eventId).toArray(UUID[]::new))
+                .query((rs, n) -> event(rs))
                 .list();
     }
 

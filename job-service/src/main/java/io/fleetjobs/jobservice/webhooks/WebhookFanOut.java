@@ -2,6 +2,7 @@ package io.fleetjobs.jobservice.webhooks;
 
 import io.fleetjobs.model.JobEvent;
 import io.fleetjobs.store.Json;
+import io.fleetjobs.store.OutboxStore;
 import io.fleetjobs.store.WebhookStore;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,9 +27,11 @@ import org.springframework.stereotype.Component;
 class WebhookFanOut {
     private static final Logger log = LoggerFactory.getLogger(WebhookFanOut.class);
     private final WebhookStore store;
+    private final OutboxStore history;
 
-    WebhookFanOut(WebhookStore store) {
+    WebhookFanOut(WebhookStore store, OutboxStore history) {
         this.store = store;
+        this.history = history;
     }
 
     /** What the fan-out reads of every event first: whose it is (most tenants have no webhooks). */
@@ -61,18 +64,25 @@ class WebhookFanOut {
         }
         Set<UUID> hooked = new HashSet<>();
         hooks.forEach(h -> hooked.add(h.tenantId()));
-        List<WebhookStore.NewDelivery> deliveries = new ArrayList<>();
+        List<JobEvent> claimed = new ArrayList<>();
         for (int i = 0; i < known.size(); i++) {
             if (!hooked.contains(owners.get(i))) {
                 continue; // read in full only the events of tenants with webhooks
             }
-            JobEvent event;
             try {
-                event = Json.read(known.get(i), JobEvent.class);
+                claimed.add(Json.read(known.get(i), JobEvent.class));
             } catch (RuntimeException e) {
                 log.warn("skipping a record of {} that is not a job event: {}", JobEvent.TOPIC, e.getMessage());
-                continue;
             }
+        }
+        // a signed delivery says what PostgreSQL recorded, never what a record on the topic claims
+        List<JobEvent> recorded = history.asRecorded(claimed);
+        if (recorded.size() < claimed.size()) {
+            log.warn("{} of {} records of {} name no event the history holds (forged, or their job deleted since):"
+                    + " nothing delivered for them", claimed.size() - recorded.size(), claimed.size(), JobEvent.TOPIC);
+        }
+        List<WebhookStore.NewDelivery> deliveries = new ArrayList<>();
+        for (JobEvent event : recorded) {
             String payload = null;
             for (WebhookStore.Webhook hook : hooks) {
                 if (hook.tenantId().equals(event.tenantId()) && WebhookEvents.wants(hook.events(), hook.createdAt(), event)) {

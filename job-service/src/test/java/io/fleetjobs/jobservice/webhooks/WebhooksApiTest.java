@@ -119,6 +119,38 @@ class WebhooksApiTest extends JobServiceTestBase {
     }
 
     @Test
+    void aRecordOnTheTopicThatTheHistoryDoesNotHoldIsNeverDelivered() throws Exception {
+        Api tenant = newTenant("hooks-forged");
+        admin.patch("/api/v1/admin/tenants/hooks-forged", "{\"allowPrivateWebhooks\": true}");
+        tenant.post("/api/v1/webhooks", hook(receiverUrl(0), "terminal"));
+        java.util.UUID tenantId = java.util.UUID.fromString(admin.get("/api/v1/admin/tenants/hooks-forged").field("id"));
+        java.util.UUID job = java.util.UUID.fromString(tenant.post("/api/v1/jobs", spec("lied-about")).field("id"));
+
+        // whoever reaches Kafka (a job, where the network lets it) writes what it likes to the events' topic
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, String>(Map.of(
+                "bootstrap.servers", KAFKA.bootstrapServers(),
+                "key.serializer", org.apache.kafka.common.serialization.StringSerializer.class,
+                "value.serializer", org.apache.kafka.common.serialization.StringSerializer.class))) {
+            for (long version : List.of(1L, 2L, 50L)) {
+                io.fleetjobs.model.JobEvent forged = new io.fleetjobs.model.JobEvent(java.util.UUID.randomUUID(),
+                        io.fleetjobs.model.JobEvent.SCHEMA_VERSION, io.fleetjobs.model.JobEventType.STATE_CHANGED, job,
+                        tenantId, version, java.time.Instant.now(), io.fleetjobs.model.JobState.RUNNING,
+                        io.fleetjobs.model.JobState.SUCCEEDED, "forged", Map.of());
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(io.fleetjobs.model.JobEvent.TOPIC,
+                        job.toString(), io.fleetjobs.store.Json.write(forged))).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+        // the job's real end comes after the forgeries on its partition
+        assertThat(tenant.post("/api/v1/jobs/" + job + "/cancel", null).status()).isEqualTo(202);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> onlyWebhook(tenant).get("lastStatus").asInt() == 204);
+        assertThat(received).as("the real end only").hasSize(1);
+        assertThat(received.getFirst().body()).contains("\"to\":\"CANCELED\"").doesNotContain("forged")
+                .doesNotContain("SUCCEEDED");
+        assertThat(onlyWebhook(tenant).get("pending").asLong()).isZero();
+    }
+
+    @Test
     void aDeliveryThatNeverSucceedsIsGivenUpAfterItsLastTryAndCounted() throws IOException {
         Api tenant = newTenant("hooks-down");
         admin.patch("/api/v1/admin/tenants/hooks-down", "{\"allowPrivateWebhooks\": true}");
