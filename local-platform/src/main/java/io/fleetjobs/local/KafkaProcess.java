@@ -41,6 +41,8 @@ public final class KafkaProcess implements AutoCloseable {
     private final List<String> jvmOptions;
     private final Path logFile;
     private final List<String> launchPrefix;
+    /** What clients must show ({@link #clientProperties}); null for a broker that asks nothing (tests of its own). */
+    private final String password;
     private Process process;
     private boolean formatted;
 
@@ -64,6 +66,17 @@ public final class KafkaProcess implements AutoCloseable {
      */
     KafkaProcess(Path dir, String classPath, int port, int controllerPort, List<String> jvmOptions, Path logFile,
             List<String> launchPrefix) {
+        this(dir, classPath, port, controllerPort, jvmOptions, logFile, launchPrefix, null);
+    }
+
+    /**
+     * @param password what every client, and the broker's own controller connection, must show (SASL PLAIN, user
+     *                 {@link #USER}): any process of the machine reaches its ports, the agents' jobs among them, and
+     *                 the topic carries every tenant's events; null for none
+     */
+    KafkaProcess(Path dir, String classPath, int port, int controllerPort, List<String> jvmOptions, Path logFile,
+            List<String> launchPrefix, String password) {
+        this.password = password;
         this.dir = dir.toAbsolutePath();
         this.classPath = absolute(classPath); // the broker runs in its own directory
         this.port = port;
@@ -75,6 +88,44 @@ public final class KafkaProcess implements AutoCloseable {
 
     public String bootstrapServers() {
         return "127.0.0.1:" + port;
+    }
+
+    /** The one user the broker knows when it asks for a password. */
+    static final String USER = "fleetjobs";
+
+    /** What a client sets besides the bootstrap servers to be let in: nothing, or SASL PLAIN with the password. */
+    public Map<String, String> clientProperties() {
+        return password == null ? Map.of() : Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN",
+                "sasl.jaas.config", jaas(false));
+    }
+
+    /** The PLAIN login: the client's user and password, and for the broker also the users it lets in. */
+    private String jaas(boolean server) {
+        return "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + USER + "\" password=\""
+                + password + "\"" + (server ? " user_" + USER + "=\"" + password + "\"" : "") + ";";
+    }
+
+    /** The listeners' lines of server.properties: plain text, or SASL PLAIN on both, the controller's too. */
+    private List<String> listeners() {
+        if (password == null) {
+            return List.of(
+                    "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                    "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                    "controller.listener.names=CONTROLLER",
+                    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                    "inter.broker.listener.name=PLAINTEXT");
+        }
+        return List.of(
+                "listeners=SASL_PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                "advertised.listeners=SASL_PLAINTEXT://127.0.0.1:" + port,
+                "controller.listener.names=CONTROLLER",
+                "listener.security.protocol.map=SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT",
+                "inter.broker.listener.name=SASL_PLAINTEXT",
+                "sasl.enabled.mechanisms=PLAIN",
+                "sasl.mechanism.inter.broker.protocol=PLAIN",
+                "sasl.mechanism.controller.protocol=PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config=" + jaas(true),
+                "listener.name.controller.plain.sasl.jaas.config=" + jaas(true));
     }
 
     public int port() {
@@ -116,15 +167,12 @@ public final class KafkaProcess implements AutoCloseable {
             }
             Files.createDirectories(logFile.getParent());
             Path config = dir.resolve("server.properties");
-            Files.writeString(config, String.join("\n",
+            List<String> lines = new ArrayList<>(List.of(
                     "process.roles=broker,controller",
                     "node.id=1",
-                    "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                    "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                    "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-                    "controller.listener.names=CONTROLLER",
-                    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                    "inter.broker.listener.name=PLAINTEXT",
+                    "controller.quorum.voters=1@127.0.0.1:" + controllerPort));
+            lines.addAll(listeners());
+            Files.writeString(config, String.join("\n", lines) + "\n" + String.join("\n",
                     "log.dirs=" + dir.resolve("data"),
                     "num.partitions=4",
                     "offsets.topic.replication.factor=1",
@@ -206,8 +254,10 @@ public final class KafkaProcess implements AutoCloseable {
 
     private void awaitReady(Duration timeout) throws InterruptedException {
         Instant deadline = Instant.now().plus(timeout);
-        try (AdminClient admin = AdminClient.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2_000))) {
+        Map<String, Object> clientConfig = new java.util.HashMap<>(clientProperties());
+        clientConfig.putAll(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2_000));
+        try (AdminClient admin = AdminClient.create(clientConfig)) {
             while (Instant.now().isBefore(deadline)) {
                 if (!process.isAlive()) {
                     throw new IllegalStateException("kafka exited with " + process.exitValue() + "; see " + logFile);

@@ -144,6 +144,8 @@ public final class LocalPlatform implements AutoCloseable {
     private final String internalSecret;
     /** The embedded server's superuser password (kept in {@code db-password}); null with an external database. */
     private final String embeddedDatabasePassword;
+    /** The local broker's password (kept in {@code kafka-password}); null with an external broker. */
+    private final String kafkaPassword;
     private final Object startLock = new Object();
     private volatile boolean closed;
     private boolean prepared;
@@ -159,6 +161,7 @@ public final class LocalPlatform implements AutoCloseable {
         this.joinToken = config.joinToken != null ? config.joinToken : keptSecret("join-token");
         this.internalSecret = config.internalSecret != null ? config.internalSecret : keptSecret("internal-secret");
         this.embeddedDatabasePassword = config.databaseUrl != null ? null : keptSecret("db-password");
+        this.kafkaPassword = config.kafkaBootstrapServers != null ? null : keptSecret("kafka-password");
     }
 
     public static Builder builder() {
@@ -550,7 +553,7 @@ public final class LocalPlatform implements AutoCloseable {
         if (config.kafkaBootstrapServers == null) {
             KafkaProcess kafka = new KafkaProcess(home.resolve("kafka"), config.classPath,
                     Processes.preferredOrFree(KAFKA_PORT + offset), Processes.preferredOrFree(KAFKA_CONTROLLER_PORT + offset),
-                    withTmpDir(config.kafkaJvmOptions, KAFKA), logs.resolve(KAFKA + ".log"), prefix);
+                    withTmpDir(config.kafkaJvmOptions, KAFKA), logs.resolve(KAFKA + ".log"), prefix, kafkaPassword);
             components.put(KAFKA, new KafkaBroker(kafka, config.startTimeout, pidFiles, config.listener));
             infrastructure.add(KAFKA);
         }
@@ -645,6 +648,12 @@ public final class LocalPlatform implements AutoCloseable {
         return config.classDataSharing ? bootJars.launch(component, jar) : List.of("-jar", jar.toString());
     }
 
+    /** What a Kafka client sets to be let into the local broker (SASL PLAIN); nothing for an external one. */
+    public Map<String, String> kafkaClientProperties() {
+        return config.kafkaBootstrapServers != null ? Map.of()
+                : ((KafkaBroker) components.get(KAFKA)).kafka().clientProperties();
+    }
+
     private String kafkaBootstrapServersUnchecked() {
         return config.kafkaBootstrapServers != null ? config.kafkaBootstrapServers
                 : ((KafkaBroker) components.get(KAFKA)).bootstrapServers();
@@ -665,6 +674,9 @@ public final class LocalPlatform implements AutoCloseable {
         env.put("JOBS_DB_USER", databaseUser());
         env.put("JOBS_DB_PASSWORD", Objects.requireNonNullElse(databasePassword(), ""));
         env.put("JOBS_KAFKA_BOOTSTRAP_SERVERS", kafkaBootstrapServersUnchecked());
+        kafkaClientProperties().forEach((key, value) -> env.put(
+                key.equals("security.protocol") ? "SPRING_KAFKA_SECURITY_PROTOCOL"
+                        : "SPRING_KAFKA_PROPERTIES_" + key.toUpperCase(Locale.ROOT).replace('.', '_'), value));
         env.put("JOBS_BOOTSTRAP_ADMIN_TOKEN", adminToken);
         env.put("JOBS_AGENT_JOIN_TOKEN", joinToken);
         env.put("JOBS_INTERNAL_SECRET", internalSecret); // the gateway signs callers' identities with it, services check them

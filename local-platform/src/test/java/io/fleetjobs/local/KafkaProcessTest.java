@@ -48,4 +48,34 @@ class KafkaProcessTest {
             }
         }
     }
+
+    @Test
+    void withAPasswordABrokerLetsInOnlyAClientThatShowsIt() throws Exception {
+        Path dir = Path.of("target", "kafka-process-password-test");
+        try (KafkaProcess kafka = new KafkaProcess(dir, System.getProperty("java.class.path"), KafkaProcess.freePort(),
+                KafkaProcess.freePort(), KafkaProcess.DEFAULT_JVM_OPTIONS, dir.resolve("kafka.log"), List.of(),
+                "the-kept-password").start()) {
+            Map<String, Object> stranger = new java.util.HashMap<>(Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                    ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                    ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                    ProducerConfig.MAX_BLOCK_MS_CONFIG, 3_000));
+            Map<String, Object> guesser = new java.util.HashMap<>(stranger);
+            guesser.putAll(Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN", "sasl.jaas.config",
+                    "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"fleetjobs\" password=\"guess\";"));
+            for (Map<String, Object> refused : List.of(stranger, guesser)) {
+                try (var producer = new KafkaProducer<String, String>(refused)) {
+                    org.assertj.core.api.Assertions.assertThatThrownBy(() -> producer.send(
+                            new ProducerRecord<>("t", "k", "forged")).get(10, TimeUnit.SECONDS))
+                            .isInstanceOf(Exception.class);
+                }
+            }
+            Map<String, Object> known = new java.util.HashMap<>(stranger);
+            known.putAll(kafka.clientProperties());
+            try (var producer = new KafkaProducer<String, String>(known)) {
+                assertThat(producer.send(new ProducerRecord<>("t", "k", "let in")).get(30, TimeUnit.SECONDS).offset())
+                        .isZero();
+            }
+        }
+    }
 }
