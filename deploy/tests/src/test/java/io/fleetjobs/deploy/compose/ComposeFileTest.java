@@ -420,6 +420,31 @@ class ComposeFileTest {
     }
 
     @Test
+    void anAgentAndTheJobsItRunsShareANetworkWithTheSchedulerAloneNeverPostgresOrKafka() {
+        java.util.function.Function<String, Set<String>> networks = service -> {
+            Object named = compose.service(service).get("networks");
+            if (named == null) {
+                return Set.of("default");
+            }
+            return named instanceof Map<?, ?> m ? m.keySet().stream().map(String::valueOf).collect(Collectors.toSet())
+                    : Compose.list(named).stream().map(String::valueOf).collect(Collectors.toSet());
+        };
+        List<String> agents = compose.servicesOf("worker-agent");
+        assertThat(agents).isNotEmpty();
+        for (String agent : agents) {
+            for (String other : compose.serviceNames()) {
+                if (other.equals(agent) || agents.contains(other)) {
+                    continue;
+                }
+                boolean shared = networks.apply(other).stream().anyMatch(networks.apply(agent)::contains);
+                assertThat(shared).as(agent + " and " + other).isEqualTo(other.equals("scheduler-service"));
+            }
+        }
+        assertThat(compose.environment(agents.getFirst()).get("JOBS_WORKER_SCHEDULER_URL"))
+                .startsWith("http://scheduler-service:");
+    }
+
+    @Test
     void onlyTheGatewayGrafanaAndPrometheusArePublished() {
         Map<String, List<Integer>> published = new LinkedHashMap<>();
         for (String service : compose.serviceNames()) {
