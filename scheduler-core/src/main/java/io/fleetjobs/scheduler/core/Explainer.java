@@ -60,6 +60,23 @@ final class Explainer {
         return new Explanation(new Unplaced(kind, header + reasons, rejectedBy), attributesAlone);
     }
 
+    /**
+     * How many machines of the snapshot (healthy or not) no permanent filter rejects for the job: those that would
+     * take it once enough of what runs there ended and they were healthy. Fewer than a gang's replicas, and the
+     * gang can never fit this fleet. A full scan, as {@link #explain}.
+     */
+    int couldEverTake(PendingJob job) {
+        FilterChain applicable = filters.forJob(job);
+        int count = 0;
+        for (MachineState machine : machines) {
+            int filter = applicable.firstRejecting(job, machine);
+            if (filter < 0 || !applicable.get(filter).permanent()) {
+                count++;
+            }
+        }
+        return count;
+    }
+
     /** An explanation, and whether it depends on the job's attributes alone, not on its amounts. */
     record Explanation(Unplaced unplaced, boolean attributesAlone) {
     }

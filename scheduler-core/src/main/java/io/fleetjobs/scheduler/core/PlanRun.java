@@ -106,6 +106,7 @@ final class PlanRun {
      */
     private Unplaced placeGang(PendingJob gang, List<Assignment> assignments) {
         int most = 0;
+        int mostEver = 0;
         boolean everFits = false;
         Unplaced lastReplica = null;
         for (PendingJob replica : GangScopes.of(gang, index.regions(), all)) {
@@ -128,6 +129,7 @@ final class PlanRun {
                 return null;
             }
             most = Math.max(most, taken.size());
+            mostEver = Math.max(mostEver, explainer.couldEverTake(replica));
             lastReplica = search.best(replica) == null ? explainer.explain(replica).unplaced()
                     : new Unplaced(Unplaced.Kind.DOES_NOT_FIT_NOW, "every other machine it fits holds a replica already",
                             null);
@@ -142,6 +144,13 @@ final class PlanRun {
                 index.give(m, replica);
                 pressure.gave(m, replica);
             }
+        }
+        String scope = gang.gangScope() == null ? "" : " in one " + GangScopes.describe(gang.gangScope());
+        if (mostEver < gang.replicas()) {
+            // one replica per machine, and the fleet has too few machines that could ever take one
+            return new Unplaced(Unplaced.Kind.CAN_NEVER_FIT, "a gang of " + gang.replicas() + " replicas is placed whole"
+                    + " or not at all, one per machine, and " + (mostEver == 1 ? "1 machine" : mostEver + " machines")
+                    + scope + " at most could ever take one of them", lastReplica == null ? null : lastReplica.rejectedBy());
         }
         Unplaced.Kind kind = everFits || lastReplica == null ? Unplaced.Kind.DOES_NOT_FIT_NOW : Unplaced.Kind.CAN_NEVER_FIT;
         String reason = "a gang of " + gang.replicas() + " replicas is placed whole or not at all; at most " + most

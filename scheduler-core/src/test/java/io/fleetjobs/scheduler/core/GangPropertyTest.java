@@ -112,7 +112,9 @@ class GangPropertyTest {
 
         Plan plan = Snapshots.plan(snapshot, gang, small);
         assertThat(plan.unplaced()).containsOnlyKeys(gang.jobId());
-        assertThat(plan.unplaced().get(gang.jobId()).reason()).contains("at most 2 fit at once (one per machine) in one region");
+        assertThat(plan.unplaced().get(gang.jobId()).reason()).isEqualTo("a gang of 3 replicas is placed whole or not"
+                + " at all, one per machine, and 2 machines in one region at most could ever take one of them");
+        assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.CAN_NEVER_FIT);
         assertThat(plan.assignments()).extracting(Assignment::jobId).containsExactly(small.jobId());
 
         PendingJob anywhere = asGang(gang, 3, null);
@@ -121,15 +123,30 @@ class GangPropertyTest {
     }
 
     @Test
-    void aGangNeverDoublesUpOnAMachineEvenWhenOneMachineHasRoomForAll() {
+    void aGangNeverDoublesUpOnAMachineEvenWhenOneMachineHasRoomForAllSoTwoMachinesCanNeverTakeThree() {
         Snapshot snapshot = Snapshots.of(aMachine("big").cores(64).build(), aMachine("small").cores(2).build());
         PendingJob gang = asGang(aJob().cores(1).memoryMb(64).build(), 3, null);
 
         Plan plan = Snapshots.plan(snapshot, gang);
         assertThat(plan.assignments()).isEmpty();
-        assertThat(plan.unplaced().get(gang.jobId()).reason())
-                .contains("a gang of 3 replicas is placed whole or not at all; at most 2 fit at once (one per machine); the next replica: every other machine it fits holds a replica already");
-        assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.DOES_NOT_FIT_NOW);
+        assertThat(plan.unplaced().get(gang.jobId()).reason()).isEqualTo("a gang of 3 replicas is placed whole or not"
+                + " at all, one per machine, and 2 machines at most could ever take one of them");
+        assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.CAN_NEVER_FIT);
+    }
+
+    @Test
+    void aGangThatEnoughMachinesCouldTakeOnceTheirWorkEndsWaitsForRoomNotForNewMachines() {
+        Snapshot snapshot = Snapshots.of(
+                aMachine("a").cores(8).build(),
+                aMachine("b").cores(8).allocated(8000, 0, 0).build(),
+                aMachine("c").cores(8).allocated(8000, 0, 0).build(),
+                aMachine("tiny").cores(1).build());
+        PendingJob gang = asGang(aJob().cores(4).memoryMb(64).build(), 3, null);
+
+        Unplaced unplaced = Snapshots.plan(snapshot, gang).unplaced().get(gang.jobId());
+        assertThat(unplaced.kind()).as("b and c take one each once their work ends; tiny never").isEqualTo(
+                Unplaced.Kind.DOES_NOT_FIT_NOW);
+        assertThat(unplaced.reason()).contains("at most 1 fit at once (one per machine)");
     }
 
     @Test
