@@ -100,6 +100,34 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
     /** Makes the attempt's cgroup with its limits (whatever was there of that name is removed first). */
     public abstract AttemptCgroup create(String name, Limits limits) throws IOException;
 
+    /**
+     * Bounds the processes (and threads) of all this agent's attempts together: {@code pids.max} of the parent
+     * they share. Each attempt has its own {@code pids.max}, but attempts of a few tenants together could
+     * otherwise take every pid of the machine, and then neither the agent nor anyone's job could fork.
+     */
+    public abstract void limitAllAttempts(long pidsMax) throws IOException;
+
+    /**
+     * The most processes all attempts together may have on a machine whose kernel allows {@code pidMax} pids and
+     * {@code threadsMax} threads: all but a reserve for the agent and the rest of the machine (an eighth, at least
+     * 4,096), and never fewer than 1,024.
+     */
+    static long pidsBudget(long pidMax, long threadsMax) {
+        long machine = Math.min(pidMax, threadsMax);
+        return Math.max(1024, machine - Math.max(4096, machine / 8));
+    }
+
+    /** {@link #pidsBudget} of this machine, from {@code /proc/sys/kernel}; empty when it cannot be read. */
+    public static OptionalLong machinePidsBudget() {
+        try {
+            long pidMax = Long.parseLong(Files.readString(Path.of("/proc/sys/kernel/pid_max"), UTF_8).strip());
+            long threadsMax = Long.parseLong(Files.readString(Path.of("/proc/sys/kernel/threads-max"), UTF_8).strip());
+            return OptionalLong.of(pidsBudget(pidMax, threadsMax));
+        } catch (IOException | RuntimeException e) {
+            return OptionalLong.empty();
+        }
+    }
+
     /** The attempt cgroups under the parent, for an agent restart: what its previous incarnation left. */
     public abstract List<AttemptCgroup> existing();
 
@@ -261,6 +289,15 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
         }
 
         @Override
+        public void limitAllAttempts(long pidsMax) throws IOException {
+            Path pids = mounts.get("pids");
+            if (pids != null) {
+                Path dir = Files.createDirectories(pids.resolve(parent));
+                write(dir.resolve("pids.max"), Long.toString(pidsMax));
+            }
+        }
+
+        @Override
         public AttemptCgroup create(String name, Limits limits) throws IOException {
             Attempt cgroup = new Attempt(name);
             for (Path dir : cgroup.directories()) {
@@ -369,8 +406,15 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
         }
 
         @Override
-        public AttemptCgroup create(String name, Limits limits) throws IOException {
-            // each level from the root down to the parent hands the controllers on to its children
+        public void limitAllAttempts(long pidsMax) throws IOException {
+            Path dir = parentDelegating();
+            if (Files.exists(dir.resolve("pids.max"))) {
+                write(dir.resolve("pids.max"), Long.toString(pidsMax));
+            }
+        }
+
+        /** The parent, each level from the root down to it handing the controllers on to its children. */
+        private Path parentDelegating() throws IOException {
             Path level = root;
             delegateFromTheRoot();
             for (Path part : Path.of(parent)) {
@@ -379,7 +423,12 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
                 Files.createDirectories(level);
             }
             enable(level);
-            Path dir = level.resolve(name);
+            return level;
+        }
+
+        @Override
+        public AttemptCgroup create(String name, Limits limits) throws IOException {
+            Path dir = parentDelegating().resolve(name);
             Files.createDirectories(dir);
             if (limits.memoryBytes() != null) {
                 write(dir.resolve("memory.max"), Long.toString(limits.memoryBytes()));

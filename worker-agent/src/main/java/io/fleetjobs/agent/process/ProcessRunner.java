@@ -206,8 +206,27 @@ public final class ProcessRunner implements AttemptRunner {
         }
         log.info("isolation: {}; cgroups: {}", isolation.wire(), cgroups == null ? "none"
                 : cgroups.version() + " under " + settings.cgroupParent());
+        if (cgroups != null) {
+            limitAllAttempts(cgroups);
+        }
         return new ProcessRunner(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, settings, isolation,
                 readOnlyMachine, cgroups);
+    }
+
+    /** The processes of every attempt together held below the machine's pids, so that the agent can always fork. */
+    private static void limitAllAttempts(Cgroups cgroups) {
+        java.util.OptionalLong budget = Cgroups.machinePidsBudget();
+        if (budget.isEmpty()) {
+            log.warn("cannot read /proc/sys/kernel/pid_max: the attempts together are not limited in processes");
+            return;
+        }
+        try {
+            cgroups.limitAllAttempts(budget.getAsLong());
+            log.info("attempts together may run at most {} processes", budget.getAsLong());
+        } catch (IOException | RuntimeException e) {
+            log.warn("cannot limit the attempts' processes together ({}): a few of them could take every pid of the"
+                    + " machine", e.toString());
+        }
     }
 
     /** Runs {@code true} in a sandbox; empty when it worked, else what went wrong. */

@@ -36,6 +36,13 @@ class CgroupsTest {
     }
 
     @Test
+    void theAttemptsTogetherGetTheMachinesPidsButAReserveForTheAgentAndTheRest() {
+        assertThat(Cgroups.pidsBudget(32_768, 192_736)).isEqualTo(32_768 - 4_096);
+        assertThat(Cgroups.pidsBudget(4_194_304, 1_000_000)).isEqualTo(1_000_000 - 125_000);
+        assertThat(Cgroups.pidsBudget(4_096, 100_000)).isEqualTo(1_024);
+    }
+
+    @Test
     void whatWasNotAskedForIsNotLimited() {
         Cgroups.Limits limits = Cgroups.Limits.of(null, null, 64, 10, null);
         assertThat(limits.memoryBytes()).isNull();

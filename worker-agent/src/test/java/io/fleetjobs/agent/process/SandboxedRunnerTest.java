@@ -229,6 +229,24 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void theAttemptsTogetherCannotForkPastTheMachinesBudgetThoughEachIsUnderItsOwn() throws Exception {
+        Cgroups machine = cgroups.orElseThrow();
+        Path parentPids = machine.roots().stream().map(r -> r.resolve(PARENT).resolve("pids.max"))
+                .filter(Files::exists).findFirst().orElse(null);
+        assumeTrue(parentPids != null, "no pids controller");
+        machine.limitAllAttempts(40);
+        try {
+            assertThat(Files.readString(parentPids).strip()).isEqualTo("40");
+            // 100 processes: under the attempt's own 512, over what all attempts together may have
+            Outcome out = outcome(sh("i=0; while [ $i -lt 100 ]; do sleep 30 & i=$((i+1)); done 2>&1;"
+                    + " echo started=$(ls /proc | grep -c '^[0-9]'); kill $(jobs -p) 2>/dev/null; exit 0"));
+            assertThat(out.stdoutTail()).as(out.stdoutTail()).containsIgnoringCase("fork");
+        } finally {
+            Files.writeString(parentPids, "max");
+        }
+    }
+
+    @Test
     void aJobCannotReadTheMachinesCredential() throws Exception {
         // as the agent keeps it: <work-dir>/credential, beside the machine's directory of attempts
         io.fleetjobs.agent.CredentialFile credential = io.fleetjobs.agent.CredentialFile.in(workDir);
