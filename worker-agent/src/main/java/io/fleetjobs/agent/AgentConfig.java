@@ -36,6 +36,7 @@ class AgentConfig {
         ProcessRunner runner = ProcessRunner.forMachine(properties.workDir().resolve(resources.machineId()),
                 properties.logCapBytes(), 64 * 1024, properties.killGrace(), clock, properties.passEnv(),
                 properties.isolation().settings().forMachine(resources.machineId()));
+        runner.holdAllAttemptsTo(resources.memoryMb());
         return new Agent(properties, resources, scheduler, runner, clock,
                 CredentialFile.forMachine(properties.workDir(), resources.machineId()));
     }

@@ -108,6 +108,30 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
     public abstract void limitAllAttempts(long pidsMax) throws IOException;
 
     /**
+     * Bounds the memory of all this agent's attempts together: the parent's limit. Each attempt may use its
+     * headroom above what it asked for, but many small attempts each using theirs would together take far more
+     * than the machine offered (256 attempts of 1 MiB reach 16 GiB with the 64 MiB minimum headroom), and the
+     * machine's OOM killer would then end the agent or anyone's job.
+     */
+    public abstract void limitAllAttemptsMemory(long bytes) throws IOException;
+
+    /**
+     * The {@code oom_score_adj} of an attempt's processes when all attempts together are limited to
+     * {@code machineBytes}: 1000 less its request in thousandths of that limit. When the attempts together reach
+     * it, the kernel ends the process with the largest resident memory plus this adjustment in those thousandths:
+     * the limit less the request for each alike, so the one that uses most beyond what it asked for, never a job
+     * within its request while another is over it. Positive, so that it needs no privilege to set (a negative
+     * value needs CAP_SYS_RESOURCE), and in a machine-wide OOM attempts go before the agent; where the agent has
+     * that capability, the value is also the least the job may lower it to.
+     */
+    static int oomScoreAdj(long requestBytes, long machineBytes) {
+        if (requestBytes <= 0 || machineBytes <= 0) {
+            return 0;
+        }
+        return (int) (1000 - Math.min(1000, Math.round(1000.0 * requestBytes / machineBytes)));
+    }
+
+    /**
      * The most processes all attempts together may have on a machine whose kernel allows {@code pidMax} pids and
      * {@code threadsMax} threads: all but a reserve for the agent and the rest of the machine (an eighth, at least
      * 4,096), and never fewer than 1,024.
@@ -298,6 +322,15 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
         }
 
         @Override
+        public void limitAllAttemptsMemory(long bytes) throws IOException {
+            Path memory = mounts.get("memory");
+            if (memory != null) {
+                Path dir = Files.createDirectories(memory.resolve(parent));
+                write(dir.resolve("memory.limit_in_bytes"), Long.toString(bytes));
+            }
+        }
+
+        @Override
         public AttemptCgroup create(String name, Limits limits) throws IOException {
             Attempt cgroup = new Attempt(name);
             for (Path dir : cgroup.directories()) {
@@ -411,6 +444,11 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
             if (Files.exists(dir.resolve("pids.max"))) {
                 write(dir.resolve("pids.max"), Long.toString(pidsMax));
             }
+        }
+
+        @Override
+        public void limitAllAttemptsMemory(long bytes) throws IOException {
+            write(parentDelegating().resolve("memory.max"), Long.toString(bytes));
         }
 
         /** The parent, each level from the root down to it handing the controllers on to its children. */

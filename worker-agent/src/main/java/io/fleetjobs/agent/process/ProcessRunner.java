@@ -100,6 +100,8 @@ public final class ProcessRunner implements AttemptRunner {
     /** Whether a sandboxed attempt sees the machine's file systems read-only (where the machine allows it). */
     private final boolean readOnlyMachine;
     private final Cgroups cgroups;
+    /** What all attempts together may use ({@link #holdAllAttemptsTo}); 0 while not limited. */
+    private volatile long machineMemoryBytes;
     /** The uids of the attempts that run now; each attempt has one of its own. */
     private final Set<Integer> uidsInUse = ConcurrentHashMap.newKeySet();
     private int nextUid;
@@ -226,6 +228,28 @@ public final class ProcessRunner implements AttemptRunner {
         } catch (IOException | RuntimeException e) {
             log.warn("cannot limit the attempts' processes together ({}): a few of them could take every pid of the"
                     + " machine", e.toString());
+        }
+    }
+
+    /**
+     * Holds every attempt together to the memory this machine offers, with the headroom one attempt gets on what
+     * it asked for, and from then on gives each attempt an OOM score by its request ({@link Cgroups#oomScoreAdj}).
+     * No effect without cgroups.
+     */
+    public void holdAllAttemptsTo(long offeredMemoryMb) {
+        if (cgroups == null || offeredMemoryMb <= 0) {
+            return;
+        }
+        long bytes = Cgroups.Limits.of(null, offeredMemoryMb, settings.minHeadroomMb(), settings.headroomPercent(), null)
+                .memoryBytes();
+        try {
+            cgroups.limitAllAttemptsMemory(bytes);
+            machineMemoryBytes = bytes;
+            log.info("attempts together may use at most {} MiB (the {} MiB offered, with headroom)", bytes >> 20,
+                    offeredMemoryMb);
+        } catch (IOException | RuntimeException e) {
+            log.warn("cannot limit the attempts' memory together ({}): many attempts using their headroom could take"
+                    + " the machine's memory", e.toString());
         }
     }
 
@@ -492,6 +516,7 @@ public final class ProcessRunner implements AttemptRunner {
                     + " (are setsid, unshare and setpriv, from util-linux, on the agent's PATH?): " + e.getMessage(), e);
         }
         if (cgroup != null) {
+            scoreForOom(process.pid(), requested);
             try {
                 cgroup.add(process.pid());
                 // the gate opens: from now on everything the attempt forks is in its cgroup
@@ -538,6 +563,20 @@ public final class ProcessRunner implements AttemptRunner {
         log.info("attempt {} started: pgid {}{}{}, {}", key, process.pid(), uid == null ? "" : ", uid " + uid,
                 cgroup == null ? "" : ", " + cgroup, command);
         return attempt;
+    }
+
+    /** The attempt's first process (still at its gate) gets its OOM score, which everything it starts inherits. */
+    private void scoreForOom(long pid, Requested requested) {
+        long machine = machineMemoryBytes;
+        if (machine <= 0 || requested == null || requested.memoryMb() == null) {
+            return;
+        }
+        int adj = Cgroups.oomScoreAdj(requested.memoryMb() << 20, machine);
+        try {
+            Files.writeString(Path.of("/proc", Long.toString(pid), "oom_score_adj"), Integer.toString(adj));
+        } catch (IOException e) {
+            log.warn("cannot set the OOM score of attempt process {}: {}", pid, e.toString());
+        }
     }
 
     /** What an OOM kill's report says: {@code used more than its 512 MiB (limit 576 MiB with headroom)}. */

@@ -43,6 +43,14 @@ class CgroupsTest {
     }
 
     @Test
+    void anAttemptsOomScoreIsAThousandLessItsRequestInThousandthsOfWhatAllAttemptsMayUse() {
+        assertThat(Cgroups.oomScoreAdj(100L << 20, 1000L << 20)).isEqualTo(900);
+        assertThat(Cgroups.oomScoreAdj(2000L << 20, 1000L << 20)).isZero();
+        assertThat(Cgroups.oomScoreAdj(0, 1000L << 20)).isZero();
+        assertThat(Cgroups.oomScoreAdj(100L << 20, 0)).isZero();
+    }
+
+    @Test
     void whatWasNotAskedForIsNotLimited() {
         Cgroups.Limits limits = Cgroups.Limits.of(null, null, 64, 10, null);
         assertThat(limits.memoryBytes()).isNull();

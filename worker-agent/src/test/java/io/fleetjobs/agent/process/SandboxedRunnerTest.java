@@ -247,6 +247,35 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void whenTheAttemptsTogetherFillTheMachineTheOneMostOverItsRequestIsKilledNotTheBiggest() throws Exception {
+        Cgroups machine = cgroups.orElseThrow();
+        Path parentLimit = machine.roots().stream().map(r -> r.resolve(PARENT).resolve("memory.limit_in_bytes"))
+                .filter(Files::exists).findFirst().orElse(null);
+        assumeTrue(parentLimit != null, "no cgroup v1 memory hierarchy");
+        runner.holdAllAttemptsTo(110); // 174 MiB for all attempts together, with the 64 MiB headroom
+        try {
+            assertThat(Long.parseLong(Files.readString(parentLimit).strip())).isEqualTo(174L << 20);
+            // asked for 120 MiB and uses about as much: the biggest, within what it asked for
+            RunningAttempt honest = sh("exec /usr/bin/python3 -c \"import time; x = b'a' * (110 << 20); print('holding',"
+                    + " flush=True); time.sleep(60)\"", Map.of(), new Requested(null, 120L));
+            awaitOutput(honest, "holding");
+            // asked for 20 MiB, uses 70 (within its own limit of 84): together over the machine's 174
+            RunningAttempt greedy = sh("exec /usr/bin/python3 -c \"import time; x = b'a' * (60 << 20); print('took',"
+                    + " flush=True); time.sleep(60)\"", Map.of(), new Requested(null, 20L));
+
+            Outcome out = outcome(greedy);
+            assertThat(out.exitCode()).as(out.stdoutTail() + out.stderrTail()).isEqualTo(137);
+            assertThat(out.breach()).isNotNull();
+            assertThat(out.breach().reason()).isEqualTo(FailureReason.OOM_KILLED);
+            assertThat(honest.isAlive()).as("the job within its request lives").isTrue();
+            honest.terminate();
+            outcome(honest);
+        } finally {
+            Files.writeString(parentLimit, "-1");
+        }
+    }
+
+    @Test
     void aJobCannotReadTheMachinesCredential() throws Exception {
         // as the agent keeps it: <work-dir>/credential, beside the machine's directory of attempts
         io.fleetjobs.agent.CredentialFile credential = io.fleetjobs.agent.CredentialFile.in(workDir);
