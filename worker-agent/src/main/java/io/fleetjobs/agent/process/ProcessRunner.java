@@ -100,6 +100,8 @@ public final class ProcessRunner implements AttemptRunner {
     /** Whether a sandboxed attempt sees the machine's file systems read-only (where the machine allows it). */
     private final boolean readOnlyMachine;
     private final Cgroups cgroups;
+    /** The disk the working directories share, watched for all attempts together. */
+    private final DiskPressure disk;
     /** What all attempts together may use ({@link #holdAllAttemptsTo}); 0 while not limited. */
     private volatile long machineMemoryBytes;
     /** The uids of the attempts that run now; each attempt has one of its own. */
@@ -150,6 +152,7 @@ public final class ProcessRunner implements AttemptRunner {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.isolation = Objects.requireNonNull(isolation, "isolation");
         this.readOnlyMachine = readOnlyMachine;
+        this.disk = new DiskPressure(settings.diskReserveBytes());
         this.cgroups = cgroups;
         this.nextUid = settings.firstUid();
         Path root = Objects.requireNonNull(workDir, "workDir").toAbsolutePath().normalize();
@@ -548,10 +551,11 @@ public final class ProcessRunner implements AttemptRunner {
                     + e, e);
         }
         RunningAttempt.Limited limited = new RunningAttempt.Limited(cgroup, oomDetail(requested, limits),
-                settings.workDirCapBytes(), settings.diskCheckInterval());
+                settings.workDirCapBytes(), settings.diskCheckInterval(), disk);
         RunningAttempt attempt = new RunningAttempt(key, process, startedAt, directory, stdoutFile, stderrFile, record,
                 logCapBytes, tailBytes, killGrace, clock, limited, done -> {
                     running.remove(done.key(), done);
+                    disk.forget(key);
                     ended.put(key.fileName(), clock.instant());
                     if (uid != null) {
                         Sandboxing.lock(directory);

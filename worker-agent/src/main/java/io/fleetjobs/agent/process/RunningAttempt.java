@@ -63,8 +63,9 @@ public final class RunningAttempt implements Attempt {
      * @param workDirCapBytes   the most its working directory may hold; 0 for no cap
      * @param diskCheckInterval how often the working directory is measured
      */
-    record Limited(Cgroups.AttemptCgroup cgroup, String oomDetail, long workDirCapBytes, Duration diskCheckInterval) {
-        static final Limited NOTHING = new Limited(null, "", 0, Duration.ofSeconds(10));
+    record Limited(Cgroups.AttemptCgroup cgroup, String oomDetail, long workDirCapBytes, Duration diskCheckInterval,
+            DiskPressure disk) {
+        static final Limited NOTHING = new Limited(null, "", 0, Duration.ofSeconds(10), null);
     }
     private final AtomicReference<CompletableFuture<Void>> stopping = new AtomicReference<>();
 
@@ -117,9 +118,11 @@ public final class RunningAttempt implements Attempt {
                 return;
             } catch (TimeoutException e) {
                 long used = DiskUsage.of(directory);
-                if (used > limited.workDirCapBytes()) {
-                    String detail = "its working directory holds " + (used >> 20) + " MiB, more than the cap of "
-                            + (limited.workDirCapBytes() >> 20) + " MiB";
+                java.util.Optional<String> evicted = limited.disk() == null ? java.util.Optional.empty()
+                        : limited.disk().measured(key, used, directory);
+                if (used > limited.workDirCapBytes() || evicted.isPresent()) {
+                    String detail = evicted.orElseGet(() -> "its working directory holds " + (used >> 20)
+                            + " MiB, more than the cap of " + (limited.workDirCapBytes() >> 20) + " MiB");
                     log.warn("attempt {}: {}; killing it", key, detail);
                     breach.compareAndSet(null, new Outcome.Breach(io.fleetjobs.model.FailureReason.DISK_LIMIT_EXCEEDED,
                             detail));

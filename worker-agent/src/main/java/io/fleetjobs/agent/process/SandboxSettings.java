@@ -19,11 +19,20 @@ import java.time.Duration;
  * @param retention         how long an ended attempt's directory is kept (its logs' tails went with its report)
  * @param deviceDir         where the GPUs' device nodes are ({@code /dev}; tests point it elsewhere): in a sandbox each
  *                          {@code nvidia<N>} there that is not one of the attempt's GPUs is covered with /dev/null
+ * @param diskReserveBytes  the free space kept on the disk of the working directories: below it, the attempt holding
+ *                          the most there is killed ({@link DiskPressure}); -1 for the default, 5% and at least 1 GiB
  */
 public record SandboxSettings(boolean sandbox, int firstUid, int uidCount, long tmpBytes, String cgroupParent,
         long minHeadroomMb, int headroomPercent, Integer pidsMax, long workDirCapBytes, Duration diskCheckInterval,
-        Duration retention, Path deviceDir) {
+        Duration retention, Path deviceDir, long diskReserveBytes) {
     public static final Path DEV = Path.of("/dev");
+
+    public SandboxSettings(boolean sandbox, int firstUid, int uidCount, long tmpBytes, String cgroupParent,
+            long minHeadroomMb, int headroomPercent, Integer pidsMax, long workDirCapBytes, Duration diskCheckInterval,
+            Duration retention, Path deviceDir) {
+        this(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent, pidsMax,
+                workDirCapBytes, diskCheckInterval, retention, deviceDir, -1);
+    }
 
     public SandboxSettings(boolean sandbox, int firstUid, int uidCount, long tmpBytes, String cgroupParent,
             long minHeadroomMb, int headroomPercent, Integer pidsMax, long workDirCapBytes, Duration diskCheckInterval,
@@ -57,12 +66,12 @@ public record SandboxSettings(boolean sandbox, int firstUid, int uidCount, long 
 
     public SandboxSettings withSandbox(boolean on) {
         return new SandboxSettings(on, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir);
+                pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir, diskReserveBytes);
     }
 
     public SandboxSettings withWorkDirCap(long bytes, Duration every) {
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, bytes, every, retention, deviceDir);
+                pidsMax, bytes, every, retention, deviceDir, diskReserveBytes);
     }
 
     /**
@@ -72,16 +81,21 @@ public record SandboxSettings(boolean sandbox, int firstUid, int uidCount, long 
     public SandboxSettings forMachine(String machineId) {
         String name = machineId.replaceAll("[^A-Za-z0-9._-]", "_");
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent + "/" + name, minHeadroomMb,
-                headroomPercent, pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir);
+                headroomPercent, pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir, diskReserveBytes);
     }
 
     public SandboxSettings withDeviceDir(Path dir) {
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, workDirCapBytes, diskCheckInterval, retention, dir);
+                pidsMax, workDirCapBytes, diskCheckInterval, retention, dir, diskReserveBytes);
+    }
+
+    public SandboxSettings withDiskReserve(long bytes) {
+        return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
+                pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir, bytes);
     }
 
     public SandboxSettings withRetention(Duration keep) {
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, workDirCapBytes, diskCheckInterval, keep, deviceDir);
+                pidsMax, workDirCapBytes, diskCheckInterval, keep, deviceDir, diskReserveBytes);
     }
 }

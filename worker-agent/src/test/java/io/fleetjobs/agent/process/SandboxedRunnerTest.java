@@ -276,6 +276,24 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void whenTheDiskFallsBelowItsReserveTheAttemptHoldingTheMostThereEndsAndOneHoldingNothingRuns() throws Exception {
+        // a reserve no disk has free: the working directories' disk is always "full" here
+        runner = new ProcessRunner(workDir.resolve("machine-full"), 1 << 20, 8192, GRACE, InstantSource.system(),
+                ProcessRunner.DEFAULT_PASS_ENV, settings().withWorkDirCap(1L << 30, Duration.ofMillis(100))
+                        .withDiskReserve(Long.MAX_VALUE / 4), Isolation.SANDBOX, cgroups.orElseThrow());
+        RunningAttempt idle = sh("echo idle; exec sleep 60");
+        awaitOutput(idle, "idle");
+        RunningAttempt writer = sh("head -c 5000000 /dev/zero > fill && echo filled; exec sleep 60");
+
+        Outcome out = outcome(writer);
+        assertThat(out.breach()).isNotNull();
+        assertThat(out.breach().reason()).isEqualTo(FailureReason.DISK_LIMIT_EXCEEDED);
+        assertThat(out.breach().detail()).contains("the machine's disk for working directories").contains("holds the"
+                + " most: 4 MiB");
+        assertThat(idle.isAlive()).as("holding nothing, it would free nothing").isTrue();
+    }
+
+    @Test
     void aJobCannotReadTheMachinesCredential() throws Exception {
         // as the agent keeps it: <work-dir>/credential, beside the machine's directory of attempts
         io.fleetjobs.agent.CredentialFile credential = io.fleetjobs.agent.CredentialFile.in(workDir);

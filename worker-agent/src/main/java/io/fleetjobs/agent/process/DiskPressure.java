@@ -1,0 +1,68 @@
+package io.fleetjobs.agent.process;
+
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The disk all of a machine's working directories share. Each attempt's directory has its cap, but many attempts
+ * each under theirs could together fill the disk, and then the agent could write no log and every job on the
+ * machine would fail to write. Each attempt's watch tells this what its directory holds; when the disk's free
+ * space falls below the reserve, the attempt holding the most (at least {@link #WORTH_EVICTING}) is the one
+ * killed, as kubelet evicts by ephemeral storage: the job's fault ({@code DISK_LIMIT_EXCEEDED}).
+ */
+final class DiskPressure {
+    /** A directory holding less frees too little to be worth ending its attempt. */
+    static final long WORTH_EVICTING = 1L << 20;
+
+    private final long reserveSetting;
+    private final Map<AttemptKey, Long> held = new ConcurrentHashMap<>();
+
+    /** @param reserveSetting the free space kept, or -1 for {@link #reserve(long, long) the default} */
+    DiskPressure(long reserveSetting) {
+        this.reserveSetting = reserveSetting;
+    }
+
+    /** The free space to keep on a disk of {@code totalBytes}: the setting, else 5% of it and at least 1 GiB. */
+    static long reserve(long totalBytes, long setting) {
+        return setting >= 0 ? setting : Math.max(1L << 30, totalBytes / 20);
+    }
+
+    /**
+     * Records what the attempt's directory holds, and says why it must end when the disk is below its reserve and
+     * this attempt holds the most of all; empty otherwise.
+     */
+    Optional<String> measured(AttemptKey key, long bytes, Path directory) {
+        held.put(key, bytes);
+        if (bytes < WORTH_EVICTING) {
+            return Optional.empty();
+        }
+        for (Map.Entry<AttemptKey, Long> other : held.entrySet()) {
+            if (!other.getKey().equals(key) && other.getValue() > bytes) {
+                return Optional.empty();
+            }
+        }
+        try {
+            FileStore store = Files.getFileStore(directory);
+            long free = store.getUsableSpace();
+            long reserve = reserve(store.getTotalSpace(), reserveSetting);
+            if (free >= reserve) {
+                return Optional.empty();
+            }
+            return Optional.of("the machine's disk for working directories has " + (free >> 20) + " MiB free, below"
+                    + " its reserve of " + (reserve >> 20) + " MiB, and this attempt's holds the most: "
+                    + (bytes >> 20) + " MiB");
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The attempt ended: its directory no longer counts. */
+    void forget(AttemptKey key) {
+        held.remove(key);
+    }
+}
