@@ -314,19 +314,19 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
 
         @Override
         public void limitAllAttempts(long pidsMax) throws IOException {
-            Path pids = mounts.get("pids");
-            if (pids != null) {
-                Path dir = Files.createDirectories(pids.resolve(parent));
-                write(dir.resolve("pids.max"), Long.toString(pidsMax));
-            }
+            limitParent("pids", "pids.max", pidsMax);
         }
 
         @Override
         public void limitAllAttemptsMemory(long bytes) throws IOException {
-            Path memory = mounts.get("memory");
-            if (memory != null) {
-                Path dir = Files.createDirectories(memory.resolve(parent));
-                write(dir.resolve("memory.limit_in_bytes"), Long.toString(bytes));
+            limitParent("memory", "memory.limit_in_bytes", bytes);
+        }
+
+        /** Writes a limit of the parent in one controller's hierarchy, where this machine mounts it. */
+        private void limitParent(String controller, String file, long value) throws IOException {
+            Path root = mounts.get(controller);
+            if (root != null) {
+                write(Files.createDirectories(root.resolve(parent)).resolve(file), Long.toString(value));
             }
         }
 
