@@ -131,7 +131,9 @@ final class Processes {
     /** This boot's id, so that a record from before a reboot is never taken for a live process. */
     static Optional<String> bootId() {
         try {
-            return Optional.of(Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip()).filter(s -> !s.isEmpty());
+            // by line: Files.readString gave the first byte alone of /proc/sys files on a 6.18 kernel
+            return Files.readAllLines(Path.of("/proc/sys/kernel/random/boot_id")).stream().findFirst().map(String::strip)
+                    .filter(s -> !s.isEmpty());
         } catch (IOException e) {
             return Optional.empty();
         }

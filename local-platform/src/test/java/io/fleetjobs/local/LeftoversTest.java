@@ -26,6 +26,12 @@ class LeftoversTest {
     }
 
     @Test
+    void thisBootsIdIsReadWhole() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(java.nio.file.Path.of("/proc/sys/kernel/random/boot_id")));
+        org.assertj.core.api.Assertions.assertThat(Processes.bootId()).get().asString().hasSize(36);
+    }
+
+    @Test
     void aRecordedProcessThatStillRunsIsALeftoverAndEveryRecordGoes() throws IOException {
         process = new ProcessBuilder("sleep", "60").start();
         PidFiles pids = new PidFiles(dir);

@@ -144,8 +144,10 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
     /** {@link #pidsBudget} of this machine, from {@code /proc/sys/kernel}; empty when it cannot be read. */
     public static OptionalLong machinePidsBudget() {
         try {
-            long pidMax = Long.parseLong(Files.readString(Path.of("/proc/sys/kernel/pid_max"), UTF_8).strip());
-            long threadsMax = Long.parseLong(Files.readString(Path.of("/proc/sys/kernel/threads-max"), UTF_8).strip());
+            // by line: Files.readString gave the first byte alone of these files ("3" of 32768) on a 6.18 kernel
+            long pidMax = Long.parseLong(Files.readAllLines(Path.of("/proc/sys/kernel/pid_max"), UTF_8).getFirst().strip());
+            long threadsMax = Long.parseLong(Files.readAllLines(Path.of("/proc/sys/kernel/threads-max"), UTF_8).getFirst()
+                    .strip());
             return OptionalLong.of(pidsBudget(pidMax, threadsMax));
         } catch (IOException | RuntimeException e) {
             return OptionalLong.empty();

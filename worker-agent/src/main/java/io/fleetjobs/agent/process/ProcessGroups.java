@@ -114,8 +114,9 @@ final class ProcessGroups {
     /** This boot's id: processes recorded under another one cannot be alive. */
     static Optional<String> bootId() {
         try {
-            return Optional.of(Files.readString(PROC.resolve("sys/kernel/random/boot_id"), UTF_8).strip())
-                    .filter(id -> !id.isEmpty());
+            // by line: Files.readString gave the first byte alone of /proc/sys files on a 6.18 kernel
+            return Files.readAllLines(PROC.resolve("sys/kernel/random/boot_id"), UTF_8).stream().findFirst()
+                    .map(String::strip).filter(id -> !id.isEmpty());
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

@@ -51,6 +51,17 @@ class CgroupsTest {
     }
 
     @Test
+    void theMachinesKernelFilesAreReadWhole() throws Exception {
+        java.nio.file.Path pidMax = java.nio.file.Path.of("/proc/sys/kernel/pid_max");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(pidMax), "no procfs");
+        long pids = Long.parseLong(new String(java.nio.file.Files.newInputStream(pidMax).readAllBytes()).strip());
+        long threads = Long.parseLong(new String(java.nio.file.Files.newInputStream(
+                java.nio.file.Path.of("/proc/sys/kernel/threads-max")).readAllBytes()).strip());
+        assertThat(Cgroups.machinePidsBudget()).hasValue(Cgroups.pidsBudget(pids, threads));
+        assertThat(ProcessGroups.bootId()).get().asString().hasSize(36); // a UUID, not its first character
+    }
+
+    @Test
     void whatWasNotAskedForIsNotLimited() {
         Cgroups.Limits limits = Cgroups.Limits.of(null, null, 64, 10, null);
         assertThat(limits.memoryBytes()).isNull();
