@@ -117,7 +117,7 @@ public final class RunningAttempt implements Attempt {
                 exit.get(limited.diskCheckInterval().toNanos(), TimeUnit.NANOSECONDS);
                 return;
             } catch (TimeoutException e) {
-                long used = DiskUsage.of(directory);
+                long used = DiskUsage.of(directory, limited.workDirCapBytes());
                 java.util.Optional<String> evicted = limited.disk() == null ? java.util.Optional.empty()
                         : limited.disk().measured(key, used, directory);
                 if (used > limited.workDirCapBytes() || evicted.isPresent()) {

@@ -488,6 +488,22 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void emptyFilesCountAsTheInodesAndBlocksTheyTakeSoMillionsOfThemMeetTheCap() throws Exception {
+        runner = new ProcessRunner(workDir.resolve("capped-files"), 1 << 20, 8192, GRACE, InstantSource.system(),
+                ProcessRunner.DEFAULT_PASS_ENV, settings().withWorkDirCap(1 << 20, Duration.ofMillis(100)),
+                Isolation.SANDBOX, cgroups.orElseThrow());
+
+        // 400 files of no bytes: 1.6 MiB as the disk holds them, past the cap of 1 MiB
+        Outcome out = outcome(sh("mkdir many && cd many && i=0; while [ $i -lt 400 ]; do : > f$i; i=$((i+1)); done;"
+                + " echo made; exec sleep 60"));
+
+        assertThat(out.stdoutTail()).contains("made");
+        assertThat(out.breach()).isNotNull();
+        assertThat(out.breach().reason()).isEqualTo(FailureReason.DISK_LIMIT_EXCEEDED);
+        assertThat(out.breach().detail()).contains("more than the cap of 1 MiB");
+    }
+
+    @Test
     void anEndedAttemptsDirectoryGoesAfterTheRetention() throws Exception {
         RunningAttempt done = sh("echo hi > file");
         outcome(done);
