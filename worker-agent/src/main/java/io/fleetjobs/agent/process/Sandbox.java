@@ -145,7 +145,8 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
      * The working directory bind-mounted over itself (so that it stays writable), every other file system made
      * read-only, then the shell moves into the bind mount (its working directory was the path's directory on the
      * file system below, read-only now). Before the tmpfs on /tmp, so that a working directory under the machine's
-     * /tmp stays reachable as the shell's. A step that fails ends the start (fail closed).
+     * /tmp stays reachable as the shell's. A step that fails ends the start (fail closed), but for a mount no
+     * longer there.
      */
     private String readOnlyMachine() {
         StringBuilder lines = new StringBuilder(":");
@@ -154,7 +155,11 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
                     .append(" || exit 125");
         }
         for (Path mount : readOnly) {
-            lines.append("\nmount -o remount,bind,ro ").append(quoted(mount.toString())).append(" || exit 125");
+            String point = quoted(mount.toString());
+            // the root must go read-only; another mount may have gone, or be hidden under a later one, since the
+            // agent read the list: only one still mounted there and left writable ends the start
+            lines.append("\nmount -o remount,bind,ro ").append(point).append(mount.getNameCount() == 0 ? " || exit 125"
+                    : " 2>/dev/null || ! mountpoint -q " + point + " || exit 125");
         }
         if (work != null) {
             lines.append("\ncd ").append(quoted(work.toString())).append(" || exit 125");

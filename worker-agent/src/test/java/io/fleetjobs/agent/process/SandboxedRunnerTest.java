@@ -371,6 +371,22 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void aListedMountThatIsNoLongerThereDoesNotStopTheStartButTheRootMustGoReadOnly() throws Exception {
+        Path gone = workDir.resolve("was-a-mount");
+        Files.createDirectories(gone);
+        Process sandbox = new ProcessBuilder(new Sandbox(FIRST_UID + 98, 1 << 20, List.of(), null,
+                List.of(Path.of("/"), gone, workDir.resolve("never-there"))).argv(List.of("sh", "-c",
+                "touch /var/tmp/x 2>&1; echo started"))).directory(workDir.toFile()).redirectErrorStream(true).start();
+        sandbox.getOutputStream().write('\n'); // the gate (no cgroup here)
+        sandbox.getOutputStream().flush();
+        String said = new String(sandbox.getInputStream().readAllBytes(), UTF_8);
+        assertThat(sandbox.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        assertThat(said).contains("Read-only file system").contains("started");
+        assertThat(sandbox.exitValue()).isZero();
+    }
+
+    @Test
     void whenTheAgentDiesItsSandboxedJobDiesWithIt() throws Exception {
         Process sandbox = new ProcessBuilder(new Sandbox(FIRST_UID + 99, 1 << 20)
                 .argv(List.of("sh", "-c", "echo ready; exec sleep 300"))).directory(workDir.toFile()).start();
