@@ -179,8 +179,8 @@ final class JobCommands {
         }
     }
 
-    @Command(name = "logs", description = "Prints an attempt's output: stdout here, stderr on stderr (the last 64 KiB of each);"
-            + " with -f, follows one stream live until the attempt ends.")
+    @Command(name = "logs", description = "Prints an attempt's output: stdout here, stderr on stderr (the last 64 KiB of each,"
+            + " kept when it ends); with -f, follows one stream live until the attempt ends.")
     static final class Logs extends CommandBase {
         @Parameters(paramLabel = "JOB_ID")
         String id;
@@ -227,7 +227,20 @@ final class JobCommands {
                 err().print(logs.getStderr());
                 err().flush();
             }
+            boolean nothing = (logs.getStdout() == null || logs.getStdout().isEmpty())
+                    && (logs.getStderr() == null || logs.getStderr().isEmpty());
+            if (nothing && stillRunning(job, n)) {
+                // the tails come with the attempt's end; until then its output is on its machine, shipped when followed
+                err().println("attempt " + n + " of job " + id + " has not ended: its output so far is shown with -f");
+                err().flush();
+            }
             return JobCtl.OK;
+        }
+
+        private boolean stillRunning(UUID job, int n) {
+            String body = client().jobs().listAttemptsWithResponseSpec(job).body(String.class);
+            return read(body, AttemptList.class).getItems().stream()
+                    .anyMatch(a -> a.getAttempt() != null && a.getAttempt() == n && a.getFinishedAt() == null);
         }
     }
 

@@ -285,6 +285,15 @@ class JobCtlAgainstStubTest {
         assertThat(first.out()).isEqualTo("first\n");
         assertThat(first.err()).isEmpty();
 
+        api.on("GET", jobPath + "/attempts/1/logs", ok("{\"stdout\":\"\",\"stderr\":\"\"}"));
+        api.on("GET", jobPath + "/attempts", ok("{\"items\":[{\"attempt\":1,\"machineId\":\"m\",\"state\":\"RUNNING\","
+                + "\"scheduledAt\":\"2026-12-05T06:00:00Z\",\"startedAt\":\"2026-12-05T06:00:01Z\",\"finishedAt\":null}]}"));
+        Run running = jobctl("logs", id.toString(), "-a", "1");
+        assertThat(running.code()).isZero();
+        assertThat(running.out()).isEmpty();
+        assertThat(running.err()).as("not silence: the output comes with the end, or live with -f")
+                .isEqualTo("attempt 1 of job " + id + " has not ended: its output so far is shown with -f\n");
+
         api.on("GET", jobPath, ok(StubApi.job(id, "QUEUED", 0)));
         Run none = jobctl("logs", id.toString());
         assertThat(none.code()).isEqualTo(JobCtl.NOT_FOUND);
