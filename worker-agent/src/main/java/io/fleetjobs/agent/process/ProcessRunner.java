@@ -211,36 +211,33 @@ public final class ProcessRunner implements AttemptRunner {
         }
         log.info("isolation: {}; cgroups: {}", isolation.wire(), cgroups == null ? "none"
                 : cgroups.version() + " under " + settings.cgroupParent());
-        if (cgroups != null) {
-            limitAllAttempts(cgroups);
-        }
         return new ProcessRunner(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, settings, isolation,
                 readOnlyMachine, cgroups);
     }
 
-    /** The processes of every attempt together held below the machine's pids, so that the agent can always fork. */
-    private static void limitAllAttempts(Cgroups cgroups) {
-        java.util.OptionalLong budget = Cgroups.machinePidsBudget();
-        if (budget.isEmpty()) {
-            log.warn("cannot read /proc/sys/kernel/pid_max: the attempts together are not limited in processes");
+    /**
+     * Holds every attempt together below the machine's pids ({@link Cgroups#machinePidsBudget}), so that the agent
+     * and the machine can always fork, and to the memory this machine offers, with the headroom one attempt gets on
+     * what it asked for; from then on each attempt gets an OOM score by its request ({@link Cgroups#oomScoreAdj}).
+     * No effect without cgroups.
+     */
+    public void holdAllAttemptsTo(long offeredMemoryMb) {
+        if (cgroups == null) {
             return;
         }
+        java.util.OptionalLong budget = Cgroups.machinePidsBudget();
         try {
-            cgroups.limitAllAttempts(budget.getAsLong());
-            log.info("attempts together may run at most {} processes", budget.getAsLong());
+            if (budget.isPresent()) {
+                cgroups.limitAllAttempts(budget.getAsLong());
+                log.info("attempts together may run at most {} processes", budget.getAsLong());
+            } else {
+                log.warn("cannot read /proc/sys/kernel/pid_max: the attempts together are not limited in processes");
+            }
         } catch (IOException | RuntimeException e) {
             log.warn("cannot limit the attempts' processes together ({}): a few of them could take every pid of the"
                     + " machine", e.toString());
         }
-    }
-
-    /**
-     * Holds every attempt together to the memory this machine offers, with the headroom one attempt gets on what
-     * it asked for, and from then on gives each attempt an OOM score by its request ({@link Cgroups#oomScoreAdj}).
-     * No effect without cgroups.
-     */
-    public void holdAllAttemptsTo(long offeredMemoryMb) {
-        if (cgroups == null || offeredMemoryMb <= 0) {
+        if (offeredMemoryMb <= 0) {
             return;
         }
         long bytes = Cgroups.Limits.of(null, offeredMemoryMb, settings.minHeadroomMb(), settings.headroomPercent(), null)
