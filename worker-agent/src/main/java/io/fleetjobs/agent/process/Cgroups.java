@@ -227,8 +227,26 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
                 log.warn("cannot make the cgroup {}: {}", mine, e.toString());
                 return false;
             }
+            unlisted(root);
         }
         return true;
+    }
+
+    /**
+     * Each level of the parent under {@code root} may be passed through but not listed (0711): an attempt reaches
+     * its own cgroup (named in its {@code /proc/self/cgroup}; runtimes such as the JVM read their limits there),
+     * but cannot list the others', whose names are other tenants' job ids and whose files their usage.
+     */
+    private void unlisted(Path root) {
+        Path level = root;
+        for (Path part : Path.of(parent)) {
+            level = level.resolve(part);
+            try {
+                Files.setPosixFilePermissions(level, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+            } catch (IOException | UnsupportedOperationException e) {
+                log.debug("cannot close {} to listing: {}", level, e.toString());
+            }
+        }
     }
 
     abstract List<Path> roots();

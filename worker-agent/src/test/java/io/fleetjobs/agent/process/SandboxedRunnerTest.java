@@ -294,6 +294,23 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void aJobReadsItsOwnCgroupsLimitsButCannotListTheOtherAttemptsCgroups() throws Exception {
+        Path memoryRoot = cgroups.orElseThrow().roots().stream().filter(r -> Files.exists(r.resolve("memory.stat")))
+                .findFirst().orElse(null);
+        assumeTrue(memoryRoot != null, "no memory hierarchy");
+        RunningAttempt other = sh("echo other; exec sleep 60");
+        awaitOutput(other, "other");
+
+        Outcome out = outcome(sh("ls " + memoryRoot.resolve(PARENT) + " 2>&1; echo listed-rc=$?;"
+                + " own=$(grep -E ':memory:|^0::' /proc/self/cgroup | head -1 | cut -d: -f3);"
+                + " cat " + memoryRoot + "$own/memory.limit_in_bytes " + memoryRoot + "$own/memory.max 2>/dev/null",
+                Map.of(), new Requested(null, 100L)));
+
+        assertThat(out.stdoutTail()).contains("Permission denied").doesNotContain(other.key().fileName())
+                .contains(Long.toString(164L << 20));
+    }
+
+    @Test
     void aJobCannotReadTheMachinesCredential() throws Exception {
         // as the agent keeps it: <work-dir>/credential, beside the machine's directory of attempts
         io.fleetjobs.agent.CredentialFile credential = io.fleetjobs.agent.CredentialFile.in(workDir);
