@@ -14,7 +14,7 @@ class SandboxTest {
     @Test
     void theJobsArgvComesLastBehindTheGateTheNamespacesAndTheUid() {
         List<String> argv = new Sandbox(61007, 256L << 20).argv(List.of("python3", "-c", "print('hi')"),
-                java.util.Map.of("PATH", "/opt/x:/usr/bin", "LD_PRELOAD", "/work/x.so", "A", "b=c d"));
+                java.util.Map.of("PATH", "/opt/x:/usr/bin", "LD_PRELOAD", "/opt/planted.so", "A", "b=c d"));
 
         assertThat(argv.subList(0, 3)).containsExactly("setsid", "sh", "-c");
         assertThat(argv.get(3)).startsWith(Sandbox.GATE)
@@ -23,7 +23,7 @@ class SandboxTest {
                 .contains("setpriv --reuid=61007 --regid=61007 --clear-groups --inh-caps=-all --bounding-set=-all"
                         + " --no-new-privs -- env -i -- \"$@\"");
         // the job's environment only as env's arguments after the uid is dropped, sorted, then the tied shell
-        assertThat(argv.subList(6, argv.size())).containsExactly("A=b=c d", "LD_PRELOAD=/work/x.so",
+        assertThat(argv.subList(6, argv.size())).containsExactly("A=b=c d", "LD_PRELOAD=/opt/planted.so",
                 "PATH=/opt/x:/usr/bin", "/bin/sh", "-c", ProcessRunner.TIED_TO_AGENT, "fleetjobs-attempt", "python3",
                 "-c", "print('hi')");
         assertThat(Sandbox.ROOT_ENVIRONMENT).containsOnlyKeys("PATH");
