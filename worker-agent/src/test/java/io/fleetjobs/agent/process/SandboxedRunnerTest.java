@@ -104,6 +104,12 @@ class SandboxedRunnerTest {
         }
     }
 
+    /** A file of the tests' cgroup parent, in whichever hierarchy has it; null where none does. */
+    static Path parentFile(String name) {
+        return cgroups.orElseThrow().roots().stream().map(r -> r.resolve(PARENT).resolve(name)).filter(Files::exists)
+                .findFirst().orElse(null);
+    }
+
     static AttemptKey aKey() {
         return new AttemptKey(UUID.randomUUID(), 1);
     }
@@ -231,8 +237,7 @@ class SandboxedRunnerTest {
     @Test
     void theAttemptsTogetherCannotForkPastTheMachinesBudgetThoughEachIsUnderItsOwn() throws Exception {
         Cgroups machine = cgroups.orElseThrow();
-        Path parentPids = machine.roots().stream().map(r -> r.resolve(PARENT).resolve("pids.max"))
-                .filter(Files::exists).findFirst().orElse(null);
+        Path parentPids = parentFile("pids.max");
         assumeTrue(parentPids != null, "no pids controller");
         machine.limitAllAttempts(40);
         try {
@@ -248,9 +253,7 @@ class SandboxedRunnerTest {
 
     @Test
     void whenTheAttemptsTogetherFillTheMachineTheOneMostOverItsRequestIsKilledNotTheBiggest() throws Exception {
-        Cgroups machine = cgroups.orElseThrow();
-        Path parentLimit = machine.roots().stream().map(r -> r.resolve(PARENT).resolve("memory.limit_in_bytes"))
-                .filter(Files::exists).findFirst().orElse(null);
+        Path parentLimit = parentFile("memory.limit_in_bytes");
         assumeTrue(parentLimit != null, "no cgroup v1 memory hierarchy");
         runner.holdAllAttemptsTo(110); // 174 MiB for all attempts together, with the 64 MiB headroom
         try {
