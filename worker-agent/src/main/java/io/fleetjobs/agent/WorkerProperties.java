@@ -67,10 +67,12 @@ public record WorkerProperties(
      * @param diskCheckInterval     how often it is measured (default 10s)
      * @param attemptRetention      how long an ended attempt's directory is kept (default 1h)
      * @param deviceDir             where the GPUs' device nodes are (default /dev; tests point it elsewhere)
+     * @param userNamespaces        let jobs create user namespaces of their own (default false: a job that is root in a
+     *                              namespace of its own reaches much more of the kernel; nested container tools need it)
      */
     public record Isolation(Boolean sandbox, Integer firstUid, Integer uidCount, Long tmpMb, String cgroupParent,
             Long memoryHeadroomMb, Integer memoryHeadroomPercent, Integer pidsMax, Long workDirCapMb,
-            Duration diskCheckInterval, Duration attemptRetention, Path deviceDir) {
+            Duration diskCheckInterval, Duration attemptRetention, Path deviceDir, Boolean userNamespaces) {
 
         io.fleetjobs.agent.process.SandboxSettings settings() {
             var d = io.fleetjobs.agent.process.SandboxSettings.DEFAULT;
@@ -86,7 +88,9 @@ public record WorkerProperties(
                     workDirCapMb == null ? d.workDirCapBytes() : workDirCapMb << 20,
                     diskCheckInterval == null ? d.diskCheckInterval() : diskCheckInterval,
                     attemptRetention == null ? d.retention() : attemptRetention,
-                    deviceDir == null ? d.deviceDir() : deviceDir);
+                    deviceDir == null ? d.deviceDir() : deviceDir,
+                    d.diskReserveBytes(),
+                    userNamespaces == null ? d.userNamespaces() : userNamespaces);
         }
     }
 
@@ -116,7 +120,8 @@ public record WorkerProperties(
         logCapBytes = logCapBytes == null ? 64L << 20 : logCapBytes;
         joinTimeout = joinTimeout == null ? Duration.ofSeconds(30) : joinTimeout;
         simulate = simulate == null ? new Simulate(null) : simulate;
-        isolation = isolation == null ? new Isolation(null, null, null, null, null, null, null, null, null, null, null, null)
+        isolation = isolation == null
+                ? new Isolation(null, null, null, null, null, null, null, null, null, null, null, null, null)
                 : isolation;
         passEnv = passEnv == null ? io.fleetjobs.agent.process.ProcessRunner.DEFAULT_PASS_ENV : java.util.List.copyOf(passEnv);
     }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class IsolationPropertiesTest {
     @Test
     void unsetMeansTheDocumentedDefaults() {
-        var none = new WorkerProperties.Isolation(null, null, null, null, null, null, null, null, null, null, null, null);
+        var none = none();
         assertThat(none.settings()).isEqualTo(SandboxSettings.DEFAULT);
         assertThat(SandboxSettings.DEFAULT.retention()).isEqualTo(Duration.ofHours(1));
         assertThat(SandboxSettings.DEFAULT.firstUid()).isEqualTo(61000);
@@ -19,7 +19,7 @@ class IsolationPropertiesTest {
     @Test
     void eachSettingTakesItsUnit() {
         var set = new WorkerProperties.Isolation(false, 70000, 10, 64L, "fleetjobs/m-1", 32L, 20, 100, 1024L,
-                Duration.ofSeconds(5), Duration.ofMinutes(10), java.nio.file.Path.of("/srv/test-dev"));
+                Duration.ofSeconds(5), Duration.ofMinutes(10), java.nio.file.Path.of("/srv/test-dev"), true);
         SandboxSettings s = set.settings();
         assertThat(s.sandbox()).isFalse();
         assertThat(s.tmpBytes()).isEqualTo(64L << 20);
@@ -27,5 +27,12 @@ class IsolationPropertiesTest {
         assertThat(s.cgroupParent()).isEqualTo("fleetjobs/m-1");
         assertThat(s.retention()).isEqualTo(Duration.ofMinutes(10));
         assertThat(s.deviceDir()).isEqualTo(java.nio.file.Path.of("/srv/test-dev"));
+        assertThat(s.userNamespaces()).isTrue();
+        assertThat(none().settings().userNamespaces()).as("denied unless allowed").isFalse();
+    }
+
+    private static WorkerProperties.Isolation none() {
+        return new WorkerProperties.Isolation(null, null, null, null, null, null, null, null, null, null, null, null,
+                null);
     }
 }

@@ -99,6 +99,8 @@ public final class ProcessRunner implements AttemptRunner {
     private final Isolation isolation;
     /** Whether a sandboxed attempt sees the machine's file systems read-only (where the machine allows it). */
     private final boolean readOnlyMachine;
+    /** Whether a sandboxed attempt runs in a user namespace of its own that may hold none (where the machine allows). */
+    private final boolean noUserNamespaces;
     private final Cgroups cgroups;
     /** The disk the working directories share, watched for all attempts together. */
     private final DiskPressure disk;
@@ -142,16 +144,18 @@ public final class ProcessRunner implements AttemptRunner {
      */
     public ProcessRunner(Path workDir, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock,
             List<String> passEnv, SandboxSettings settings, Isolation isolation, Cgroups cgroups) {
-        this(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, settings, isolation, true, cgroups);
+        this(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, settings, isolation, true,
+                !settings.userNamespaces(), cgroups);
     }
 
     private ProcessRunner(Path workDir, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock,
             List<String> passEnv, SandboxSettings settings, Isolation isolation, boolean readOnlyMachine,
-            Cgroups cgroups) {
+            boolean noUserNamespaces, Cgroups cgroups) {
         this.passEnv = List.copyOf(passEnv);
         this.settings = Objects.requireNonNull(settings, "settings");
         this.isolation = Objects.requireNonNull(isolation, "isolation");
         this.readOnlyMachine = readOnlyMachine;
+        this.noUserNamespaces = noUserNamespaces;
         this.disk = new DiskPressure(settings.diskReserveBytes());
         this.cgroups = cgroups;
         this.nextUid = settings.firstUid();
@@ -182,6 +186,7 @@ public final class ProcessRunner implements AttemptRunner {
                 : null;
         Isolation isolation = Isolation.NONE;
         boolean readOnlyMachine = true;
+        boolean noUserNamespaces = !settings.userNamespaces();
         if (!settings.sandbox()) {
             log.warn("isolation is off (jobs.worker.isolation.sandbox=false): attempts run as the agent's uid and can"
                     + " read its files and other attempts' environments");
@@ -190,8 +195,15 @@ public final class ProcessRunner implements AttemptRunner {
                     + " the agent's files and other attempts' /proc/<pid>/environ, and no cgroup limits their memory,"
                     + " CPU or processes", agentUid());
         } else {
-            Optional<String> failure = probe(settings, true);
-            if (failure.isPresent() && probe(settings, false).isEmpty()) {
+            Optional<String> failure = probe(settings, true, noUserNamespaces);
+            if (failure.isPresent() && noUserNamespaces && probe(settings, true, false).isEmpty()) {
+                log.warn("attempts cannot get a user namespace of their own ({}): each still runs in its sandbox, but"
+                        + " may create user namespaces where the machine allows them (user.max_user_namespaces)",
+                        failure.get());
+                failure = Optional.empty();
+                noUserNamespaces = false;
+            }
+            if (failure.isPresent() && probe(settings, false, noUserNamespaces).isEmpty()) {
                 log.warn("the machine's file systems cannot be made read-only for attempts ({}): each still runs in"
                         + " its sandbox, but may write wherever its uid may (a world-writable /var/tmp, say)",
                         failure.get());
@@ -212,7 +224,7 @@ public final class ProcessRunner implements AttemptRunner {
         log.info("isolation: {}; cgroups: {}", isolation.wire(), cgroups == null ? "none"
                 : cgroups.version() + " under " + settings.cgroupParent());
         return new ProcessRunner(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, settings, isolation,
-                readOnlyMachine, cgroups);
+                readOnlyMachine, noUserNamespaces, cgroups);
     }
 
     /**
@@ -255,18 +267,22 @@ public final class ProcessRunner implements AttemptRunner {
 
     /** Runs {@code true} in a sandbox; empty when it worked, else what went wrong. */
     static Optional<String> probe(SandboxSettings settings) {
-        return probe(settings, true);
+        return probe(settings, true, !settings.userNamespaces());
     }
 
-    /** As {@link #probe(SandboxSettings)}, with or without the machine's file systems made read-only. */
-    static Optional<String> probe(SandboxSettings settings, boolean readOnlyMachine) {
+    /**
+     * As {@link #probe(SandboxSettings)}, with or without the machine's file systems made read-only, and with or
+     * without a user namespace of the attempt's own.
+     */
+    static Optional<String> probe(SandboxSettings settings, boolean readOnlyMachine, boolean noUserNamespaces) {
         List<Path> readOnly;
         try {
             readOnly = readOnlyMachine ? writableMounts() : List.of();
         } catch (IOException e) {
             return Optional.of("cannot read the machine's mounts: " + e);
         }
-        List<String> argv = new ArrayList<>(new Sandbox(settings.firstUid(), 1 << 20, List.of(), null, readOnly)
+        List<String> argv = new ArrayList<>(new Sandbox(settings.firstUid(), 1 << 20, List.of(), null, readOnly,
+                noUserNamespaces)
                 .argv(List.of("true")));
         try {
             ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true).directory(new java.io.File("/"));
@@ -436,7 +452,7 @@ public final class ProcessRunner implements AttemptRunner {
             } catch (IOException e) {
                 throw new StartFailedException("attempt " + key + ": cannot read the machine's mounts: " + e, e);
             }
-            sandbox = new Sandbox(uid, settings.tmpBytes(), otherGpus, directory, readOnly);
+            sandbox = new Sandbox(uid, settings.tmpBytes(), otherGpus, directory, readOnly, noUserNamespaces);
             argv = List.of(); // below, once the job's environment is known
         } else if (cgroups != null) {
             argv = Sandbox.gatedArgv(command);

@@ -23,9 +23,12 @@ import java.util.stream.Stream;
  *          └ exec unshare --pid --fork --kill-child --mount --ipc --mount-proc      (root, outside; pgid leader)
  *              └ sh (pid 1 of the new pid namespace): the machine's file systems read-only but for the
  *                  working directory, a private tmpfs on /tmp and /dev/shm
- *                  └ exec setpriv --reuid U --regid U --clear-groups, no capabilities, no new privileges
- *                      └ env -i NAME=VALUE... (the job's environment, from here on only)
- *                          └ /bin/sh TIED_TO_AGENT (still pid 1, as uid U) ─ the job's argv, the watcher
+ *                  ├ sh (root, for a moment): once pid 1 is in its user namespace, maps every uid and gid to itself
+ *                  └ exec unshare --user: a user namespace of the attempt's own (unless jobs may create them)
+ *                      └ exec sh: once mapped, as root of that namespace, sets its max_user_namespaces to 0
+ *                          └ exec setpriv --reuid U --regid U --clear-groups, no capabilities, no new privileges
+ *                              └ env -i NAME=VALUE... (the job's environment, from here on only)
+ *                                  └ /bin/sh TIED_TO_AGENT (still pid 1, as uid U) ─ the job's argv, the watcher
  *
  *   Everything above env runs as root in the agent's fixed environment ({@link #ROOT_ENVIRONMENT}), never the
  *   job's: a job's PATH or LD_PRELOAD naming files a job wrote would otherwise run them as root.
@@ -48,14 +51,23 @@ import java.util.stream.Stream;
  * that ignores {@code CUDA_VISIBLE_DEVICES} still cannot open another job's device. The control nodes
  * ({@code nvidiactl}, {@code nvidia-uvm}, {@code nvidia-caps}...) stay: every CUDA process needs them.
  *
+ * <p>User namespaces: a job may not create one of its own ({@code unshare -r}), where it would be root, mount file
+ * systems and reach kernel code that an unprivileged process never reaches (Docker's default seccomp profile denies
+ * them for the same reason). The attempt runs in a user namespace created by root, in which every uid maps to itself
+ * (so files, uids and devices look as without it), and whose {@code max_user_namespaces} is 0: a namespace's limits
+ * hold for all of its descendants, and only a process with {@code CAP_SYS_RESOURCE} in the namespace may raise it,
+ * which the job never has. The mounts above are made before, as root of the machine, in the machine's namespace.
+ *
  * @param uid      the attempt's uid, also its gid
  * @param tmpBytes the size of its private /tmp (a tmpfs, counted in its cgroup's memory)
  * @param masked   the device nodes covered with /dev/null (the other GPUs')
  * @param work     the attempt's working directory, the one place of the machine's file systems it may write; null
  *                 for none (the probe)
  * @param readOnly the mount points made read-only ({@link #writableMounts}); empty where the machine does not allow it
+ * @param noUserNamespaces whether the attempt runs in a user namespace of its own that may hold none
  */
-public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List<Path> readOnly) {
+public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List<Path> readOnly,
+        boolean noUserNamespaces) {
     /** A GPU's device node, {@code nvidia<minor>}. */
     private static final Pattern GPU_NODE = Pattern.compile("nvidia([0-9]{1,6})");
 
@@ -63,11 +75,11 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
     private static final Set<String> LEFT_WRITABLE = Set.of("/dev", "/dev/pts");
 
     public Sandbox(int uid, long tmpBytes) {
-        this(uid, tmpBytes, List.of(), null, List.of());
+        this(uid, tmpBytes, List.of());
     }
 
     public Sandbox(int uid, long tmpBytes, List<Path> masked) {
-        this(uid, tmpBytes, masked, null, List.of());
+        this(uid, tmpBytes, masked, null, List.of(), true);
     }
 
     public Sandbox {
@@ -117,8 +129,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-tmp /tmp || exit 125",
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-shm /dev/shm 2>/dev/null",
                 masks(),
-                "exec setpriv --reuid=" + uid + " --regid=" + uid + " --clear-groups --inh-caps=-all"
-                        + " --bounding-set=-all --no-new-privs -- env -i -- \"$@\"");
+                noUserNamespaces ? inOwnUserNamespace(dropToJob()) : dropToJob());
         List<String> argv = new ArrayList<>(command.size() + environment.size() + 12);
         argv.addAll(List.of("setsid", "sh", "-c", outer, "fleetjobs-gate", inner));
         new java.util.TreeMap<>(environment).forEach((name, value) -> {
@@ -130,6 +141,37 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
         argv.addAll(List.of("/bin/sh", "-c", ProcessRunner.TIED_TO_AGENT, "fleetjobs-attempt"));
         argv.addAll(command);
         return argv;
+    }
+
+    /** The last line of root's part: the uid dropped, no capabilities left, the job's environment and argv. */
+    private String dropToJob() {
+        return "exec setpriv --reuid=" + uid + " --regid=" + uid + " --clear-groups --inh-caps=-all"
+                + " --bounding-set=-all --no-new-privs -- env -i -- \"$@\"";
+    }
+
+    /** Where pid 1 waits for its user namespace's map; on the attempt's own /tmp, gone before the job starts. */
+    private static final String MAPPED = "/tmp/.fleetjobs-mapped";
+
+    /**
+     * {@code last} run in a user namespace of the attempt's own that may create none. Pid 1 unshares it (and so stays
+     * pid 1); only a process outside it may write its uid and gid maps, so a helper forked before does, once pid 1
+     * has opened the FIFO, which it does only from inside. The map written, a new shell (root of the namespace now,
+     * its capabilities there given back by exec) sets the limit and removes the FIFO. A step that fails ends the
+     * start; the helper writes nothing to the FIFO then, and pid 1 reads its end.
+     */
+    private static String inOwnUserNamespace(String last) {
+        String mapped = String.join("\n",
+                "echo 0 > /proc/sys/user/max_user_namespaces || exit 125",
+                "rm -f " + MAPPED,
+                last);
+        String waiting = String.join("\n",
+                "read -r _ < " + MAPPED + " || exit 125",
+                "exec sh -c " + quoted(mapped) + " fleetjobs-sandbox \"$@\"");
+        return String.join("\n",
+                "mkfifo -m 600 " + MAPPED + " || exit 125",
+                "{ echo '0 0 4294967295' > /proc/1/uid_map && echo '0 0 4294967295' > /proc/1/gid_map && echo mapped; } > "
+                        + MAPPED + " &",
+                "exec unshare --user -- sh -c " + quoted(waiting) + " fleetjobs-sandbox \"$@\"");
     }
 
     /** One line per masked node; a mount that fails ends the start (fail closed: no job sees a GPU not its own). */

@@ -21,17 +21,20 @@ import java.time.Duration;
  *                          {@code nvidia<N>} there that is not one of the attempt's GPUs is covered with /dev/null
  * @param diskReserveBytes  the free space kept on the disk of the working directories: below it, the attempt holding
  *                          the most there is killed ({@link DiskPressure}); -1 for the default, 5% and at least 1 GiB
+ * @param userNamespaces    whether a job may create user namespaces of its own (off by default: each attempt then runs in
+ *                          a user namespace of its own that may hold none, as Docker's default seccomp profile denies
+ *                          them, since a job that is root in a namespace of its own reaches much more of the kernel)
  */
 public record SandboxSettings(boolean sandbox, int firstUid, int uidCount, long tmpBytes, String cgroupParent,
         long minHeadroomMb, int headroomPercent, Integer pidsMax, long workDirCapBytes, Duration diskCheckInterval,
-        Duration retention, Path deviceDir, long diskReserveBytes) {
+        Duration retention, Path deviceDir, long diskReserveBytes, boolean userNamespaces) {
     public static final Path DEV = Path.of("/dev");
 
     public SandboxSettings(boolean sandbox, int firstUid, int uidCount, long tmpBytes, String cgroupParent,
             long minHeadroomMb, int headroomPercent, Integer pidsMax, long workDirCapBytes, Duration diskCheckInterval,
             Duration retention, Path deviceDir) {
         this(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent, pidsMax,
-                workDirCapBytes, diskCheckInterval, retention, deviceDir, -1);
+                workDirCapBytes, diskCheckInterval, retention, deviceDir, -1, false);
     }
 
     public SandboxSettings(boolean sandbox, int firstUid, int uidCount, long tmpBytes, String cgroupParent,
@@ -66,12 +69,12 @@ public record SandboxSettings(boolean sandbox, int firstUid, int uidCount, long 
 
     public SandboxSettings withSandbox(boolean on) {
         return new SandboxSettings(on, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir, diskReserveBytes);
+                pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir, diskReserveBytes, userNamespaces);
     }
 
     public SandboxSettings withWorkDirCap(long bytes, Duration every) {
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, bytes, every, retention, deviceDir, diskReserveBytes);
+                pidsMax, bytes, every, retention, deviceDir, diskReserveBytes, userNamespaces);
     }
 
     /**
@@ -81,21 +84,27 @@ public record SandboxSettings(boolean sandbox, int firstUid, int uidCount, long 
     public SandboxSettings forMachine(String machineId) {
         String name = machineId.replaceAll("[^A-Za-z0-9._-]", "_");
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent + "/" + name, minHeadroomMb,
-                headroomPercent, pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir, diskReserveBytes);
+                headroomPercent, pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir, diskReserveBytes,
+                userNamespaces);
     }
 
     public SandboxSettings withDeviceDir(Path dir) {
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, workDirCapBytes, diskCheckInterval, retention, dir, diskReserveBytes);
+                pidsMax, workDirCapBytes, diskCheckInterval, retention, dir, diskReserveBytes, userNamespaces);
     }
 
     public SandboxSettings withDiskReserve(long bytes) {
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir, bytes);
+                pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir, bytes, userNamespaces);
+    }
+
+    public SandboxSettings withUserNamespaces(boolean allowed) {
+        return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
+                pidsMax, workDirCapBytes, diskCheckInterval, retention, deviceDir, diskReserveBytes, allowed);
     }
 
     public SandboxSettings withRetention(Duration keep) {
         return new SandboxSettings(sandbox, firstUid, uidCount, tmpBytes, cgroupParent, minHeadroomMb, headroomPercent,
-                pidsMax, workDirCapBytes, diskCheckInterval, keep, deviceDir, diskReserveBytes);
+                pidsMax, workDirCapBytes, diskCheckInterval, keep, deviceDir, diskReserveBytes, userNamespaces);
     }
 }

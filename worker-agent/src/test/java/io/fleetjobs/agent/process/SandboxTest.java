@@ -30,6 +30,23 @@ class SandboxTest {
     }
 
     @Test
+    void theUidDropsInAUserNamespaceOfTheAttemptsOwnThatMayHoldNoneUnlessJobsMayCreateThem() {
+        String inner = new Sandbox(61007, 1 << 20).argv(List.of("true")).get(5);
+
+        int fifo = inner.indexOf("mkfifo -m 600 /tmp/.fleetjobs-mapped");
+        int maps = inner.indexOf("echo '0 0 4294967295' > /proc/1/uid_map");
+        int unshare = inner.indexOf("exec unshare --user -- sh -c");
+        int limit = inner.indexOf("echo 0 > /proc/sys/user/max_user_namespaces || exit 125");
+        int drop = inner.indexOf("exec setpriv");
+        assertThat(inner.indexOf("fleetjobs-tmp /tmp")).as("the FIFO on the attempt's own /tmp").isLessThan(fifo);
+        assertThat(List.of(fifo, maps, unshare, limit, drop)).doesNotContain(-1).isSorted();
+
+        String allowing = new Sandbox(61007, 1 << 20, List.of(), null, List.of(), false).argv(List.of("true")).get(5);
+        assertThat(allowing).doesNotContain("unshare --user").doesNotContain("max_user_namespaces")
+                .contains("exec setpriv --reuid=61007");
+    }
+
+    @Test
     void aNameThatEnvWouldMisreadIsRefused() {
         Sandbox sandbox = new Sandbox(61007, 1 << 20);
         for (String name : List.of("", "A=B", "A\0B")) {
@@ -96,7 +113,8 @@ class SandboxTest {
     @Test
     void theWorkingDirectoryStaysWritableTheRestGoesReadOnlyAndTheShellMovesIntoItBeforeTmpIsCovered() {
         Path work = Path.of("/var/lib/fleetjobs/attempts/j-1/work");
-        String inner = new Sandbox(61007, 1 << 20, List.of(), work, List.of(Path.of("/"), Path.of("/data/it's")))
+        String inner = new Sandbox(61007, 1 << 20, List.of(), work, List.of(Path.of("/"), Path.of("/data/it's")),
+                true)
                 .argv(List.of("true")).get(5);
 
         int bind = inner.indexOf("mount --bind '" + work + "' '" + work + "' || exit 125");

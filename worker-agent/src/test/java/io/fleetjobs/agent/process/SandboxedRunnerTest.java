@@ -149,7 +149,7 @@ class SandboxedRunnerTest {
             assertThat(uid.group(3)).isEqualTo(uid.group(1)); // no supplementary groups
             Matcher pid = Pattern.compile("pid=(\\d+)").matcher(out.stdoutTail());
             assertThat(pid.find()).isTrue();
-            assertThat(Integer.parseInt(pid.group(1))).isLessThan(10); // numbered in its own namespace
+            assertThat(Integer.parseInt(pid.group(1))).isLessThan(100); // numbered in its own namespace
             assertThat(procs(out.stdoutTail())).isLessThan(10);
             assertThat(out.stdoutTail()).contains("No such file").contains("tmp-writable")
                     .contains("work=" + jobUid + ":700").contains("tmpdir=/tmp");
@@ -314,6 +314,26 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void aJobCannotCreateAUserNamespaceNorRaiseItsLimitAndStillSeesEveryUidAsItIs() throws Exception {
+        String script = "unshare -Ur id -u 2>&1; echo unshare-rc=$?; echo 9 2>/dev/null"
+                + " > /proc/sys/user/max_user_namespaces; echo limit=$(cat /proc/sys/user/max_user_namespaces); echo uid=$(id -u) owner=$(stat -c %u /);"
+                + " echo map=$(cat /proc/self/uid_map); echo tmp=$(ls -A /tmp | wc -l)";
+
+        Outcome denied = outcome(sh(script));
+
+        assertThat(denied.stdoutTail()).contains("unshare-rc=1").contains("limit=0")
+                .containsPattern("map=\\s*0 0 4294967295").contains("owner=0").contains("tmp=0")
+                .containsPattern("uid=" + FIRST_UID / 100 + "\\d\\d ");
+
+        runner = new ProcessRunner(workDir.resolve("allowing"), 1 << 20, 8192, GRACE, InstantSource.system(),
+                ProcessRunner.DEFAULT_PASS_ENV, settings().withUserNamespaces(true), Isolation.SANDBOX,
+                cgroups.orElseThrow());
+        Outcome allowed = outcome(sh(script));
+
+        assertThat(allowed.stdoutTail()).as("where the operator allows them").contains("unshare-rc=0");
+    }
+
+    @Test
     void aJobCannotReadTheMachinesCredential() throws Exception {
         // as the agent keeps it: <work-dir>/credential, beside the machine's directory of attempts
         io.fleetjobs.agent.CredentialFile credential = io.fleetjobs.agent.CredentialFile.in(workDir);
@@ -395,7 +415,7 @@ class SandboxedRunnerTest {
         Path gone = workDir.resolve("was-a-mount");
         Files.createDirectories(gone);
         Process sandbox = new ProcessBuilder(new Sandbox(FIRST_UID + 98, 1 << 20, List.of(), null,
-                List.of(Path.of("/"), gone, workDir.resolve("never-there"))).argv(List.of("sh", "-c",
+                List.of(Path.of("/"), gone, workDir.resolve("never-there")), true).argv(List.of("sh", "-c",
                 "touch /var/tmp/x 2>&1; echo started"))).directory(workDir.toFile()).redirectErrorStream(true).start();
         sandbox.getOutputStream().write('\n'); // the gate (no cgroup here)
         sandbox.getOutputStream().flush();
