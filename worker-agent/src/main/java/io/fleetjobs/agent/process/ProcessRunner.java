@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -775,10 +776,40 @@ public final class ProcessRunner implements AttemptRunner {
         return Files.isRegularFile(path) && Files.isExecutable(path);
     }
 
-    private static void deleteTree(Path root) throws IOException {
+    /**
+     * Removes a directory and all it holds, links not followed. A tree the JVM's paths cannot reach (a job's
+     * directories nested past {@code PATH_MAX}) goes with GNU {@code rm}, which walks by file descriptors.
+     */
+    static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
+        try {
+            walkDeleting(root);
+        } catch (IOException e) {
+            if (!removedByRm(root)) {
+                throw e;
+            }
+        }
+    }
+
+    /** {@code rm -rf --one-file-system} on the tree; whether it is gone. */
+    private static boolean removedByRm(Path root) {
+        try {
+            Process rm = new ProcessBuilder("rm", "-rf", "--one-file-system", "--", root.toString())
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!rm.waitFor(5, TimeUnit.MINUTES)) {
+                rm.destroyForcibly();
+            }
+        } catch (IOException e) {
+            log.warn("cannot run rm on {}: {}", root, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !Files.exists(root, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static void walkDeleting(Path root) throws IOException {
         Files.walkFileTree(root, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {

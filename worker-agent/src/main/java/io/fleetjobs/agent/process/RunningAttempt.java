@@ -121,8 +121,12 @@ public final class RunningAttempt implements Attempt {
                 java.util.Optional<String> evicted = limited.disk() == null ? java.util.Optional.empty()
                         : limited.disk().measured(key, used, directory);
                 if (used > limited.workDirCapBytes() || evicted.isPresent()) {
-                    String detail = evicted.orElseGet(() -> "its working directory holds " + (used >> 20)
-                            + " MiB, more than the cap of " + (limited.workDirCapBytes() >> 20) + " MiB");
+                    String detail = evicted.orElseGet(() -> used == DiskUsage.UNMEASURABLE
+                            ? "its working directory holds what the agent cannot measure (a path longer than the"
+                                    + " system's limit, or a directory the agent may not read), so its cap of "
+                                    + (limited.workDirCapBytes() >> 20) + " MiB cannot be held"
+                            : "its working directory holds " + (used >> 20) + " MiB, more than the cap of "
+                                    + (limited.workDirCapBytes() >> 20) + " MiB");
                     log.warn("attempt {}: {}; killing it", key, detail);
                     breach.compareAndSet(null, new Outcome.Breach(io.fleetjobs.model.FailureReason.DISK_LIMIT_EXCEEDED,
                             detail));

@@ -544,6 +544,25 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void whatAJobHidesPastTheLongestPathTheAgentCanWalkStillMeetsTheCapAndItsDirectoryStillGoes() throws Exception {
+        runner = new ProcessRunner(workDir.resolve("capped-deep"), 1 << 20, 8192, GRACE, InstantSource.system(),
+                ProcessRunner.DEFAULT_PASS_ENV, settings().withWorkDirCap(8L << 20, Duration.ofMillis(100))
+                        .withRetention(Duration.ZERO), Isolation.SANDBOX, cgroups.orElseThrow());
+
+        // 5 MiB, under the cap of 8 MiB, but past PATH_MAX, where the agent's walk does not reach
+        Outcome out = outcome(sh(DiskUsageTest.HIDE_PAST_PATH_MAX + " exec sleep 60"));
+
+        assertThat(out.stdoutTail()).contains("hidden");
+        assertThat(out.breach()).isNotNull();
+        assertThat(out.breach().reason()).isEqualTo(FailureReason.DISK_LIMIT_EXCEEDED);
+        assertThat(out.breach().detail()).contains("cannot measure");
+        await().atMost(PATIENCE).until(() -> runner.removeExpired(java.time.Instant.now().plusSeconds(1)) == 1);
+        try (var left = Files.list(workDir.resolve("capped-deep").resolve("attempts"))) {
+            assertThat(left).isEmpty();
+        }
+    }
+
+    @Test
     void emptyFilesCountAsTheInodesAndBlocksTheyTakeSoMillionsOfThemMeetTheCap() throws Exception {
         runner = new ProcessRunner(workDir.resolve("capped-files"), 1 << 20, 8192, GRACE, InstantSource.system(),
                 ProcessRunner.DEFAULT_PASS_ENV, settings().withWorkDirCap(1 << 20, Duration.ofMillis(100)),
