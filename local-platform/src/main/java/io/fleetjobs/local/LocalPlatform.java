@@ -546,7 +546,7 @@ public final class LocalPlatform implements AutoCloseable {
         List<String> infrastructure = new ArrayList<>();
         if (config.databaseUrl == null) {
             int port = config.postgresPort > 0 ? config.postgresPort : Processes.preferredOrFree(POSTGRES_PORT + offset);
-            components.put(POSTGRES, new EmbeddedPostgresServer(home.resolve("pg"), home.resolve("postgres-binaries"), port,
+            components.put(POSTGRES, new EmbeddedPostgresServer(home.resolve("pg"), postgresBinaries(home), port,
                     logs.resolve(POSTGRES + ".log"), config.startTimeout, embeddedDatabasePassword));
             infrastructure.add(POSTGRES);
         }
@@ -742,15 +742,27 @@ public final class LocalPlatform implements AutoCloseable {
         }
     }
 
-    /** The directories of the home that hold other tenants' data: the services' logs, Kafka's, scratch files, pids. */
-    static final List<String> OWNER_ONLY = List.of("logs", "kafka", "tmp", "run");
+    /**
+     * The directories of the home that hold other tenants' data (the services' logs, Kafka's, scratch files, pids) or
+     * programs root runs (PostgreSQL's binaries, in a directory zonky makes world-writable at each start).
+     */
+    static final List<String> OWNER_ONLY = List.of("logs", "kafka", "tmp", "run", "postgres");
+
+    /** Where PostgreSQL's binaries are unpacked: under an owner-only directory ({@link #OWNER_ONLY}). */
+    static Path postgresBinaries(Path home) {
+        return home.resolve("postgres").resolve("binaries");
+    }
+
+    /** Where earlier launchers unpacked them: world-writable, so closed to others where it is still there. */
+    private static final String OLD_POSTGRES_BINARIES = "postgres-binaries";
 
     /**
      * The home as jobs on its agents may see it: the agents' sandboxed jobs run as other uids on this machine and
      * must reach their working directories under {@code workers/}, so the home stays traversable (0711, not
      * listable), but the logs (every tenant's job ids and names), Kafka's data (every tenant's events), the
-     * services' scratch files and the pid files are the launcher's user's alone (0700). Postgres keeps its data
-     * directory 0700 itself; the tokens are files of their own, 0600.
+     * services' scratch files and the pid files are the launcher's user's alone (0700), and so is the directory of
+     * PostgreSQL's binaries, which root runs: zonky makes it world-writable, where another user could swap them.
+     * Postgres keeps its data directory 0700 itself; the tokens are files of their own, 0600.
      */
     static void closeToOthers(Path home) {
         try {
@@ -759,6 +771,10 @@ public final class LocalPlatform implements AutoCloseable {
             for (String dir : OWNER_ONLY) {
                 Path path = Files.createDirectories(home.resolve(dir));
                 Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rwx------"));
+            }
+            Path old = home.resolve(OLD_POSTGRES_BINARIES);
+            if (Files.isDirectory(old, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                Files.setPosixFilePermissions(old, PosixFilePermissions.fromString("rwx------"));
             }
         } catch (UnsupportedOperationException e) {
             // not a POSIX file system: nothing to close

@@ -58,6 +58,9 @@ class LocalPlatformLayoutTest {
     @Test
     void otherUsersOfTheMachineAJobsUidAmongThemReachTheWorkersButNotTheLogsKafkaOrScratchFiles() throws IOException {
         Files.createDirectories(home.resolve("logs"));
+        // an earlier launcher's binaries, world-writable as zonky leaves them
+        Path oldBinaries = Files.createDirectories(home.resolve("postgres-binaries"));
+        Files.setPosixFilePermissions(oldBinaries, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
         Files.setPosixFilePermissions(home, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.setPosixFilePermissions(home.resolve("logs"),
                 java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -69,6 +72,10 @@ class LocalPlatformLayoutTest {
             for (String dir : LocalPlatform.OWNER_ONLY) {
                 assertThat(mode(home.resolve(dir))).as(dir).isEqualTo("rwx------");
             }
+            // PostgreSQL's binaries, which root runs, are reached through an owner-only directory only
+            assertThat(LocalPlatform.OWNER_ONLY).contains(home.relativize(LocalPlatform.postgresBinaries(home))
+                    .getName(0).toString());
+            assertThat(mode(oldBinaries)).isEqualTo("rwx------");
         } finally {
             platform.stop();
         }
