@@ -100,8 +100,8 @@ public final class ProcessRunner implements AttemptRunner {
     private final Isolation isolation;
     /** Whether a sandboxed attempt sees the machine's file systems read-only (where the machine allows it). */
     private final boolean readOnlyMachine;
-    /** Whether a sandboxed attempt runs in a user namespace of its own that may hold none (where the machine allows). */
-    private final boolean noUserNamespaces;
+    /** The sandbox's steps beyond its base that this machine allows ({@link Sandbox.Hardening}). */
+    private final Set<Sandbox.Hardening> hardening;
     private final Cgroups cgroups;
     /** The disk the working directories share, watched for all attempts together. */
     private final DiskPressure disk;
@@ -146,17 +146,17 @@ public final class ProcessRunner implements AttemptRunner {
     public ProcessRunner(Path workDir, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock,
             List<String> passEnv, SandboxSettings settings, Isolation isolation, Cgroups cgroups) {
         this(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, settings, isolation, true,
-                !settings.userNamespaces(), cgroups);
+                hardeningWanted(settings), cgroups);
     }
 
     private ProcessRunner(Path workDir, long logCapBytes, int tailBytes, Duration killGrace, InstantSource clock,
             List<String> passEnv, SandboxSettings settings, Isolation isolation, boolean readOnlyMachine,
-            boolean noUserNamespaces, Cgroups cgroups) {
+            Set<Sandbox.Hardening> hardening, Cgroups cgroups) {
         this.passEnv = List.copyOf(passEnv);
         this.settings = Objects.requireNonNull(settings, "settings");
         this.isolation = Objects.requireNonNull(isolation, "isolation");
         this.readOnlyMachine = readOnlyMachine;
-        this.noUserNamespaces = noUserNamespaces;
+        this.hardening = Set.copyOf(hardening);
         this.disk = new DiskPressure(settings.diskReserveBytes());
         this.cgroups = cgroups;
         this.nextUid = settings.firstUid();
@@ -187,7 +187,7 @@ public final class ProcessRunner implements AttemptRunner {
                 : null;
         Isolation isolation = Isolation.NONE;
         boolean readOnlyMachine = true;
-        boolean noUserNamespaces = !settings.userNamespaces();
+        Set<Sandbox.Hardening> hardening = java.util.EnumSet.noneOf(Sandbox.Hardening.class);
         if (!settings.sandbox()) {
             log.warn("isolation is off (jobs.worker.isolation.sandbox=false): attempts run as the agent's uid and can"
                     + " read its files and other attempts' environments");
@@ -196,20 +196,25 @@ public final class ProcessRunner implements AttemptRunner {
                     + " the agent's files and other attempts' /proc/<pid>/environ, and no cgroup limits their memory,"
                     + " CPU or processes", agentUid());
         } else {
-            Optional<String> failure = probe(settings, true, noUserNamespaces);
-            if (failure.isPresent() && noUserNamespaces && probe(settings, true, false).isEmpty()) {
-                log.warn("attempts cannot get a user namespace of their own ({}): each still runs in its sandbox, but"
-                        + " may create user namespaces where the machine allows them (user.max_user_namespaces)",
-                        failure.get());
-                failure = Optional.empty();
-                noUserNamespaces = false;
-            }
-            if (failure.isPresent() && probe(settings, false, noUserNamespaces).isEmpty()) {
-                log.warn("the machine's file systems cannot be made read-only for attempts ({}): each still runs in"
-                        + " its sandbox, but may write wherever its uid may (a world-writable /var/tmp, say)",
-                        failure.get());
-                failure = Optional.empty();
-                readOnlyMachine = false;
+            // the base first, then each step beyond it alone: one the machine does not allow is left out, with a warning
+            Optional<String> failure = probe(settings, false, Set.of());
+            if (failure.isEmpty()) {
+                Optional<String> readOnly = probe(settings, true, Set.of());
+                if (readOnly.isPresent()) {
+                    log.warn("the machine's file systems cannot be made read-only for attempts ({}): each still runs in"
+                            + " its sandbox, but may write wherever its uid may (a world-writable /var/tmp, say)",
+                            readOnly.get());
+                    readOnlyMachine = false;
+                }
+                for (Sandbox.Hardening step : hardeningWanted(settings)) {
+                    Optional<String> stepFailure = probe(settings, false, Set.of(step));
+                    if (stepFailure.isEmpty()) {
+                        hardening.add(step);
+                    } else {
+                        log.warn("the sandbox cannot take the step {} here ({}): {}", step, stepFailure.get(),
+                                step.without());
+                    }
+                }
             }
             if (failure.isEmpty()) {
                 isolation = Isolation.SANDBOX;
@@ -225,7 +230,7 @@ public final class ProcessRunner implements AttemptRunner {
         log.info("isolation: {}; cgroups: {}", isolation.wire(), cgroups == null ? "none"
                 : cgroups.version() + " under " + settings.cgroupParent());
         return new ProcessRunner(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, settings, isolation,
-                readOnlyMachine, noUserNamespaces, cgroups);
+                readOnlyMachine, hardening, cgroups);
     }
 
     /**
@@ -268,14 +273,24 @@ public final class ProcessRunner implements AttemptRunner {
 
     /** Runs {@code true} in a sandbox; empty when it worked, else what went wrong. */
     static Optional<String> probe(SandboxSettings settings) {
-        return probe(settings, true, !settings.userNamespaces());
+        return probe(settings, true, hardeningWanted(settings));
+    }
+
+    /** The steps beyond the base the settings ask for, of those this machine could take ({@link Sandbox.Hardening}). */
+    static Set<Sandbox.Hardening> hardeningWanted(SandboxSettings settings) {
+        Set<Sandbox.Hardening> wanted = java.util.EnumSet.noneOf(Sandbox.Hardening.class);
+        wanted.addAll(Sandbox.Hardening.candidates());
+        if (settings.userNamespaces()) {
+            wanted.remove(Sandbox.Hardening.OWN_USER_NAMESPACE);
+        }
+        return wanted;
     }
 
     /**
-     * As {@link #probe(SandboxSettings)}, with or without the machine's file systems made read-only, and with or
-     * without a user namespace of the attempt's own.
+     * As {@link #probe(SandboxSettings)}, with or without the machine's file systems made read-only, and with the
+     * steps beyond the base given.
      */
-    static Optional<String> probe(SandboxSettings settings, boolean readOnlyMachine, boolean noUserNamespaces) {
+    static Optional<String> probe(SandboxSettings settings, boolean readOnlyMachine, Set<Sandbox.Hardening> steps) {
         List<Path> readOnly;
         try {
             readOnly = readOnlyMachine ? writableMounts() : List.of();
@@ -283,7 +298,7 @@ public final class ProcessRunner implements AttemptRunner {
             return Optional.of("cannot read the machine's mounts: " + e);
         }
         List<String> argv = new ArrayList<>(new Sandbox(settings.firstUid(), 1 << 20, List.of(), null, readOnly,
-                noUserNamespaces)
+                steps)
                 .argv(List.of("true")));
         try {
             ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true).directory(new java.io.File("/"));
@@ -453,7 +468,7 @@ public final class ProcessRunner implements AttemptRunner {
             } catch (IOException e) {
                 throw new StartFailedException("attempt " + key + ": cannot read the machine's mounts: " + e, e);
             }
-            sandbox = new Sandbox(uid, settings.tmpBytes(), otherGpus, directory, readOnly, noUserNamespaces);
+            sandbox = new Sandbox(uid, settings.tmpBytes(), otherGpus, directory, readOnly, hardening);
             argv = List.of(); // below, once the job's environment is known
         } else if (cgroups != null) {
             argv = Sandbox.gatedArgv(command);

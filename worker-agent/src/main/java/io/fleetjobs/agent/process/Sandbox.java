@@ -26,6 +26,7 @@ import java.util.stream.Stream;
  *                  ├ sh (root, for a moment): once pid 1 is in its user namespace, maps every uid and gid to itself
  *                  └ exec unshare --user: a user namespace of the attempt's own (unless jobs may create them)
  *                      └ exec sh: once mapped, as root of that namespace, sets its max_user_namespaces to 0
+ *                          └ exec perl: joins a new session keyring, the attempt's own
  *                          └ exec setpriv --reuid U --regid U --clear-groups, no capabilities, no new privileges
  *                              └ env -i NAME=VALUE... (the job's environment, from here on only)
  *                                  └ /bin/sh TIED_TO_AGENT (still pid 1, as uid U) ─ the job's argv, the watcher
@@ -58,16 +59,59 @@ import java.util.stream.Stream;
  * hold for all of its descendants, and only a process with {@code CAP_SYS_RESOURCE} in the namespace may raise it,
  * which the job never has. The mounts above are made before, as root of the machine, in the machine's namespace.
  *
+ * <p>Keys: a process inherits its parent's session keyring, and an agent started by systemd or a container runtime
+ * has one of its own; every attempt would share it, and any job could read the keys another tenant's job put there
+ * ({@code keyctl add user ... @s}), across uids and user namespaces. So each attempt joins a new, empty session
+ * keyring before the uid is dropped (perl's {@code syscall}, as util-linux has no keyctl). Its user keyring is its
+ * uid's, which a later attempt given the same uid would find: the user namespace of its own holds that one apart
+ * (user keyrings are kept per user namespace).
+ *
  * @param uid      the attempt's uid, also its gid
  * @param tmpBytes the size of its private /tmp (a tmpfs, counted in its cgroup's memory)
  * @param masked   the device nodes covered with /dev/null (the other GPUs')
  * @param work     the attempt's working directory, the one place of the machine's file systems it may write; null
  *                 for none (the probe)
  * @param readOnly the mount points made read-only ({@link #writableMounts}); empty where the machine does not allow it
- * @param noUserNamespaces whether the attempt runs in a user namespace of its own that may hold none
+ * @param hardening the steps beyond the base that this machine allows ({@link Hardening})
  */
 public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List<Path> readOnly,
-        boolean noUserNamespaces) {
+        Set<Hardening> hardening) {
+    /** What a sandbox does beyond its base where the machine allows it; the probe at the agent's start finds which. */
+    public enum Hardening {
+        /** A user namespace of the attempt's own, in which it can create none. */
+        OWN_USER_NAMESPACE("jobs may create user namespaces where the machine allows them, and an attempt finds the"
+                + " keys an earlier attempt of its uid left in its user keyring"),
+        /** A new session keyring, not the agent's. */
+        OWN_SESSION_KEYRING("attempts share the agent's session keyring, where one job may read the keys another put");
+
+        private final String without;
+
+        Hardening(String without) {
+            this.without = without;
+        }
+
+        /** What is not held without this step (for the agent's warning at start). */
+        public String without() {
+            return without;
+        }
+
+        /** Every step this machine's architecture and programs could take (not yet probed). */
+        public static Set<Hardening> candidates() {
+            java.util.EnumSet<Hardening> all = java.util.EnumSet.of(OWN_USER_NAMESPACE);
+            if (KEYCTL.isPresent() && Files.isExecutable(Path.of("/usr/bin/perl"))) {
+                all.add(OWN_SESSION_KEYRING);
+            }
+            return all;
+        }
+    }
+
+    /** The number of the keyctl system call on this machine's architecture; empty where it is not known here. */
+    static final java.util.OptionalInt KEYCTL = switch (System.getProperty("os.arch")) {
+        case "amd64", "x86_64" -> java.util.OptionalInt.of(250);
+        case "aarch64", "arm64" -> java.util.OptionalInt.of(219);
+        default -> java.util.OptionalInt.empty();
+    };
+
     /** A GPU's device node, {@code nvidia<minor>}. */
     private static final Pattern GPU_NODE = Pattern.compile("nvidia([0-9]{1,6})");
 
@@ -79,12 +123,14 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
     }
 
     public Sandbox(int uid, long tmpBytes, List<Path> masked) {
-        this(uid, tmpBytes, masked, null, List.of(), true);
+        this(uid, tmpBytes, masked, null, List.of(), Hardening.candidates());
     }
 
     public Sandbox {
         masked = masked == null ? List.of() : List.copyOf(masked);
         readOnly = readOnly == null ? List.of() : List.copyOf(readOnly);
+        hardening = hardening == null || hardening.isEmpty() ? Set.of() : java.util.Collections.unmodifiableSet(
+                java.util.EnumSet.copyOf(hardening));
         if (uid <= 0) {
             throw new IllegalArgumentException("an attempt's uid must not be root: " + uid);
         }
@@ -129,7 +175,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-tmp /tmp || exit 125",
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-shm /dev/shm 2>/dev/null",
                 masks(),
-                noUserNamespaces ? inOwnUserNamespace(dropToJob()) : dropToJob());
+                hardening.contains(Hardening.OWN_USER_NAMESPACE) ? inOwnUserNamespace(dropToJob()) : dropToJob());
         List<String> argv = new ArrayList<>(command.size() + environment.size() + 12);
         argv.addAll(List.of("setsid", "sh", "-c", outer, "fleetjobs-gate", inner));
         new java.util.TreeMap<>(environment).forEach((name, value) -> {
@@ -143,10 +189,19 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
         return argv;
     }
 
-    /** The last line of root's part: the uid dropped, no capabilities left, the job's environment and argv. */
+    /**
+     * The last line of root's part: a session keyring of the attempt's own joined (where taken), the uid dropped, no
+     * capabilities left, the job's environment and argv.
+     */
     private String dropToJob() {
-        return "exec setpriv --reuid=" + uid + " --regid=" + uid + " --clear-groups --inh-caps=-all"
+        String setpriv = "setpriv --reuid=" + uid + " --regid=" + uid + " --clear-groups --inh-caps=-all"
                 + " --bounding-set=-all --no-new-privs -- env -i -- \"$@\"";
+        if (!hardening.contains(Hardening.OWN_SESSION_KEYRING) || KEYCTL.isEmpty()) {
+            return "exec " + setpriv;
+        }
+        // keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL): a new anonymous keyring; a failure ends the start
+        String join = "syscall(" + KEYCTL.getAsInt() + ", 1, 0) > 0 or exit 125; exec { $ARGV[0] } @ARGV or exit 127";
+        return "exec perl -e " + quoted(join) + " -- " + setpriv;
     }
 
     /** Where pid 1 waits for its user namespace's map; on the attempt's own /tmp, gone before the job starts. */

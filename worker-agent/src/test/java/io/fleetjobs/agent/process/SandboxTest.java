@@ -37,13 +37,24 @@ class SandboxTest {
         int maps = inner.indexOf("echo '0 0 4294967295' > /proc/1/uid_map");
         int unshare = inner.indexOf("exec unshare --user -- sh -c");
         int limit = inner.indexOf("echo 0 > /proc/sys/user/max_user_namespaces || exit 125");
-        int drop = inner.indexOf("exec setpriv");
+        int drop = inner.indexOf("setpriv --reuid");
         assertThat(inner.indexOf("fleetjobs-tmp /tmp")).as("the FIFO on the attempt's own /tmp").isLessThan(fifo);
         assertThat(List.of(fifo, maps, unshare, limit, drop)).doesNotContain(-1).isSorted();
 
-        String allowing = new Sandbox(61007, 1 << 20, List.of(), null, List.of(), false).argv(List.of("true")).get(5);
+        String allowing = new Sandbox(61007, 1 << 20, List.of(), null, List.of(), java.util.Set.of())
+                .argv(List.of("true")).get(5);
         assertThat(allowing).doesNotContain("unshare --user").doesNotContain("max_user_namespaces")
-                .contains("exec setpriv --reuid=61007");
+                .doesNotContain("perl").contains("exec setpriv --reuid=61007");
+    }
+
+    @Test
+    void theAttemptJoinsASessionKeyringOfItsOwnAsRootJustBeforeTheUidDrops() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Sandbox.KEYCTL.isPresent(), "keyctl's number not known here");
+        String inner = new Sandbox(61007, 1 << 20, List.of(), null, List.of(),
+                java.util.Set.of(Sandbox.Hardening.OWN_SESSION_KEYRING)).argv(List.of("true")).get(5);
+
+        assertThat(inner).contains("exec perl -e 'syscall(" + Sandbox.KEYCTL.getAsInt() + ", 1, 0) > 0 or exit 125;"
+                + " exec { $ARGV[0] } @ARGV or exit 127' -- setpriv --reuid=61007");
     }
 
     @Test
@@ -114,7 +125,7 @@ class SandboxTest {
     void theWorkingDirectoryStaysWritableTheRestGoesReadOnlyAndTheShellMovesIntoItBeforeTmpIsCovered() {
         Path work = Path.of("/var/lib/fleetjobs/attempts/j-1/work");
         String inner = new Sandbox(61007, 1 << 20, List.of(), work, List.of(Path.of("/"), Path.of("/data/it's")),
-                true)
+                Sandbox.Hardening.candidates())
                 .argv(List.of("true")).get(5);
 
         int bind = inner.indexOf("mount --bind '" + work + "' '" + work + "' || exit 125");

@@ -16,6 +16,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -334,6 +335,63 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void aKeyOneJobPutsInItsSessionKeyringIsNotThereForAnotherThoughTheAgentHasASessionKeyring() throws Exception {
+        assumeTrue(Sandbox.Hardening.candidates().contains(Sandbox.Hardening.OWN_SESSION_KEYRING),
+                "no perl, or keyctl's number not known here");
+        int addKey = Sandbox.KEYCTL.getAsInt() == 250 ? 248 : 217; // add_key, amd64 or arm64
+        String put = "my ($t, $d, $p) = (\"user\", \"tenant-a-secret\", \"s3cr3t-of-tenant-a\"); print syscall(" + addKey
+                + ", $t, $d, $p, length($p), -3) > 0 ? \"added\\n\" : \"not added: $!\\n\";";
+        String look = "my ($t, $d) = (\"user\", \"tenant-a-secret\"); print syscall(" + Sandbox.KEYCTL.getAsInt()
+                + ", 10, -3, $t, $d, 0) > 0 ? \"found\\n\" : \"not found\\n\";";
+        Set<Sandbox.Hardening> without = Set.of(Sandbox.Hardening.OWN_USER_NAMESPACE);
+        String shared = "fleetjobs-test-agent-" + UUID.randomUUID();
+
+        // as under systemd or a container runtime: the agent has a session keyring, which its children inherit
+        Process holder = joined(shared);
+        try {
+            assertThat(underSessionKeyring(shared, without, FIRST_UID + 97, put)).contains("added");
+            assertThat(underSessionKeyring(shared, without, FIRST_UID + 96, look)).as("without the step: shared")
+                    .contains("found").doesNotContain("not found");
+
+            assertThat(underSessionKeyring(shared, Sandbox.Hardening.candidates(), FIRST_UID + 95, put))
+                    .contains("added");
+            // neither the key put in the agent's keyring above nor the one just put in the job's own
+            assertThat(underSessionKeyring(shared, Sandbox.Hardening.candidates(), FIRST_UID + 94, look))
+                    .contains("not found");
+        } finally {
+            holder.destroyForcibly();
+        }
+    }
+
+    /**
+     * A process that joined a new session keyring named so, which lasts while it lives (until destroyed), and which
+     * its user (root) may search, so that the sandboxes started here join that one (as an agent's children inherit its).
+     */
+    private static Process joined(String keyring) throws Exception {
+        int keyctl = Sandbox.KEYCTL.getAsInt();
+        Process holder = new ProcessBuilder("perl", "-e", "my $n = shift; my $id = syscall(" + keyctl + ", 1, $n);"
+                + " $id > 0 or exit 99; syscall(" + keyctl + ", 5, $id, 0x3f3f0000) == 0 or exit 98; $| = 1;"
+                + " print \"joined\\n\"; <STDIN>", "--", keyring).start();
+        assertThat(new java.io.BufferedReader(new java.io.InputStreamReader(holder.getInputStream(), UTF_8)).readLine())
+                .isEqualTo("joined");
+        return holder;
+    }
+
+    /** What a perl job says, sandboxed as {@code steps} say, started by a process that joined the keyring named so. */
+    private String underSessionKeyring(String keyring, Set<Sandbox.Hardening> steps, int uid, String perl)
+            throws Exception {
+        List<String> argv = new java.util.ArrayList<>(List.of("perl", "-e", "my $n = shift; syscall("
+                + Sandbox.KEYCTL.getAsInt() + ", 1, $n) > 0 or exit 99; exec { $ARGV[0] } @ARGV", "--", keyring));
+        argv.addAll(new Sandbox(uid, 1 << 20, List.of(), null, List.of(), steps).argv(List.of("perl", "-e", perl)));
+        Process sandbox = new ProcessBuilder(argv).directory(workDir.toFile()).redirectErrorStream(true).start();
+        sandbox.getOutputStream().write('\n'); // the gate (no cgroup here)
+        sandbox.getOutputStream().flush();
+        String said = new String(sandbox.getInputStream().readAllBytes(), UTF_8);
+        assertThat(sandbox.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        return said;
+    }
+
+    @Test
     void aJobCannotReadTheMachinesCredential() throws Exception {
         // as the agent keeps it: <work-dir>/credential, beside the machine's directory of attempts
         io.fleetjobs.agent.CredentialFile credential = io.fleetjobs.agent.CredentialFile.in(workDir);
@@ -415,7 +473,7 @@ class SandboxedRunnerTest {
         Path gone = workDir.resolve("was-a-mount");
         Files.createDirectories(gone);
         Process sandbox = new ProcessBuilder(new Sandbox(FIRST_UID + 98, 1 << 20, List.of(), null,
-                List.of(Path.of("/"), gone, workDir.resolve("never-there")), true).argv(List.of("sh", "-c",
+                List.of(Path.of("/"), gone, workDir.resolve("never-there")), Sandbox.Hardening.candidates()).argv(List.of("sh", "-c",
                 "touch /var/tmp/x 2>&1; echo started"))).directory(workDir.toFile()).redirectErrorStream(true).start();
         sandbox.getOutputStream().write('\n'); // the gate (no cgroup here)
         sandbox.getOutputStream().flush();
@@ -537,7 +595,6 @@ class SandboxedRunnerTest {
 
         Outcome out = outcome(sh("head -c 5M /dev/zero > big; echo written; exec sleep 60"));
 
-        assertThat(out.stdoutTail()).contains("written");
         assertThat(out.breach()).isNotNull();
         assertThat(out.breach().reason()).isEqualTo(FailureReason.DISK_LIMIT_EXCEEDED);
         assertThat(out.breach().detail()).contains("more than the cap of 1 MiB");
@@ -552,7 +609,6 @@ class SandboxedRunnerTest {
         // 5 MiB, under the cap of 8 MiB, but past PATH_MAX, where the agent's walk does not reach
         Outcome out = outcome(sh(DiskUsageTest.HIDE_PAST_PATH_MAX + " exec sleep 60"));
 
-        assertThat(out.stdoutTail()).contains("hidden");
         assertThat(out.breach()).isNotNull();
         assertThat(out.breach().reason()).isEqualTo(FailureReason.DISK_LIMIT_EXCEEDED);
         assertThat(out.breach().detail()).contains("cannot measure");
@@ -568,11 +624,11 @@ class SandboxedRunnerTest {
                 ProcessRunner.DEFAULT_PASS_ENV, settings().withWorkDirCap(1 << 20, Duration.ofMillis(100)),
                 Isolation.SANDBOX, cgroups.orElseThrow());
 
-        // 400 files of no bytes: 1.6 MiB as the disk holds them, past the cap of 1 MiB
+        // 400 files of no bytes: 1.6 MiB as the disk holds them, past the cap of 1 MiB (a busy machine's measure may
+        // come before the last: the cap is met all the same)
         Outcome out = outcome(sh("mkdir many && cd many && i=0; while [ $i -lt 400 ]; do : > f$i; i=$((i+1)); done;"
                 + " echo made; exec sleep 60"));
 
-        assertThat(out.stdoutTail()).contains("made");
         assertThat(out.breach()).isNotNull();
         assertThat(out.breach().reason()).isEqualTo(FailureReason.DISK_LIMIT_EXCEEDED);
         assertThat(out.breach().detail()).contains("more than the cap of 1 MiB");
