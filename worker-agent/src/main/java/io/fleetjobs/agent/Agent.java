@@ -406,12 +406,13 @@ final class Agent implements SmartLifecycle {
 
     }
 
-    /** The agent's own line at the end of the attempt's stderr tail, where a person reading the logs sees it. */
+    /** The agent's own line (a whole one) at the end of the attempt's stderr tail, where a person reading the logs sees it. */
     static AttemptReport withNote(AttemptReport r, String note) {
         String tail = r.stderrTail() == null || r.stderrTail().isEmpty() ? "" : r.stderrTail().endsWith("\n")
                 ? r.stderrTail() : r.stderrTail() + "\n";
         return new AttemptReport(r.jobId(), r.attempt(), r.epoch(), r.machineId(), r.state(), r.exitCode(),
-                r.failureReason(), r.startedAt(), r.finishedAt(), r.stdoutTail(), tail + "[fleetjobs-agent] " + note);
+                r.failureReason(), r.startedAt(), r.finishedAt(), r.stdoutTail(),
+                tail + "[fleetjobs-agent] " + note + "\n");
     }
 
     private AttemptReport report(Tracked t, AttemptState state, Integer exitCode, FailureReason reason, Outcome outcome) {

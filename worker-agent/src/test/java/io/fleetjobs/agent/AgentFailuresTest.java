@@ -67,7 +67,7 @@ class AgentFailuresTest {
         AttemptReport r = new AttemptReport(UUID.randomUUID(), 1, 1, "m", AttemptState.FAILED, 137,
                 FailureReason.OOM_KILLED, NOW, NOW, "", "Traceback ...");
         assertThat(Agent.withNote(r, "OOM_KILLED: used more than its 512 MiB (limit 576 MiB with headroom)").stderrTail())
-                .isEqualTo("Traceback ...\n[fleetjobs-agent] OOM_KILLED: used more than its 512 MiB (limit 576 MiB with headroom)");
+                .isEqualTo("Traceback ...\n[fleetjobs-agent] OOM_KILLED: used more than its 512 MiB (limit 576 MiB with headroom)\n");
     }
 
     @Test
