@@ -33,6 +33,10 @@ context.setDefaultTimeout(30_000);
 const page = context.pages()[0] ?? (await context.newPage());
 const consoleErrors = [];
 page.on("pageerror", (e) => consoleErrors.push(String(e)));
+// what the page's Content-Security-Policy refused (Chromium says so on the console): the console must need nothing of it
+page.on("console", (m) => {
+  if (m.type() === "error" && m.text().includes("Content Security Policy")) consoleErrors.push(m.text());
+});
 const results = {};
 
 async function shot(name) {

@@ -49,6 +49,11 @@ class WebConsoleTest {
         assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/html"));
         assertThat(page.headers().firstValue("Cache-Control")).hasValue("no-cache");
         assertThat(page.body()).contains("<div id=\"root\"></div>");
+        // its own scripts and API only, never framed (the browser test checks the console works under it)
+        assertThat(page.headers().firstValue("Content-Security-Policy")).hasValueSatisfying(p -> assertThat(p)
+                .contains("script-src 'self'").contains("frame-ancestors 'none'").doesNotContain("unsafe"));
+        assertThat(page.headers().firstValue("X-Frame-Options")).hasValue("DENY");
+        assertThat(page.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
 
         Matcher script = Pattern.compile("src=\"(/console/assets/[^\"]+\\.js)\"").matcher(page.body());
         assertThat(script.find()).as("the page names its script under /console/assets/").isTrue();
