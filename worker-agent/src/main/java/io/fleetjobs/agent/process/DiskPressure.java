@@ -13,7 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * each under theirs could together fill the disk, and then the agent could write no log and every job on the
  * machine would fail to write. Each attempt's watch tells this what its directory holds; when the disk's free
  * space falls below the reserve, the attempt holding the most (at least {@link #WORTH_EVICTING}) is the one
- * killed, as kubelet evicts by ephemeral storage: the job's fault ({@code DISK_LIMIT_EXCEEDED}).
+ * killed, as kubelet evicts by ephemeral storage: the job's fault ({@code DISK_LIMIT_EXCEEDED}). Before that, the
+ * directories of attempts that ended go, oldest first, though their retention has not passed ({@code reclaim}): a
+ * tenant whose short jobs each left gigabytes behind would otherwise fill the disk with what no one runs, and a
+ * running attempt of another tenant would be killed in their place.
  */
 final class DiskPressure {
     /** A directory holding less frees too little to be worth ending its attempt. */
@@ -21,10 +24,28 @@ final class DiskPressure {
 
     private final long reserveSetting;
     private final Map<AttemptKey, Long> held = new ConcurrentHashMap<>();
+    /** Removes what ended attempts left while the disk is below its reserve (the runner's); may do nothing. */
+    private final Runnable reclaim;
 
     /** @param reserveSetting the free space kept, or -1 for {@link #reserve(long, long) the default} */
     DiskPressure(long reserveSetting) {
+        this(reserveSetting, () -> { });
+    }
+
+    /** @param reclaim removes ended attempts' directories, oldest first, while the disk is below its reserve */
+    DiskPressure(long reserveSetting, Runnable reclaim) {
         this.reserveSetting = reserveSetting;
+        this.reclaim = reclaim;
+    }
+
+    /** Whether the disk holding {@code directory} has less free space than its reserve; false when unknown. */
+    boolean belowReserve(Path directory) {
+        try {
+            FileStore store = Files.getFileStore(directory);
+            return store.getUsableSpace() < reserve(store.getTotalSpace(), reserveSetting);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** The free space to keep on a disk of {@code totalBytes}: the setting, else 5% of it and at least 1 GiB. */
@@ -46,6 +67,10 @@ final class DiskPressure {
                 return Optional.empty();
             }
         }
+        if (!belowReserve(directory)) {
+            return Optional.empty();
+        }
+        reclaim.run();
         try {
             FileStore store = Files.getFileStore(directory);
             long free = store.getUsableSpace();

@@ -157,7 +157,7 @@ public final class ProcessRunner implements AttemptRunner {
         this.isolation = Objects.requireNonNull(isolation, "isolation");
         this.readOnlyMachine = readOnlyMachine;
         this.hardening = Set.copyOf(hardening);
-        this.disk = new DiskPressure(settings.diskReserveBytes());
+        this.disk = new DiskPressure(settings.diskReserveBytes(), () -> removeExpired(now()));
         this.cgroups = cgroups;
         this.nextUid = settings.firstUid();
         Path root = Objects.requireNonNull(workDir, "workDir").toAbsolutePath().normalize();
@@ -722,7 +722,9 @@ public final class ProcessRunner implements AttemptRunner {
     /**
      * Removes {@code attempts/<jobId>-<attempt>/} of every attempt not running that ended before
      * {@code now - retention}: when this runner saw it end, else (a previous incarnation's) by the directory's
-     * last change. Their logs' tails went with their final reports.
+     * last change. Their logs' tails went with their final reports. Then, while the disk is below its reserve
+     * ({@link DiskPressure}), those of the other ended attempts too, oldest first: what no one runs goes before
+     * a running attempt is evicted.
      *
      * @return how many it removed
      */
@@ -733,34 +735,61 @@ public final class ProcessRunner implements AttemptRunner {
         java.util.Set<String> live = new java.util.HashSet<>();
         running.keySet().forEach(k -> live.add(k.fileName()));
         Instant before = now.minus(settings.retention());
-        int removed = 0;
+        java.util.TreeMap<Instant, List<Path>> byEnd = new java.util.TreeMap<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(attemptsDir)) {
             for (Path dir : entries) {
                 String name = dir.getFileName().toString();
-                if (live.contains(name)) {
-                    continue;
-                }
-                Instant end = ended.get(name);
-                if (end == null) {
-                    end = Files.getLastModifiedTime(dir, LinkOption.NOFOLLOW_LINKS).toInstant();
-                }
-                if (end.isBefore(before)) {
-                    try {
-                        deleteTree(dir);
-                        ended.remove(name);
-                        removed++;
-                    } catch (IOException | UncheckedIOException e) {
-                        log.warn("cannot remove the directory of ended attempt {}: {}", name, e.toString());
-                    }
+                if (!live.contains(name)) {
+                    Instant end = ended.get(name);
+                    byEnd.computeIfAbsent(end != null ? end
+                            : Files.getLastModifiedTime(dir, LinkOption.NOFOLLOW_LINKS).toInstant(),
+                            e -> new ArrayList<>()).add(dir);
                 }
             }
         } catch (IOException e) {
             log.warn("cannot list {}: {}", attemptsDir, e.toString());
         }
-        if (removed > 0) {
-            log.info("removed the directories of {} attempts that ended before {}", removed, before);
+        int expired = 0;
+        int early = 0;
+        ends:
+        for (Map.Entry<Instant, List<Path>> entry : byEnd.entrySet()) {
+            boolean past = entry.getKey().isBefore(before);
+            for (Path dir : entry.getValue()) {
+                if (!past && !disk.belowReserve(attemptsDir)) {
+                    break ends; // the rest ended later still
+                }
+                if (removeEnded(dir)) {
+                    if (past) {
+                        expired++;
+                    } else {
+                        early++;
+                    }
+                }
+            }
         }
-        return removed;
+        if (expired > 0) {
+            log.info("removed the directories of {} attempts that ended before {}", expired, before);
+        }
+        if (early > 0) {
+            log.warn("the disk of the attempts' directories is below its reserve: removed the directories of {} ended"
+                    + " attempts before their retention", early);
+        }
+        return expired + early;
+    }
+
+    private Instant now() {
+        return clock.instant();
+    }
+
+    private boolean removeEnded(Path dir) {
+        try {
+            deleteTree(dir);
+            ended.remove(dir.getFileName().toString());
+            return true;
+        } catch (IOException | UncheckedIOException e) {
+            log.warn("cannot remove the directory of ended attempt {}: {}", dir.getFileName(), e.toString());
+            return false;
+        }
     }
 
     /**

@@ -33,6 +33,19 @@ class DiskPressureTest {
     }
 
     @Test
+    void belowTheReserveWhatEndedAttemptsLeftIsReclaimedBeforeARunningOneEnds() {
+        java.util.concurrent.atomic.AtomicInteger reclaimed = new java.util.concurrent.atomic.AtomicInteger();
+        DiskPressure full = new DiskPressure(Long.MAX_VALUE / 4, reclaimed::incrementAndGet);
+
+        assertThat(full.measured(key(), 1000, dir)).as("too small to end").isEmpty();
+        assertThat(reclaimed).hasValue(0);
+        assertThat(full.measured(key(), 5L << 20, dir)).isPresent();
+        assertThat(reclaimed).as("reclaimed first; still short, so the attempt ends").hasValue(1);
+        assertThat(new DiskPressure(0, reclaimed::incrementAndGet).measured(key(), 5L << 20, dir)).isEmpty();
+        assertThat(reclaimed).as("nothing reclaimed above the reserve").hasValue(1);
+    }
+
+    @Test
     void aboveTheReserveNothingEnds() {
         assertThat(new DiskPressure(0).measured(key(), 50L << 30, dir)).isEmpty();
     }

@@ -635,6 +635,23 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void whileTheDiskIsBelowItsReserveAnEndedAttemptsDirectoryGoesBeforeItsRetentionAndALiveOneStays()
+            throws Exception {
+        // a reserve larger than any disk: the disk is always below it
+        runner = new ProcessRunner(workDir.resolve("short-of-disk"), 1 << 20, 8192, GRACE, InstantSource.system(),
+                ProcessRunner.DEFAULT_PASS_ENV, settings().withDiskReserve(Long.MAX_VALUE / 4), Isolation.SANDBOX,
+                cgroups.orElseThrow());
+        RunningAttempt done = sh("head -c 2M /dev/zero > left-behind");
+        outcome(done);
+        RunningAttempt live = sh("echo live; exec sleep 60");
+        awaitOutput(live, "live");
+
+        assertThat(runner.removeExpired(Instant.now())).isEqualTo(1);
+        assertThat(done.stdoutFile().getParent()).doesNotExist();
+        assertThat(live.directory()).exists();
+    }
+
+    @Test
     void anEndedAttemptsDirectoryGoesAfterTheRetention() throws Exception {
         RunningAttempt done = sh("echo hi > file");
         outcome(done);
