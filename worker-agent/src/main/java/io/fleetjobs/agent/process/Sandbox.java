@@ -24,12 +24,11 @@ import java.util.stream.Stream;
  *              └ sh (pid 1 of the new pid namespace): the machine's file systems read-only but for the
  *                  working directory, a private tmpfs on /tmp and /dev/shm
  *                  ├ sh (root, for a moment): once pid 1 is in its user namespace, maps every uid and gid to itself
- *                  └ exec unshare --user: a user namespace of the attempt's own (unless jobs may create them)
- *                      └ exec sh: once mapped, as root of that namespace, sets its max_user_namespaces to 0
- *                          └ exec perl: joins a new session keyring, the attempt's own
- *                          └ exec setpriv --reuid U --regid U --clear-groups, no capabilities, no new privileges
- *                              └ env -i NAME=VALUE... (the job's environment, from here on only)
- *                                  └ /bin/sh TIED_TO_AGENT (still pid 1, as uid U) ─ the job's argv, the watcher
+ *                  └ exec perl: as uid U (its owner), a user namespace of the attempt's own (unless jobs may create
+ *                      them), whose max_user_namespaces it sets to 0 once mapped; a new session keyring joined
+ *                      └ exec setpriv --reuid U --regid U --clear-groups, no capabilities, no new privileges
+ *                          └ env -i NAME=VALUE... (the job's environment, from here on only)
+ *                              └ /bin/sh TIED_TO_AGENT (still pid 1, as uid U) ─ the job's argv, the watcher
  *
  *   Everything above env runs as root in the agent's fixed environment ({@link #ROOT_ENVIRONMENT}), never the
  *   job's: a job's PATH or LD_PRELOAD naming files a job wrote would otherwise run them as root.
@@ -54,10 +53,15 @@ import java.util.stream.Stream;
  *
  * <p>User namespaces: a job may not create one of its own ({@code unshare -r}), where it would be root, mount file
  * systems and reach kernel code that an unprivileged process never reaches (Docker's default seccomp profile denies
- * them for the same reason). The attempt runs in a user namespace created by root, in which every uid maps to itself
+ * them for the same reason). The attempt runs in a user namespace of its own, in which every uid maps to itself
  * (so files, uids and devices look as without it), and whose {@code max_user_namespaces} is 0: a namespace's limits
  * hold for all of its descendants, and only a process with {@code CAP_SYS_RESOURCE} in the namespace may raise it,
- * which the job never has. The mounts above are made before, as root of the machine, in the machine's namespace.
+ * which the job never has. Pid 1 creates it with the attempt's uid as its effective one, so that the namespace's
+ * owner is that uid: what the kernel counts per user in a namespace (inotify instances and watches, namespaces) is
+ * charged in the machine's namespace to the owner, and a namespace root owned would have all attempts share root's
+ * counts with the machine's own services (one job's 128 inotify instances left systemd none). Only a process outside
+ * may write its maps, so a helper forked before does, once pid 1 has opened the FIFO, which it does only from inside.
+ * The mounts above are made before, as root of the machine, in the machine's namespace.
  *
  * <p>Keys: a process inherits its parent's session keyring, and an agent started by systemd or a container runtime
  * has one of its own; every attempt would share it, and any job could read the keys another tenant's job put there
@@ -95,21 +99,22 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
             return without;
         }
 
-        /** Every step this machine's architecture and programs could take (not yet probed). */
+        /** Every step this machine's architecture and programs could take (not yet probed): perl makes them all. */
         public static Set<Hardening> candidates() {
-            java.util.EnumSet<Hardening> all = java.util.EnumSet.of(OWN_USER_NAMESPACE);
-            if (KEYCTL.isPresent() && Files.isExecutable(Path.of("/usr/bin/perl"))) {
-                all.add(OWN_SESSION_KEYRING);
-            }
-            return all;
+            return SYSCALLS.isPresent() && Files.isExecutable(Path.of("/usr/bin/perl"))
+                    ? java.util.EnumSet.allOf(Hardening.class) : Set.of();
         }
     }
 
-    /** The number of the keyctl system call on this machine's architecture; empty where it is not known here. */
-    static final java.util.OptionalInt KEYCTL = switch (System.getProperty("os.arch")) {
-        case "amd64", "x86_64" -> java.util.OptionalInt.of(250);
-        case "aarch64", "arm64" -> java.util.OptionalInt.of(219);
-        default -> java.util.OptionalInt.empty();
+    /** The numbers of the system calls the steps make, on one architecture. */
+    record Syscalls(int keyctl, int unshare) {
+    }
+
+    /** The system calls' numbers on this machine's architecture; empty where they are not known here. */
+    static final java.util.Optional<Syscalls> SYSCALLS = switch (System.getProperty("os.arch")) {
+        case "amd64", "x86_64" -> java.util.Optional.of(new Syscalls(250, 272));
+        case "aarch64", "arm64" -> java.util.Optional.of(new Syscalls(219, 97));
+        default -> java.util.Optional.empty();
     };
 
     /** A GPU's device node, {@code nvidia<minor>}. */
@@ -175,7 +180,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-tmp /tmp || exit 125",
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-shm /dev/shm 2>/dev/null",
                 masks(),
-                hardening.contains(Hardening.OWN_USER_NAMESPACE) ? inOwnUserNamespace(dropToJob()) : dropToJob());
+                dropToJob());
         List<String> argv = new ArrayList<>(command.size() + environment.size() + 12);
         argv.addAll(List.of("setsid", "sh", "-c", outer, "fleetjobs-gate", inner));
         new java.util.TreeMap<>(environment).forEach((name, value) -> {
@@ -190,44 +195,45 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
     }
 
     /**
-     * The last line of root's part: a session keyring of the attempt's own joined (where taken), the uid dropped, no
-     * capabilities left, the job's environment and argv.
+     * The last of root's part: the steps beyond the base ({@link Hardening}, in perl, which can make the system calls
+     * that util-linux has no command for), then the uid dropped, no capabilities left, the job's environment and argv.
      */
     private String dropToJob() {
         String setpriv = "setpriv --reuid=" + uid + " --regid=" + uid + " --clear-groups --inh-caps=-all"
                 + " --bounding-set=-all --no-new-privs -- env -i -- \"$@\"";
-        if (!hardening.contains(Hardening.OWN_SESSION_KEYRING) || KEYCTL.isEmpty()) {
+        if (hardening.isEmpty() || SYSCALLS.isEmpty()) {
             return "exec " + setpriv;
         }
-        // keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL): a new anonymous keyring; a failure ends the start
-        String join = "syscall(" + KEYCTL.getAsInt() + ", 1, 0) > 0 or exit 125; exec { $ARGV[0] } @ARGV or exit 127";
-        return "exec perl -e " + quoted(join) + " -- " + setpriv;
+        Syscalls calls = SYSCALLS.get();
+        List<String> perl = new ArrayList<>();
+        String shell = "";
+        String arguments = "";
+        if (hardening.contains(Hardening.OWN_USER_NAMESPACE)) {
+            shell = String.join("\n",
+                    "mkfifo -m 600 " + MAPPED + " && chown " + uid + " " + MAPPED + " || exit 125",
+                    "{ echo '0 0 4294967295' > /proc/1/uid_map && echo '0 0 4294967295' > /proc/1/gid_map && echo mapped; }"
+                            + " > " + MAPPED + " &", "");
+            arguments = " " + uid + " " + MAPPED;
+            perl.addAll(List.of(
+                    "my ($u, $fifo) = splice(@ARGV, 0, 2);",
+                    // the namespace's owner is the job's uid, whose counts (inotify instances, namespaces) it is
+                    // charged to, not root's, which every attempt would then share with the machine's own services
+                    "$> = $u; $> == $u or exit 125;",
+                    "syscall(" + calls.unshare() + ", 0x10000000) == 0 or exit 125;",
+                    "open(my $f, \"<\", $fifo) or exit 125; defined(<$f>) or exit 125; close $f; unlink $fifo;",
+                    "open(my $m, \">\", \"/proc/sys/user/max_user_namespaces\") or exit 125;"
+                            + " print $m \"0\\n\" or exit 125; close $m or exit 125;"));
+        }
+        if (hardening.contains(Hardening.OWN_SESSION_KEYRING)) {
+            // keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL): a new anonymous keyring
+            perl.add("syscall(" + calls.keyctl() + ", 1, 0) > 0 or exit 125;");
+        }
+        perl.add("$> = 0; $> == 0 or exit 125; exec { $ARGV[0] } @ARGV or exit 127;");
+        return shell + "exec perl -e " + quoted(String.join(" ", perl)) + " --" + arguments + " " + setpriv;
     }
 
     /** Where pid 1 waits for its user namespace's map; on the attempt's own /tmp, gone before the job starts. */
     private static final String MAPPED = "/tmp/.fleetjobs-mapped";
-
-    /**
-     * {@code last} run in a user namespace of the attempt's own that may create none. Pid 1 unshares it (and so stays
-     * pid 1); only a process outside it may write its uid and gid maps, so a helper forked before does, once pid 1
-     * has opened the FIFO, which it does only from inside. The map written, a new shell (root of the namespace now,
-     * its capabilities there given back by exec) sets the limit and removes the FIFO. A step that fails ends the
-     * start; the helper writes nothing to the FIFO then, and pid 1 reads its end.
-     */
-    private static String inOwnUserNamespace(String last) {
-        String mapped = String.join("\n",
-                "echo 0 > /proc/sys/user/max_user_namespaces || exit 125",
-                "rm -f " + MAPPED,
-                last);
-        String waiting = String.join("\n",
-                "read -r _ < " + MAPPED + " || exit 125",
-                "exec sh -c " + quoted(mapped) + " fleetjobs-sandbox \"$@\"");
-        return String.join("\n",
-                "mkfifo -m 600 " + MAPPED + " || exit 125",
-                "{ echo '0 0 4294967295' > /proc/1/uid_map && echo '0 0 4294967295' > /proc/1/gid_map && echo mapped; } > "
-                        + MAPPED + " &",
-                "exec unshare --user -- sh -c " + quoted(waiting) + " fleetjobs-sandbox \"$@\"");
-    }
 
     /** One line per masked node; a mount that fails ends the start (fail closed: no job sees a GPU not its own). */
     private String masks() {

@@ -30,31 +30,38 @@ class SandboxTest {
     }
 
     @Test
-    void theUidDropsInAUserNamespaceOfTheAttemptsOwnThatMayHoldNoneUnlessJobsMayCreateThem() {
-        String inner = new Sandbox(61007, 1 << 20).argv(List.of("true")).get(5);
+    void theUidDropsInAUserNamespaceOfTheAttemptsOwnThatItsUidOwnsAndThatMayHoldNoneUnlessJobsMayCreateThem() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Sandbox.SYSCALLS.isPresent(), "the system calls' numbers not known");
+        Sandbox.Syscalls calls = Sandbox.SYSCALLS.orElseThrow();
+        String inner = new Sandbox(61007, 1 << 20, List.of(), null, List.of(),
+                java.util.Set.of(Sandbox.Hardening.OWN_USER_NAMESPACE)).argv(List.of("true")).get(5);
 
-        int fifo = inner.indexOf("mkfifo -m 600 /tmp/.fleetjobs-mapped");
+        int fifo = inner.indexOf("mkfifo -m 600 /tmp/.fleetjobs-mapped && chown 61007 /tmp/.fleetjobs-mapped");
         int maps = inner.indexOf("echo '0 0 4294967295' > /proc/1/uid_map");
-        int unshare = inner.indexOf("exec unshare --user -- sh -c");
-        int limit = inner.indexOf("echo 0 > /proc/sys/user/max_user_namespaces || exit 125");
-        int drop = inner.indexOf("setpriv --reuid");
+        int owner = inner.indexOf("$> = $u; $> == $u or exit 125;");
+        int unshare = inner.indexOf("syscall(" + calls.unshare() + ", 0x10000000) == 0 or exit 125;");
+        int limit = inner.indexOf("\"/proc/sys/user/max_user_namespaces\") or exit 125; print $m \"0\\n\"");
+        int root = inner.indexOf("$> = 0;");
+        int drop = inner.indexOf("-- 61007 /tmp/.fleetjobs-mapped setpriv --reuid=61007");
         assertThat(inner.indexOf("fleetjobs-tmp /tmp")).as("the FIFO on the attempt's own /tmp").isLessThan(fifo);
-        assertThat(List.of(fifo, maps, unshare, limit, drop)).doesNotContain(-1).isSorted();
+        assertThat(List.of(fifo, maps, owner, unshare, limit, root, drop)).doesNotContain(-1).isSorted();
+        assertThat(inner).doesNotContain("syscall(" + calls.keyctl());
 
         String allowing = new Sandbox(61007, 1 << 20, List.of(), null, List.of(), java.util.Set.of())
                 .argv(List.of("true")).get(5);
-        assertThat(allowing).doesNotContain("unshare --user").doesNotContain("max_user_namespaces")
+        assertThat(allowing).doesNotContain("0x10000000").doesNotContain("max_user_namespaces")
                 .doesNotContain("perl").contains("exec setpriv --reuid=61007");
     }
 
     @Test
     void theAttemptJoinsASessionKeyringOfItsOwnAsRootJustBeforeTheUidDrops() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Sandbox.KEYCTL.isPresent(), "keyctl's number not known here");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Sandbox.SYSCALLS.isPresent(), "keyctl's number not known here");
         String inner = new Sandbox(61007, 1 << 20, List.of(), null, List.of(),
                 java.util.Set.of(Sandbox.Hardening.OWN_SESSION_KEYRING)).argv(List.of("true")).get(5);
 
-        assertThat(inner).contains("exec perl -e 'syscall(" + Sandbox.KEYCTL.getAsInt() + ", 1, 0) > 0 or exit 125;"
-                + " exec { $ARGV[0] } @ARGV or exit 127' -- setpriv --reuid=61007");
+        assertThat(inner).contains("exec perl -e 'syscall(" + Sandbox.SYSCALLS.orElseThrow().keyctl()
+                + ", 1, 0) > 0 or exit 125; $> = 0; $> == 0 or exit 125; exec { $ARGV[0] } @ARGV or exit 127;'"
+                + " -- setpriv --reuid=61007").doesNotContain("mkfifo");
     }
 
     @Test

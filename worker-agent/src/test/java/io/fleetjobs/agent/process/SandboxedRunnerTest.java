@@ -316,15 +316,23 @@ class SandboxedRunnerTest {
 
     @Test
     void aJobCannotCreateAUserNamespaceNorRaiseItsLimitAndStillSeesEveryUidAsItIs() throws Exception {
+        // the namespace's owner, as the kernel says (NS_GET_OWNER_UID): what it counts per user there, inotify
+        // instances among them, is charged in the machine's namespace to that uid
+        String owner = "perl -e 'open(my $f, \"<\", \"/proc/self/ns/user\") or die; my $b = \"\\0\" x 4;"
+                + " ioctl($f, 0xb704, $b) or die; print unpack(\"L\", $b)'";
         String script = "unshare -Ur id -u 2>&1; echo unshare-rc=$?; echo 9 2>/dev/null"
-                + " > /proc/sys/user/max_user_namespaces; echo limit=$(cat /proc/sys/user/max_user_namespaces); echo uid=$(id -u) owner=$(stat -c %u /);"
+                + " > /proc/sys/user/max_user_namespaces; echo limit=$(cat /proc/sys/user/max_user_namespaces);"
+                + " echo uid=$(id -u) root-owns=$(stat -c %u /) ns-owner=$(" + owner + ");"
                 + " echo map=$(cat /proc/self/uid_map); echo tmp=$(ls -A /tmp | wc -l)";
 
         Outcome denied = outcome(sh(script));
 
         assertThat(denied.stdoutTail()).contains("unshare-rc=1").contains("limit=0")
-                .containsPattern("map=\\s*0 0 4294967295").contains("owner=0").contains("tmp=0")
-                .containsPattern("uid=" + FIRST_UID / 100 + "\\d\\d ");
+                .containsPattern("map=\\s*0 0 4294967295").contains("root-owns=0").contains("tmp=0");
+        Matcher ids = Pattern.compile("uid=(\\d+) root-owns=0 ns-owner=(\\d+)").matcher(denied.stdoutTail());
+        assertThat(ids.find()).as(denied.stdoutTail()).isTrue();
+        assertThat(Integer.parseInt(ids.group(1))).isBetween(FIRST_UID, FIRST_UID + 99);
+        assertThat(ids.group(2)).as("the job's uid owns its namespace, not root").isEqualTo(ids.group(1));
 
         runner = new ProcessRunner(workDir.resolve("allowing"), 1 << 20, 8192, GRACE, InstantSource.system(),
                 ProcessRunner.DEFAULT_PASS_ENV, settings().withUserNamespaces(true), Isolation.SANDBOX,
@@ -338,10 +346,10 @@ class SandboxedRunnerTest {
     void aKeyOneJobPutsInItsSessionKeyringIsNotThereForAnotherThoughTheAgentHasASessionKeyring() throws Exception {
         assumeTrue(Sandbox.Hardening.candidates().contains(Sandbox.Hardening.OWN_SESSION_KEYRING),
                 "no perl, or keyctl's number not known here");
-        int addKey = Sandbox.KEYCTL.getAsInt() == 250 ? 248 : 217; // add_key, amd64 or arm64
+        int addKey = Sandbox.SYSCALLS.orElseThrow().keyctl() == 250 ? 248 : 217; // add_key, amd64 or arm64
         String put = "my ($t, $d, $p) = (\"user\", \"tenant-a-secret\", \"s3cr3t-of-tenant-a\"); print syscall(" + addKey
                 + ", $t, $d, $p, length($p), -3) > 0 ? \"added\\n\" : \"not added: $!\\n\";";
-        String look = "my ($t, $d) = (\"user\", \"tenant-a-secret\"); print syscall(" + Sandbox.KEYCTL.getAsInt()
+        String look = "my ($t, $d) = (\"user\", \"tenant-a-secret\"); print syscall(" + Sandbox.SYSCALLS.orElseThrow().keyctl()
                 + ", 10, -3, $t, $d, 0) > 0 ? \"found\\n\" : \"not found\\n\";";
         Set<Sandbox.Hardening> without = Set.of(Sandbox.Hardening.OWN_USER_NAMESPACE);
         String shared = "fleetjobs-test-agent-" + UUID.randomUUID();
@@ -368,7 +376,7 @@ class SandboxedRunnerTest {
      * its user (root) may search, so that the sandboxes started here join that one (as an agent's children inherit its).
      */
     private static Process joined(String keyring) throws Exception {
-        int keyctl = Sandbox.KEYCTL.getAsInt();
+        int keyctl = Sandbox.SYSCALLS.orElseThrow().keyctl();
         Process holder = new ProcessBuilder("perl", "-e", "my $n = shift; my $id = syscall(" + keyctl + ", 1, $n);"
                 + " $id > 0 or exit 99; syscall(" + keyctl + ", 5, $id, 0x3f3f0000) == 0 or exit 98; $| = 1;"
                 + " print \"joined\\n\"; <STDIN>", "--", keyring).start();
@@ -381,7 +389,7 @@ class SandboxedRunnerTest {
     private String underSessionKeyring(String keyring, Set<Sandbox.Hardening> steps, int uid, String perl)
             throws Exception {
         List<String> argv = new java.util.ArrayList<>(List.of("perl", "-e", "my $n = shift; syscall("
-                + Sandbox.KEYCTL.getAsInt() + ", 1, $n) > 0 or exit 99; exec { $ARGV[0] } @ARGV", "--", keyring));
+                + Sandbox.SYSCALLS.orElseThrow().keyctl() + ", 1, $n) > 0 or exit 99; exec { $ARGV[0] } @ARGV", "--", keyring));
         argv.addAll(new Sandbox(uid, 1 << 20, List.of(), null, List.of(), steps).argv(List.of("perl", "-e", perl)));
         Process sandbox = new ProcessBuilder(argv).directory(workDir.toFile()).redirectErrorStream(true).start();
         sandbox.getOutputStream().write('\n'); // the gate (no cgroup here)
