@@ -59,7 +59,7 @@ import java.util.stream.Stream;
  * which the job never has. Pid 1 creates it with the attempt's uid as its effective one, so that the namespace's
  * owner is that uid: what the kernel counts per user in a namespace (inotify instances and watches, namespaces) is
  * charged in the machine's namespace to the owner, and a namespace root owned would have all attempts share root's
- * counts with the machine's own services (one job's 128 inotify instances left systemd none). Only a process outside
+ * counts with the machine's own services (one job's 128 inotify instances left root's none). Only a process outside
  * may write its maps, so a helper forked before does, once pid 1 has opened the FIFO, which it does only from inside.
  * The mounts above are made before, as root of the machine, in the machine's namespace.
  *
