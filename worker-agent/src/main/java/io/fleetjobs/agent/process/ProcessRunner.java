@@ -227,8 +227,9 @@ public final class ProcessRunner implements AttemptRunner {
             log.warn("no writable cgroup hierarchy (cgroup v2 with the memory controller, or v1 memory): attempts'"
                     + " memory, CPU and processes are not limited, and OOM kills cannot be told apart");
         }
-        log.info("isolation: {}; cgroups: {}", isolation.wire(), cgroups == null ? "none"
-                : cgroups.version() + " under " + settings.cgroupParent());
+        log.info("isolation: {}{}; cgroups: {}", isolation.wire(), isolation != Isolation.SANDBOX ? ""
+                : " (machine read-only: " + readOnlyMachine + ", steps: " + hardening + ")",
+                cgroups == null ? "none" : cgroups.version() + " under " + settings.cgroupParent());
         return new ProcessRunner(workDir, logCapBytes, tailBytes, killGrace, clock, passEnv, settings, isolation,
                 readOnlyMachine, hardening, cgroups);
     }
