@@ -38,14 +38,26 @@ final class DiskPressure {
         this.reclaim = reclaim;
     }
 
-    /** Whether the disk holding {@code directory} has less free space than its reserve; false when unknown. */
-    boolean belowReserve(Path directory) {
+    /** A disk's free space and the reserve kept on it. */
+    private record Space(long free, long reserve) {
+        boolean isShort() {
+            return free < reserve;
+        }
+    }
+
+    /** The disk holding {@code directory} as it is now; empty when it cannot be read. */
+    private Optional<Space> space(Path directory) {
         try {
             FileStore store = Files.getFileStore(directory);
-            return store.getUsableSpace() < reserve(store.getTotalSpace(), reserveSetting);
+            return Optional.of(new Space(store.getUsableSpace(), reserve(store.getTotalSpace(), reserveSetting)));
         } catch (IOException e) {
-            return false;
+            return Optional.empty();
         }
+    }
+
+    /** Whether the disk holding {@code directory} has less free space than its reserve; false when unknown. */
+    boolean belowReserve(Path directory) {
+        return space(directory).map(Space::isShort).orElse(false);
     }
 
     /** The free space to keep on a disk of {@code totalBytes}: the setting, else 5% of it and at least 1 GiB. */
@@ -71,19 +83,9 @@ final class DiskPressure {
             return Optional.empty();
         }
         reclaim.run();
-        try {
-            FileStore store = Files.getFileStore(directory);
-            long free = store.getUsableSpace();
-            long reserve = reserve(store.getTotalSpace(), reserveSetting);
-            if (free >= reserve) {
-                return Optional.empty();
-            }
-            return Optional.of("the machine's disk for working directories has " + (free >> 20) + " MiB free, below"
-                    + " its reserve of " + (reserve >> 20) + " MiB, and this attempt's holds the most: "
-                    + (bytes >> 20) + " MiB");
-        } catch (IOException e) {
-            return Optional.empty();
-        }
+        return space(directory).filter(Space::isShort).map(after -> "the machine's disk for working directories has "
+                + (after.free() >> 20) + " MiB free, below its reserve of " + (after.reserve() >> 20)
+                + " MiB, and this attempt's holds the most: " + (bytes >> 20) + " MiB");
     }
 
     /** The attempt ended: its directory no longer counts. */

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * asserts nothing of time; docs/benchmarks.md gives the command and its figures. Root only.
  */
 class SandboxStartCost {
-    private static final int STARTS = Integer.getInteger("starts", 40);
+    private static final int STARTS = 40;
 
     @Test
     void startsOfTrueWithAndWithoutTheSteps() throws Exception {
@@ -33,9 +33,7 @@ class SandboxStartCost {
                             .redirectErrorStream(true);
                     builder.environment().clear();
                     builder.environment().putAll(Sandbox.ROOT_ENVIRONMENT);
-                    Process p = builder.start();
-                    p.getOutputStream().write('\n'); // the gate
-                    p.getOutputStream().flush();
+                    Process p = SandboxedRunnerTest.gateOpened(builder);
                     String said = new String(p.getInputStream().readAllBytes(), UTF_8);
                     if (p.waitFor() != 0) {
                         throw new IllegalStateException("exit " + p.exitValue() + ": " + said);

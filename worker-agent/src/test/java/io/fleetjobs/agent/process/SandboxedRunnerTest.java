@@ -111,6 +111,14 @@ class SandboxedRunnerTest {
                 .findFirst().orElse(null);
     }
 
+    /** Starts a sandbox's command line as the agent would, and opens its gate (no cgroup here to wait for). */
+    static Process gateOpened(ProcessBuilder sandbox) throws java.io.IOException {
+        Process started = sandbox.start();
+        started.getOutputStream().write('\n');
+        started.getOutputStream().flush();
+        return started;
+    }
+
     static AttemptKey aKey() {
         return new AttemptKey(UUID.randomUUID(), 1);
     }
@@ -391,9 +399,7 @@ class SandboxedRunnerTest {
         List<String> argv = new java.util.ArrayList<>(List.of("perl", "-e", "my $n = shift; syscall("
                 + Sandbox.SYSCALLS.orElseThrow().keyctl() + ", 1, $n) > 0 or exit 99; exec { $ARGV[0] } @ARGV", "--", keyring));
         argv.addAll(new Sandbox(uid, 1 << 20, List.of(), null, List.of(), steps).argv(List.of("perl", "-e", perl)));
-        Process sandbox = new ProcessBuilder(argv).directory(workDir.toFile()).redirectErrorStream(true).start();
-        sandbox.getOutputStream().write('\n'); // the gate (no cgroup here)
-        sandbox.getOutputStream().flush();
+        Process sandbox = gateOpened(new ProcessBuilder(argv).directory(workDir.toFile()).redirectErrorStream(true));
         String said = new String(sandbox.getInputStream().readAllBytes(), UTF_8);
         assertThat(sandbox.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
         return said;
@@ -480,11 +486,10 @@ class SandboxedRunnerTest {
     void aListedMountThatIsNoLongerThereDoesNotStopTheStartButTheRootMustGoReadOnly() throws Exception {
         Path gone = workDir.resolve("was-a-mount");
         Files.createDirectories(gone);
-        Process sandbox = new ProcessBuilder(new Sandbox(FIRST_UID + 98, 1 << 20, List.of(), null,
-                List.of(Path.of("/"), gone, workDir.resolve("never-there")), Sandbox.Hardening.candidates()).argv(List.of("sh", "-c",
-                "touch /var/tmp/x 2>&1; echo started"))).directory(workDir.toFile()).redirectErrorStream(true).start();
-        sandbox.getOutputStream().write('\n'); // the gate (no cgroup here)
-        sandbox.getOutputStream().flush();
+        Process sandbox = gateOpened(new ProcessBuilder(new Sandbox(FIRST_UID + 98, 1 << 20, List.of(), null,
+                List.of(Path.of("/"), gone, workDir.resolve("never-there")), Sandbox.Hardening.candidates())
+                .argv(List.of("sh", "-c", "touch /var/tmp/x 2>&1; echo started"))).directory(workDir.toFile())
+                .redirectErrorStream(true));
         String said = new String(sandbox.getInputStream().readAllBytes(), UTF_8);
         assertThat(sandbox.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
 
@@ -494,10 +499,8 @@ class SandboxedRunnerTest {
 
     @Test
     void whenTheAgentDiesItsSandboxedJobDiesWithIt() throws Exception {
-        Process sandbox = new ProcessBuilder(new Sandbox(FIRST_UID + 99, 1 << 20)
-                .argv(List.of("sh", "-c", "echo ready; exec sleep 300"))).directory(workDir.toFile()).start();
-        sandbox.getOutputStream().write('\n'); // the gate (no cgroup here)
-        sandbox.getOutputStream().flush();
+        Process sandbox = gateOpened(new ProcessBuilder(new Sandbox(FIRST_UID + 99, 1 << 20)
+                .argv(List.of("sh", "-c", "echo ready; exec sleep 300"))).directory(workDir.toFile()));
         var out = new java.io.BufferedReader(new java.io.InputStreamReader(sandbox.getInputStream(), UTF_8));
         assertThat(out.readLine()).isEqualTo("ready");
         List<Long> tree = sandbox.descendants().map(ProcessHandle::pid).toList();
