@@ -23,17 +23,23 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @org.springframework.context.annotation.Import(JobServiceTestBase.Names.class)
 public abstract class JobServiceTestBase {
-    /** Names under example.com resolve to a public address, without a DNS (this machine has none); others as usual. */
+    /**
+     * Names under example.com resolve to a public address, without a DNS (this machine has none); so does
+     * {@link #REBINDING}, which the system's resolver answers with loopback, as a DNS rebinding attack would: one
+     * answer to a check, another to a connection. Others resolve as usual.
+     */
     @org.springframework.boot.test.context.TestConfiguration(proxyBeanMethods = false)
     static class Names {
         @org.springframework.context.annotation.Bean
         io.fleetjobs.jobservice.webhooks.HostResolver hostResolver() {
-            return host -> host.endsWith(".example.com")
+            return host -> host.endsWith(".example.com") || host.equals(REBINDING)
                     ? java.util.List.of(java.net.InetAddress.getByAddress(host, new byte[] {93, (byte) 184, (byte) 216, 34}))
                     : io.fleetjobs.jobservice.webhooks.HostResolver.SYSTEM.resolve(host);
         }
     }
 
+    /** A name the webhooks' resolver answers with a public address and the system's with loopback. */
+    protected static final String REBINDING = "localhost";
     protected static final String ADMIN_TOKEN = "test-admin-token-0123456789";
     protected static final String SECRET = "job-service-test-internal-secret";
     protected static final TestDatabases.Database DB = TestDatabases.create();

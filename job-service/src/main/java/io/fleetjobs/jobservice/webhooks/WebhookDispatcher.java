@@ -1,17 +1,25 @@
 package io.fleetjobs.jobservice.webhooks;
 
 import io.fleetjobs.store.WebhookStore;
+import java.io.IOException;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.StringEntity;
+import org.apache.hc.core5.util.Timeout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -22,7 +30,9 @@ import org.springframework.stereotype.Component;
  * Sends the deliveries that are due, each in a virtual thread of its own, outside any transaction: claimed for a
  * lease, then deleted on a 2xx, tried again after {@link Retries}' wait on anything else, given up after the last
  * try. Redirects are not followed (one could lead past the address check), and the host's addresses are checked
- * again before each send. Several instances share the work: a claim skips what another holds.
+ * at each connection, by the resolver that gives the connection its addresses ({@link CheckedResolver}): a name
+ * cannot pass the check with one address and be reached at another. A send lasts at most the request timeout, however
+ * slowly its receiver answers. Several instances share the work: a claim skips what another holds.
  */
 @Component
 @ConditionalOnProperty(name = "jobs.webhooks.enabled", matchIfMissing = true)
@@ -31,19 +41,34 @@ public class WebhookDispatcher implements AutoCloseable {
     private final WebhookStore store;
     private final WebhookProperties properties;
     private final Retries retries;
-    private final HostResolver resolver;
     private final InstantSource clock;
-    private final HttpClient http;
+    /** For tenants whose webhooks may reach only public addresses, and for those an admin allowed private ones. */
+    private final CloseableHttpClient publicOnly;
+    private final CloseableHttpClient privateAllowed;
     private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
+    /** Cancels a send that outlasts the request timeout (the client's own timeouts bound each read, not the whole). */
+    private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().factory());
 
     public WebhookDispatcher(WebhookStore store, WebhookProperties properties, HostResolver resolver, InstantSource clock) {
         this.store = store;
         this.properties = properties;
         this.retries = properties.retries();
-        this.resolver = resolver;
         this.clock = clock;
-        this.http = HttpClient.newBuilder().connectTimeout(properties.connectTimeout())
-                .followRedirects(HttpClient.Redirect.NEVER).build();
+        this.publicOnly = client(new CheckedResolver(resolver, false), properties);
+        this.privateAllowed = client(new CheckedResolver(resolver, true), properties);
+    }
+
+    private static CloseableHttpClient client(CheckedResolver resolver, WebhookProperties properties) {
+        Timeout request = Timeout.of(properties.requestTimeout());
+        var connections = PoolingHttpClientConnectionManagerBuilder.create().setDnsResolver(resolver)
+                .setDefaultConnectionConfig(ConnectionConfig.custom()
+                        .setConnectTimeout(Timeout.of(properties.connectTimeout())).setSocketTimeout(request).build())
+                .setMaxConnTotal(properties.batch()).setMaxConnPerRoute(properties.batch()).build();
+        return HttpClients.custom().setConnectionManager(connections).disableRedirectHandling()
+                .disableAutomaticRetries().disableCookieManagement().setUserAgent("FleetJobs-Webhooks/1")
+                .setDefaultRequestConfig(RequestConfig.custom().setConnectionRequestTimeout(request)
+                        .setResponseTimeout(request).build())
+                .build();
     }
 
     /** Sends what is due now and waits for the answers. @return how many deliveries it tried */
@@ -63,38 +88,30 @@ public class WebhookDispatcher implements AutoCloseable {
 
     private void send(WebhookStore.Delivery d) {
         URI uri = URI.create(d.url());
-        Optional<String> refused = checkAddresses(uri, d.privateAllowed());
-        if (refused.isPresent()) {
-            fail(d, 0, "not sent: " + uri.getHost() + " " + refused.get());
-            return;
-        }
-        HttpRequest request = HttpRequest.newBuilder(uri).timeout(properties.requestTimeout())
-                .header("Content-Type", "application/json")
-                .header("User-Agent", "FleetJobs-Webhooks/1")
-                .header(Signature.HEADER, Signature.sign(d.secret(), clock.instant().getEpochSecond(), d.payload()))
-                .header("FleetJobs-Webhook-Id", d.webhookId().toString())
-                .header("FleetJobs-Event-Id", d.eventId().toString())
-                .header("FleetJobs-Delivery-Try", Integer.toString(d.tryNumber()))
-                .POST(HttpRequest.BodyPublishers.ofString(d.payload())).build();
+        HttpPost request = new HttpPost(uri);
+        request.setHeader(Signature.HEADER, Signature.sign(d.secret(), clock.instant().getEpochSecond(), d.payload()));
+        request.setHeader("FleetJobs-Webhook-Id", d.webhookId().toString());
+        request.setHeader("FleetJobs-Event-Id", d.eventId().toString());
+        request.setHeader("FleetJobs-Delivery-Try", Integer.toString(d.tryNumber()));
+        request.setEntity(new StringEntity(d.payload(), ContentType.APPLICATION_JSON));
+        Duration limit = properties.requestTimeout();
+        var deadline = deadlines.schedule(request::cancel, limit.toMillis(), TimeUnit.MILLISECONDS);
         try {
-            HttpResponse<Void> response = http.send(request, HttpResponse.BodyHandlers.discarding());
-            if (response.statusCode() / 100 == 2) {
-                store.delivered(d, response.statusCode());
+            int status = (d.privateAllowed() ? privateAllowed : publicOnly).execute(request, response -> response.getCode());
+            if (status / 100 == 2) {
+                store.delivered(d, status);
             } else {
-                fail(d, response.statusCode(), "answered " + response.statusCode());
+                fail(d, status, "answered " + status);
             }
-        } catch (java.io.IOException e) {
-            fail(d, 0, "no answer: " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private Optional<String> checkAddresses(URI uri, boolean privateAllowed) {
-        try {
-            return Destinations.addressProblem(resolver.resolve(uri.getHost()), privateAllowed);
+        } catch (CheckedResolver.Refused e) {
+            fail(d, 0, "not sent: " + e.getMessage());
         } catch (UnknownHostException e) {
-            return Optional.of("cannot be resolved");
+            fail(d, 0, "not sent: " + uri.getHost() + " cannot be resolved");
+        } catch (IOException e) {
+            fail(d, 0, request.isCancelled() ? "no answer within " + limit.toMillis() + " ms"
+                    : "no answer: " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+        } finally {
+            deadline.cancel(false);
         }
     }
 
@@ -109,5 +126,8 @@ public class WebhookDispatcher implements AutoCloseable {
     @Override
     public void close() {
         senders.close();
+        deadlines.shutdownNow();
+        publicOnly.close(org.apache.hc.core5.io.CloseMode.IMMEDIATE);
+        privateAllowed.close(org.apache.hc.core5.io.CloseMode.IMMEDIATE);
     }
 }

@@ -151,6 +151,20 @@ class WebhooksApiTest extends JobServiceTestBase {
     }
 
     @Test
+    void aNameThatAnswersThePublicAddressItWasCheckedWithAndThenLoopbackNeverReachesLoopback() throws IOException {
+        Api tenant = newTenant("hooks-rebind");
+        String url = receiverUrl(0).replace("127.0.0.1", REBINDING);
+        assertThat(tenant.post("/api/v1/webhooks", hook(url, "terminal")).status()).as("a public address").isEqualTo(201);
+        String job = tenant.post("/api/v1/jobs", spec("rebound")).field("id");
+        tenant.post("/api/v1/jobs/" + job + "/cancel", null);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> !onlyWebhook(tenant).get("lastError").isNull()
+                || !received.isEmpty());
+        assertThat(received).as("the receiver on loopback was never sent to").isEmpty();
+        assertThat(onlyWebhook(tenant).get("lastStatus").asInt()).isZero();
+    }
+
+    @Test
     void aDeliveryThatNeverSucceedsIsGivenUpAfterItsLastTryAndCounted() throws IOException {
         Api tenant = newTenant("hooks-down");
         admin.patch("/api/v1/admin/tenants/hooks-down", "{\"allowPrivateWebhooks\": true}");
