@@ -67,6 +67,8 @@ public abstract class JobServiceTestBase {
         registry.add("jobs.webhooks.retry-base", () -> "50ms");
         registry.add("jobs.webhooks.dispatch-interval", () -> "50ms");
         registry.add("jobs.webhooks.tries", () -> "4");
+        // a receiver that holds a request holds it longer than any test waits (WebhooksApiTest)
+        registry.add("jobs.webhooks.request-timeout", () -> "120s");
     }
 
     @BeforeEach

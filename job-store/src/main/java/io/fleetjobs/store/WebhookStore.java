@@ -131,21 +131,30 @@ public final class WebhookStore {
     }
 
     /**
-     * Claims up to {@code limit} deliveries due now, oldest first, for {@code lease}: until then no other dispatcher
-     * takes them; if this one dies, they are due again after it.
+     * Claims up to {@code limit} deliveries due now for {@code lease}, at most {@code perWebhook} of each webhook (its
+     * oldest), webhooks least recently tried first, none of those in {@code busy}: until the lease ends no other
+     * dispatcher takes them; if this one dies, they are due again after it. A webhook's receiver that is slow to
+     * answer holds back its own deliveries only.
      */
-    public List<Delivery> claimDue(int limit, Duration lease) {
+    public List<Delivery> claimDue(int limit, int perWebhook, Duration lease, java.util.Collection<UUID> busy) {
         Instant now = clock.instant();
         return jdbc.sql("""
                         with due as (
-                            select webhook_id, event_id from webhook_deliveries where next_at <= :now
-                            order by next_at limit :limit for update skip locked)
+                            select d.webhook_id, d.event_id
+                            from (select id from webhooks where id <> all(:busy)
+                                  order by last_attempt_at nulls first) w
+                            cross join lateral (
+                                select webhook_id, event_id from webhook_deliveries
+                                where webhook_id = w.id and next_at <= :now
+                                order by next_at limit :per for update skip locked) d
+                            limit :limit)
                         update webhook_deliveries d set tries = d.tries + 1, next_at = :until
                         from due, webhooks w, tenants t
                         where d.webhook_id = due.webhook_id and d.event_id = due.event_id and w.id = d.webhook_id
                           and t.id = w.tenant_id
                         returning d.webhook_id, d.event_id, d.payload, d.tries, w.url, w.secret, t.allow_private_webhooks""")
-                .param("now", JobRows.ts(now)).param("limit", limit).param("until", JobRows.ts(now.plus(lease)))
+                .param("now", JobRows.ts(now)).param("limit", limit).param("per", perWebhook)
+                .param("busy", busy.toArray(UUID[]::new)).param("until", JobRows.ts(now.plus(lease)))
                 .query((rs, n) -> new Delivery(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getString(3),
                         rs.getInt(4), rs.getString(5), rs.getString(6), rs.getBoolean(7)))
                 .list();

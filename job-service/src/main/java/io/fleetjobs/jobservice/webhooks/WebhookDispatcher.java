@@ -7,6 +7,11 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,7 +32,8 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Sends the deliveries that are due, each in a virtual thread of its own, outside any transaction: claimed for a
+ * Sends the deliveries that are due, each in a virtual thread of its own, outside any transaction: a few of each
+ * webhook at a time (a receiver that is slow to answer holds back no other webhook's deliveries), claimed for a
  * lease, then deleted on a 2xx, tried again after {@link Retries}' wait on anything else, given up after the last
  * try. Redirects are not followed (one could lead past the address check), and the host's addresses are checked
  * at each connection, by the resolver that gives the connection its addresses ({@link CheckedResolver}): a name
@@ -46,6 +52,9 @@ public class WebhookDispatcher implements AutoCloseable {
     private final CloseableHttpClient publicOnly;
     private final CloseableHttpClient privateAllowed;
     private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
+    /** The webhooks with sends in flight from here, which the next claims pass over, and how many sends fly. */
+    private final Set<UUID> busy = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger inFlight = new AtomicInteger();
     /** Cancels a send that outlasts the request timeout (the client's own timeouts bound each read, not the whole). */
     private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().factory());
 
@@ -71,18 +80,37 @@ public class WebhookDispatcher implements AutoCloseable {
                 .build();
     }
 
-    /** Sends what is due now and waits for the answers. @return how many deliveries it tried */
+    /**
+     * Claims what is due now of the webhooks with no send in flight here, and sends it without waiting for the answers.
+     * @return how many deliveries it started
+     */
     @Scheduled(fixedDelayString = "${jobs.webhooks.dispatch-interval:500ms}")
     public int dispatch() {
-        List<WebhookStore.Delivery> due = store.claimDue(properties.batch(), properties.claimLease());
-        var sends = due.stream().map(d -> senders.submit(() -> send(d))).toList();
-        for (var send : sends) {
-            try {
-                send.get();
-            } catch (Exception e) {
-                log.warn("a webhook delivery failed unexpectedly: {}", e.toString());
-            }
+        int room = properties.batch() - inFlight.get();
+        if (room <= 0) {
+            return 0;
         }
+        List<WebhookStore.Delivery> due = store.claimDue(room, properties.perWebhook(), properties.claimLease(),
+                Set.copyOf(busy));
+        due.stream().collect(Collectors.groupingBy(WebhookStore.Delivery::webhookId)).forEach((webhook, deliveries) -> {
+            busy.add(webhook);
+            inFlight.addAndGet(deliveries.size());
+            var left = new AtomicInteger(deliveries.size());
+            for (var d : deliveries) {
+                senders.submit(() -> {
+                    try {
+                        send(d);
+                    } catch (RuntimeException e) {
+                        log.warn("a webhook delivery failed unexpectedly: {}", e.toString());
+                    } finally {
+                        inFlight.decrementAndGet();
+                        if (left.decrementAndGet() == 0) {
+                            busy.remove(webhook);
+                        }
+                    }
+                });
+            }
+        });
         return due.size();
     }
 

@@ -9,7 +9,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param retryMax          the longest wait between tries
  * @param tries             how many tries a delivery gets before it is given up
  * @param dispatchInterval  how often the dispatcher looks for due deliveries
- * @param batch             deliveries claimed per look
+ * @param batch             deliveries this instance sends at once, at most (by default five times what one tenant's
+ *                          webhooks may hold: {@code maxPerTenant × perWebhook})
+ * @param perWebhook        deliveries of one webhook this instance sends at once, at most: a receiver slow to answer
+ *                          holds back no other webhook's
  * @param claimLease        how long a claimed delivery is this dispatcher's before another may send it again
  * @param connectTimeout    the longest wait for a receiver's connection
  * @param requestTimeout    the longest wait for a receiver's answer
@@ -17,7 +20,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("jobs.webhooks")
 public record WebhookProperties(Integer maxPerTenant, Duration retryBase, Duration retryMax, Integer tries,
-        Duration dispatchInterval, Integer batch, Duration claimLease, Duration connectTimeout, Duration requestTimeout,
+        Duration dispatchInterval, Integer batch, Integer perWebhook, Duration claimLease, Duration connectTimeout, Duration requestTimeout,
         Boolean enabled) {
     public WebhookProperties {
         maxPerTenant = maxPerTenant == null ? 10 : maxPerTenant;
@@ -25,7 +28,8 @@ public record WebhookProperties(Integer maxPerTenant, Duration retryBase, Durati
         retryMax = retryMax == null ? Retries.DEFAULT.max() : retryMax;
         tries = tries == null ? Retries.DEFAULT.tries() : tries;
         dispatchInterval = dispatchInterval == null ? Duration.ofMillis(500) : dispatchInterval;
-        batch = batch == null ? 50 : batch;
+        batch = batch == null ? 500 : batch;
+        perWebhook = perWebhook == null ? 10 : perWebhook;
         claimLease = claimLease == null ? Duration.ofSeconds(60) : claimLease;
         connectTimeout = connectTimeout == null ? Duration.ofSeconds(5) : connectTimeout;
         requestTimeout = requestTimeout == null ? Duration.ofSeconds(10) : requestTimeout;

@@ -165,6 +165,47 @@ class WebhooksApiTest extends JobServiceTestBase {
     }
 
     @Test
+    void aReceiverThatHoldsItsRequestsDelaysNoOtherWebhooksDeliveries() throws Exception {
+        var release = new java.util.concurrent.CountDownLatch(1);
+        var held = new AtomicInteger();
+        HttpServer holding = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        holding.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+        holding.createContext("/hold", exchange -> {
+            held.incrementAndGet();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
+        holding.start();
+        try {
+            Api slow = newTenant("hooks-slow");
+            admin.patch("/api/v1/admin/tenants/hooks-slow", "{\"allowPrivateWebhooks\": true}");
+            slow.post("/api/v1/webhooks", hook("http://127.0.0.1:" + holding.getAddress().getPort() + "/hold", "terminal"));
+            for (int i = 0; i < 3; i++) {
+                String job = slow.post("/api/v1/jobs", spec("held-" + i)).field("id");
+                slow.post("/api/v1/jobs/" + job + "/cancel", null);
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> held.get() == 3);
+
+            Api other = newTenant("hooks-bystander");
+            admin.patch("/api/v1/admin/tenants/hooks-bystander", "{\"allowPrivateWebhooks\": true}");
+            other.post("/api/v1/webhooks", hook(receiverUrl(0), "terminal"));
+            String job = other.post("/api/v1/jobs", spec("told-at-once")).field("id");
+            other.post("/api/v1/jobs/" + job + "/cancel", null);
+            await().atMost(Duration.ofSeconds(30)).until(() -> received.size() == 1);
+            assertThat(held.get()).as("the held requests are still held").isEqualTo(3);
+            assertThat(received.getFirst().body()).contains(job);
+        } finally {
+            release.countDown();
+            holding.stop(0);
+        }
+    }
+
+    @Test
     void aDeliveryThatNeverSucceedsIsGivenUpAfterItsLastTryAndCounted() throws IOException {
         Api tenant = newTenant("hooks-down");
         admin.patch("/api/v1/admin/tenants/hooks-down", "{\"allowPrivateWebhooks\": true}");
