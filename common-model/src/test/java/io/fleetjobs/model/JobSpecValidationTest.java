@@ -38,6 +38,19 @@ class JobSpecValidationTest {
     }
 
     @Test
+    void anArgumentOrAVariableLongerInUtf8ThanExecTakesIsRefusedAndAsciiUpToTheOldLimitIsNot() {
+        String ascii = "x".repeat(65_536);
+        String accented = "é".repeat(65_536); // 65,536 characters, 131,072 bytes: past 128 KiB with its NUL
+        assertThat(fieldsAtFault(spec("n", Resources.of(1, 1), Execution.of("echo", ascii)))).isEmpty();
+        assertThat(fieldsAtFault(spec("n", Resources.of(1, 1), new Execution(List.of("echo"), Map.of("A", ascii), null))))
+                .isEmpty();
+        assertThat(fieldsAtFault(spec("n", Resources.of(1, 1), Execution.of("echo", accented))))
+                .containsExactly("execution.command[1].<list element>");
+        assertThat(fieldsAtFault(spec("n", Resources.of(1, 1), new Execution(List.of("echo"), Map.of("A", accented), null))))
+                .containsExactly("execution.env[A].<map value>");
+    }
+
+    @Test
     void eachBadFieldIsNamed() {
         assertThat(fieldsAtFault(spec("bad name!", Resources.of(1, 1), Execution.of("x")))).containsExactly("name");
         assertThat(fieldsAtFault(spec(null, Resources.of(1, 1), Execution.of("x")))).containsExactly("name");

@@ -70,6 +70,8 @@ class ValidationTest extends JobServiceTestBase {
                 // PostgreSQL's text cannot hold NUL: each of these failed at the insert with a 500
                 Arguments.of("NUL in an argument", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"sh\", \"a\\u0000\"]}}", "execution.command[1]"),
                 Arguments.of("NUL in an env value", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"true\"], \"env\": {\"A\": \"\\u0000\"}}}", "execution.env[A]"),
+                Arguments.of("an argument longer than exec takes", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"echo\", \"" + "é".repeat(65_536) + "\"]}}", "execution.command[1]"),
+                Arguments.of("an env value longer than exec takes", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"true\"], \"env\": {\"A\": \"" + "é".repeat(65_536) + "\"}}}", "execution.env[A]"),
                 Arguments.of("NUL in a label's value", "{\"name\": \"n\", \"labels\": {\"team\": \"v\\u0000\"}, " + RES + ", " + EXE + "}", "labels[team]"),
                 Arguments.of("NUL in a label's key", "{\"name\": \"n\", \"labels\": {\"t\\u0000\": \"v\"}, " + RES + ", " + EXE + "}", "labels"),
                 Arguments.of("malformed JSON", "{\"name\": \"n\", ", "body"),

@@ -524,6 +524,11 @@ public final class ProcessRunner implements AttemptRunner {
             environment.clear();
             environment.putAll(Sandbox.ROOT_ENVIRONMENT);
         }
+        Optional<String> tooLong = tooLongForExec(builder.command(), environment);
+        if (tooLong.isPresent()) {
+            throw new CommandNotStartableException("attempt " + key + ": " + tooLong.get(),
+                    CommandNotStartableException.NOT_EXECUTABLE);
+        }
 
         Cgroups.AttemptCgroup cgroup = null;
         Cgroups.Limits limits = null;
@@ -544,6 +549,11 @@ public final class ProcessRunner implements AttemptRunner {
         } catch (IOException e) {
             if (cgroup != null) {
                 cgroup.remove();
+            }
+            String message = String.valueOf(e.getMessage());
+            if (message.contains("error=7,") || message.contains("error: 7 (")) { // E2BIG: all of them together
+                throw new CommandNotStartableException("attempt " + key + ": its command and environment are too long"
+                        + " together for the machine's exec (E2BIG)", CommandNotStartableException.NOT_EXECUTABLE);
             }
             throw new StartFailedException("attempt " + key + ": cannot start " + program
                     + " (are setsid, unshare and setpriv, from util-linux, on the agent's PATH?): " + e.getMessage(), e);
@@ -883,5 +893,34 @@ public final class ProcessRunner implements AttemptRunner {
             ProcessGroups.signal(record.pgid(), "TERM");
             groups.add(record.pgid());
         }
+    }
+    /** The longest string Linux passes to a program as one argument or one {@code NAME=VALUE}: MAX_ARG_STRLEN, 128 KiB. */
+    static final int MAX_EXEC_STRING_BYTES = 128 * 1024;
+
+    /**
+     * Why exec would refuse this argv and environment whatever the machine (one string, NUL included, past
+     * {@link #MAX_EXEC_STRING_BYTES} in UTF-8: E2BIG), or empty. The job's fault, like a command not found: an
+     * attempt that failed for it as START_FAILED counted against its machine, and three such jobs drained it.
+     */
+    static Optional<String> tooLongForExec(List<String> argv, Map<String, String> environment) {
+        for (int i = 0; i < argv.size(); i++) {
+            long bytes = utf8Length(argv.get(i)) + 1;
+            if (bytes > MAX_EXEC_STRING_BYTES) {
+                return Optional.of("an argument or variable of " + bytes + " bytes is too long for exec (at most "
+                        + MAX_EXEC_STRING_BYTES + " bytes of UTF-8 each, its NUL included)");
+            }
+        }
+        for (var variable : environment.entrySet()) {
+            long bytes = utf8Length(variable.getKey()) + 1 + utf8Length(variable.getValue()) + 1;
+            if (bytes > MAX_EXEC_STRING_BYTES) {
+                return Optional.of("the variable " + variable.getKey() + " of " + bytes + " bytes is too long for exec"
+                        + " (at most " + MAX_EXEC_STRING_BYTES + " bytes of UTF-8 each, its NUL included)");
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static long utf8Length(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length; // as the JDK hands it to exec
     }
 }

@@ -307,6 +307,23 @@ class ProcessRunnerTest {
     }
 
     @Test
+    void anArgumentOrAVariableTooLongForExecIsTheJobsFailureNotTheMachines() {
+        String tooLong = "é".repeat(70_000); // 140,000 bytes of UTF-8: past Linux's 128 KiB for one string
+        assertThatThrownBy(() -> start("echo", tooLong)).isInstanceOfSatisfying(CommandNotStartableException.class, e -> {
+            assertThat(e.exitCode()).isEqualTo(CommandNotStartableException.NOT_EXECUTABLE);
+            assertThat(e.getMessage()).contains("too long");
+        });
+        assertThatThrownBy(() -> runner().start(aKey(), List.of("echo"), Map.of("BIG", tooLong)))
+                .isInstanceOf(CommandNotStartableException.class);
+        // each short enough, but 7 MB together: past what exec takes with any stack limit (at most 6 MiB)
+        List<String> many = new java.util.ArrayList<>(List.of("echo"));
+        many.addAll(java.util.Collections.nCopies(60, "x".repeat(120_000)));
+        assertThatThrownBy(() -> runner().start(aKey(), many, Map.of()))
+                .isInstanceOfSatisfying(CommandNotStartableException.class,
+                        e -> assertThat(e.getMessage()).contains("too long together"));
+    }
+
+    @Test
     void aCommandThatDoesNotExistFailsToStart() {
         assertThatThrownBy(() -> start("no-such-command-here", "x"))
                 .isInstanceOf(StartFailedException.class)

@@ -582,7 +582,7 @@ class SandboxedRunnerTest {
     }
 
     @Test
-    void aCommandTheJobsUidMayNotRunIsTheJobsFailureAndSoIsAMissingOne() throws Exception {
+    void aCommandTheJobsUidMayNotRunIsTheJobsFailureAndSoAreAMissingOneAndOneTooLongForExec() throws Exception {
         Path dir = Files.createDirectories(workDir.resolve("bin"));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path rootsOnly = Files.writeString(dir.resolve("roots-only"), "#!/bin/sh\necho ran\n");
@@ -595,6 +595,8 @@ class SandboxedRunnerTest {
                     assertThat(e.exitCode()).isEqualTo(127);
                     assertThat(e.getMessage()).contains("command not found: no-such-command-anywhere");
                 });
+        assertThat(startFailure(List.of("echo", "é".repeat(70_000)))).as("140,000 bytes: too long for exec")
+                .isInstanceOfSatisfying(CommandNotStartableException.class, e -> assertThat(e.exitCode()).isEqualTo(126));
         assertThat(runner.running()).isEmpty();
     }
 
