@@ -331,7 +331,7 @@ final class Agent implements SmartLifecycle {
         } catch (StartFailedException e) {
             log.warn("attempt {} could not start: {}", key, e.getMessage());
             AttemptReport failed = startFailure(key, lease.epoch(), identity.machineId(), e, clock.instant());
-            finals.put(key, failed);
+            finals.put(key, HeartbeatBody.fitted(failed));
         }
     }
 
@@ -399,7 +399,7 @@ final class Agent implements SmartLifecycle {
         } else {
             report = report(tracked, AttemptState.FAILED, outcome.exitCode(), FailureReason.EXIT_CODE, outcome);
         }
-        finals.put(key, report);
+        finals.put(key, HeartbeatBody.fitted(report));
         running.remove(key);
         shipper.attemptEnded(key);
         wake.release(); // the next heartbeat carries it at once: reports go only over the agent API
@@ -422,9 +422,12 @@ final class Agent implements SmartLifecycle {
                 outcome == null ? t.process.stderrTail() : outcome.stderrTail());
     }
 
-    /** What the next heartbeat says: every attempt running, and every final report not yet acknowledged. */
+    /**
+     * What the next heartbeat says: every attempt running, and the final reports not yet acknowledged, as many as
+     * the agent API takes in one ({@link HeartbeatBody}; the rest follow as soon as these are acknowledged).
+     */
     private List<AttemptReport> reports() {
-        List<AttemptReport> all = new ArrayList<>(finals.values());
+        List<AttemptReport> all = new ArrayList<>(HeartbeatBody.finalsToSend(finals.values()));
         for (Tracked t : running.values()) {
             all.add(new AttemptReport(t.lease.jobId(), t.lease.attempt(), t.lease.epoch(), identity.machineId(),
                     AttemptState.RUNNING, null, null, t.process.startedAt(), null, null, null));
