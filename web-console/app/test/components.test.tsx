@@ -209,6 +209,23 @@ describe("Overview", () => {
 });
 
 describe("Tenants", () => {
+  it("saves the whole quota: a change of weight keeps the live jobs and the highest priority", async () => {
+    const calls: string[] = [];
+    const quota = { gpuCount: 2, maxLiveJobs: 5, maxPriority: 600 };
+    const client = fakeClient({
+      "GET /api/v1/admin/tenants": { status: 200, body: { items: [{ id: "t1", name: "alice", weight: 1, quota }] } },
+      "PATCH /api/v1/admin/tenants/alice": { status: 200, body: { id: "t1", name: "alice", weight: 3, quota } },
+    }, calls);
+    renderWith(<Tenants />, client, { key: "k", admin: true });
+
+    const weight = await screen.findByLabelText("Weight", { selector: "[data-tenant=alice] input" });
+    fireEvent.change(weight, { target: { value: "3" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save" })));
+    const patch = calls.find((c) => c.startsWith("PATCH /api/v1/admin/tenants/alice "));
+    expect(patch).toBeDefined();
+    expect(JSON.parse(patch!.slice("PATCH /api/v1/admin/tenants/alice ".length))).toEqual({ weight: 3, quota });
+  });
+
   it("issues a key, shows it once, and revokes it; the list of keys is hidden where the API has none", async () => {
     const calls: string[] = [];
     const client = fakeClient({

@@ -50,6 +50,8 @@ function TenantCard({ tenant, onChanged }: { tenant: Tenant; onChanged: () => vo
   const [cpu, setCpu] = useState(tenant.quota?.cpu?.toString() ?? "");
   const [memoryMb, setMemoryMb] = useState(tenant.quota?.memoryMb?.toString() ?? "");
   const [gpuCount, setGpuCount] = useState(tenant.quota?.gpuCount?.toString() ?? "");
+  const [maxLiveJobs, setMaxLiveJobs] = useState(tenant.quota?.maxLiveJobs?.toString() ?? "");
+  const [maxPriority, setMaxPriority] = useState(tenant.quota?.maxPriority?.toString() ?? "");
   const [issued, setIssued] = useState<{ id: string; key: string }[]>([]);
   const [error, setError] = useState<unknown>();
   const keys = usePoll<ApiKeyInfo[] | null>(() => client.apiKeys(tenant.name), 0, [tenant.name, issued.length]);
@@ -66,7 +68,9 @@ function TenantCard({ tenant, onChanged }: { tenant: Tenant; onChanged: () => vo
   const save = (event: FormEvent) => {
     event.preventDefault();
     void act(async () => {
-      await client.updateTenant(tenant.name, { weight: num(weight), quota: { cpu: num(cpu), memoryMb: num(memoryMb), gpuCount: num(gpuCount) } });
+      // a quota given replaces the old one whole: every limit goes, the ones left empty as none
+      await client.updateTenant(tenant.name, { weight: num(weight), quota: { cpu: num(cpu), memoryMb: num(memoryMb),
+        gpuCount: num(gpuCount), maxLiveJobs: num(maxLiveJobs), maxPriority: num(maxPriority) } });
       onChanged();
     });
   };
@@ -88,6 +92,8 @@ function TenantCard({ tenant, onChanged }: { tenant: Tenant; onChanged: () => vo
         <label>CPU quota <input type="number" value={cpu} onChange={(e) => setCpu(e.target.value)} placeholder="none" /></label>
         <label>Memory quota (MB) <input type="number" value={memoryMb} onChange={(e) => setMemoryMb(e.target.value)} placeholder="none" /></label>
         <label>GPU quota <input type="number" value={gpuCount} onChange={(e) => setGpuCount(e.target.value)} placeholder="none" /></label>
+        <label>Live jobs at most <input type="number" min="0" value={maxLiveJobs} onChange={(e) => setMaxLiveJobs(e.target.value)} placeholder="none" /></label>
+        <label>Highest priority <input type="number" min="0" max="1000" value={maxPriority} onChange={(e) => setMaxPriority(e.target.value)} placeholder="none" /></label>
         <button type="submit">Save</button>
       </form>
       <div className="actions"><button type="button" onClick={issue}>Issue API key</button></div>

@@ -53,6 +53,32 @@ class TenantQuotaApiTest extends JobServiceTestBase {
     }
 
     @Test
+    void aTenantsJobsTakeAtMostThePriorityItsQuotaAllowsAndAPriorityOverItIs400NamingTheField() {
+        var created = admin.post("/api/v1/admin/tenants", "{\"name\": \"quota-prio\", \"quota\": {\"maxPriority\": 600}}");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        assertThat(created.json().get("quota").get("maxPriority").asInt()).isEqualTo(600);
+        Api prio = Api.withIdentity(port, SECRET, UUID.fromString(created.field("id")), "quota-prio", CallerIdentity.Role.USER);
+
+        var refused = prio.post("/api/v1/jobs", spec("urgent").replaceFirst("\\{", "{\"priority\": 601, "));
+        assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+        assertThat(refused.contentType()).startsWith("application/problem+json");
+        assertThat(refused.json().get("errors").get(0).get("field").asString()).isEqualTo("priority");
+        assertThat(refused.json().get("errors").get(0).get("message").asString())
+                .isEqualTo("must be at most 600, the quota maxPriority of tenant quota-prio");
+        assertThat(jobsOf("quota-prio")).as("nothing written").isZero();
+        assertThat(prio.post("/api/v1/jobs", spec("at-the-cap").replaceFirst("\\{", "{\"priority\": 600, ")).status())
+                .isEqualTo(201);
+        assertThat(prio.post("/api/v1/jobs", spec("default")).status()).as("500 by default").isEqualTo(201);
+
+        var bad = admin.patch("/api/v1/admin/tenants/quota-prio", "{\"quota\": {\"maxPriority\": 1001}}");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.json().get("errors").get(0).get("field").asString()).isEqualTo("quota.maxPriority");
+        assertThat(admin.patch("/api/v1/admin/tenants/quota-prio", "{\"quota\": {}}").status()).isEqualTo(200);
+        assertThat(prio.post("/api/v1/jobs", spec("urgent").replaceFirst("\\{", "{\"priority\": 1000, ")).status())
+                .as("a quota without it: any priority").isEqualTo(201);
+    }
+
+    @Test
     void anAdminListsReadsAndChangesTenantsAndTheirQuota() {
         tenantWithQuota("quota-dora", 1);
         var listed = admin.get("/api/v1/admin/tenants");

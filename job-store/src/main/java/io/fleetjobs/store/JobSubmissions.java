@@ -38,7 +38,7 @@ final class JobSubmissions {
 
     /** See {@link JobStore#submit(UUID, JobSpec, String, boolean)}. */
     Submission submit(UUID tenantId, JobSpec spec, String idempotencyKey, boolean admit) {
-        Submission refused = overQuota(tenantId, idempotencyKey);
+        Submission refused = overQuota(tenantId, spec.priority(), idempotencyKey);
         if (refused != null) {
             return refused;
         }
@@ -98,8 +98,9 @@ final class JobSubmissions {
     }
 
     /**
-     * A refusal when the tenant has a quota on live jobs and is at it; null when the submit may go on. Idempotency
-     * comes first: a key already used answers as it always does (the same job, or a conflict), at the quota too.
+     * A refusal when the job's priority is over the tenant's highest, or the tenant has a quota on live jobs and is at
+     * it; null when the submit may go on. Idempotency comes first: a key already used answers as it always does (the
+     * same job, or a conflict), at the quota too.
      *
      * <p>Race-safe by the tenant row's lock: every submit of a tenant with a quota takes it ({@code for no key
      * update}) and holds it to its commit, so concurrent
@@ -109,13 +110,11 @@ final class JobSubmissions {
      * with a quota, an index range of at most the quota's size (jobs_by_tenant_state); tenants without a quota
      * pay one primary-key read and take no lock.
      */
-    private Submission overQuota(UUID tenantId, String idempotencyKey) {
-        if (maxLiveJobs(tenantId, false) == null) {
+    private Submission overQuota(UUID tenantId, int priority, String idempotencyKey) {
+        Limits limits = limits(tenantId, false);
+        boolean priorityOver = limits.maxPriority() != null && priority > limits.maxPriority();
+        if (limits.maxLiveJobs() == null && !priorityOver) {
             return null;
-        }
-        Integer max = maxLiveJobs(tenantId, true);
-        if (max == null) {
-            return null; // lifted meanwhile
         }
         if (idempotencyKey != null) {
             var same = jdbc.sql("select id from jobs where tenant_id = :t and idempotency_key = :k")
@@ -124,15 +123,28 @@ final class JobSubmissions {
                 return null; // the insert finds it and answers as for any repeated key
             }
         }
+        if (priorityOver) {
+            return new Submission.PriorityOverQuota(limits.maxPriority());
+        }
+        Integer max = limits(tenantId, true).maxLiveJobs();
+        if (max == null) {
+            return null; // lifted meanwhile
+        }
         long live = jdbc.sql("select count(*) from jobs where tenant_id = :t and state = any(cast(:live as text[]))")
                 .param("t", tenantId).param("live", LIVE).query(Long.class).single();
         return live >= max ? new Submission.OverQuota(live, max) : null;
     }
 
-    private Integer maxLiveJobs(UUID tenantId, boolean lock) {
-        List<Integer> max = jdbc.sql("select quota_max_live_jobs from tenants where id = :t" + (lock ? " for no key update" : ""))
-                .param("t", tenantId).query((rs, n) -> (Integer) rs.getObject(1)).list();
-        return max.isEmpty() ? null : max.getFirst();
+    /** A tenant's limits on a submit; both null for a tenant without them (or none of that id). */
+    private record Limits(Integer maxLiveJobs, Integer maxPriority) {
+    }
+
+    private Limits limits(UUID tenantId, boolean lock) {
+        List<Limits> limits = jdbc.sql("select quota_max_live_jobs, quota_max_priority from tenants where id = :t"
+                        + (lock ? " for no key update" : ""))
+                .param("t", tenantId).query((rs, n) -> new Limits((Integer) rs.getObject(1), (Integer) rs.getObject(2)))
+                .list();
+        return limits.isEmpty() ? new Limits(null, null) : limits.getFirst();
     }
 
     private java.util.Optional<Submission> existing(UUID tenantId, String idempotencyKey, byte[] hash) {

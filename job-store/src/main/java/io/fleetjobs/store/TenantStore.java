@@ -22,7 +22,8 @@ public final class TenantStore {
     private static final RowMapper<Tenant> TENANT = (rs, n) -> new Tenant(rs.getObject("id", UUID.class),
             rs.getString("name"), rs.getInt("weight"), (Long) rs.getObject("quota_cpu_millis"),
             (Long) rs.getObject("quota_memory_mb"), (Integer) rs.getObject("quota_gpu_count"),
-            (Integer) rs.getObject("quota_max_live_jobs"), rs.getBoolean("allow_private_webhooks"));
+            (Integer) rs.getObject("quota_max_live_jobs"), (Integer) rs.getObject("quota_max_priority"),
+            rs.getBoolean("allow_private_webhooks"));
 
     private final JdbcClient jdbc;
     private final InstantSource clock;
@@ -37,9 +38,14 @@ public final class TenantStore {
         return create(name, weight, new Quota(quotaCpuMillis, quotaMemoryMb, quotaGpuCount, null));
     }
 
-    /** What a tenant may hold at once; each null where unlimited. */
-    public record Quota(Long cpuMillis, Long memoryMb, Integer gpuCount, Integer maxLiveJobs) {
-        public static final Quota NONE = new Quota(null, null, null, null);
+    /** What a tenant may hold at once, and the highest priority its jobs may ask for; each null where unlimited. */
+    public record Quota(Long cpuMillis, Long memoryMb, Integer gpuCount, Integer maxLiveJobs, Integer maxPriority) {
+        public static final Quota NONE = new Quota(null, null, null, null, null);
+
+        /** A quota without a highest priority. */
+        public Quota(Long cpuMillis, Long memoryMb, Integer gpuCount, Integer maxLiveJobs) {
+            this(cpuMillis, memoryMb, gpuCount, maxLiveJobs, null);
+        }
     }
 
     /** Creates a tenant, or returns empty when the name is taken. */
@@ -48,11 +54,11 @@ public final class TenantStore {
         Quota q = quota == null ? Quota.NONE : quota;
         int rows = jdbc.sql("""
                         insert into tenants (id, name, weight, quota_cpu_millis, quota_memory_mb, quota_gpu_count,
-                                             quota_max_live_jobs, created_at)
-                        values (:id, :name, :weight, :cpu, :mem, :gpu, :live, :now) on conflict (name) do nothing""")
+                                             quota_max_live_jobs, quota_max_priority, created_at)
+                        values (:id, :name, :weight, :cpu, :mem, :gpu, :live, :prio, :now) on conflict (name) do nothing""")
                 .param("id", id).param("name", name).param("weight", weight)
                 .param("cpu", q.cpuMillis()).param("mem", q.memoryMb()).param("gpu", q.gpuCount())
-                .param("live", q.maxLiveJobs())
+                .param("live", q.maxLiveJobs()).param("prio", q.maxPriority())
                 .param("now", JobRows.ts(clock.instant()))
                 .update();
         return rows == 1 ? byName(name) : Optional.empty();
@@ -86,10 +92,12 @@ public final class TenantStore {
                             quota_memory_mb = case when cast(:keep as boolean) then quota_memory_mb else cast(:mem as bigint) end,
                             quota_gpu_count = case when cast(:keep as boolean) then quota_gpu_count else cast(:gpu as integer) end,
                             quota_max_live_jobs = case when cast(:keep as boolean) then quota_max_live_jobs else cast(:live as integer) end,
+                            quota_max_priority = case when cast(:keep as boolean) then quota_max_priority else cast(:prio as integer) end,
                             allow_private_webhooks = coalesce(cast(:private as boolean), allow_private_webhooks)
                         where name = :name""")
                 .param("weight", weight).param("private", allowPrivateWebhooks).param("keep", quota == null).param("cpu", q.cpuMillis())
-                .param("mem", q.memoryMb()).param("gpu", q.gpuCount()).param("live", q.maxLiveJobs()).param("name", name)
+                .param("mem", q.memoryMb()).param("gpu", q.gpuCount()).param("live", q.maxLiveJobs()).param("prio", q.maxPriority())
+                .param("name", name)
                 .update();
         if (rows != 1) {
             return Optional.empty();

@@ -44,11 +44,12 @@ final class AdminCommands {
                 printJson(body);
                 return;
             }
-            Table t = new Table("NAME", "ID", "WEIGHT", "CPU", "MEMORY_MB", "GPUS", "MAX_LIVE_JOBS", "PRIVATE_WEBHOOKS");
+            Table t = new Table("NAME", "ID", "WEIGHT", "CPU", "MEMORY_MB", "GPUS", "MAX_LIVE_JOBS", "MAX_PRIORITY",
+                    "PRIVATE_WEBHOOKS");
             for (Tenant tenant : tenants) {
                 Quota q = tenant.getQuota() == null ? new Quota() : tenant.getQuota();
                 t.row(tenant.getName(), tenant.getId(), tenant.getWeight(), q.getCpu(), q.getMemoryMb(), q.getGpuCount(),
-                        q.getMaxLiveJobs(), Boolean.TRUE.equals(tenant.getAllowPrivateWebhooks()) ? "allowed" : null);
+                        q.getMaxLiveJobs(), q.getMaxPriority(), Boolean.TRUE.equals(tenant.getAllowPrivateWebhooks()) ? "allowed" : null);
             }
             t.print(out());
         }
@@ -98,6 +99,10 @@ final class AdminCommands {
         @Option(names = "--max-live-jobs", paramLabel = "N", description = "Quota: jobs not yet ended at once.")
         Integer maxLiveJobs;
 
+        @Option(names = "--max-priority", paramLabel = "N",
+                description = "Quota: the highest priority its jobs may ask for (0-1000).")
+        Integer maxPriority;
+
         @Option(names = "--no-quota", description = "Remove the quota: unlimited.")
         boolean noQuota;
 
@@ -107,7 +112,8 @@ final class AdminCommands {
 
         @Override
         public Integer call() {
-            boolean quotaGiven = cpu != null || memoryMb != null || gpus != null || maxLiveJobs != null;
+            boolean quotaGiven = cpu != null || memoryMb != null || gpus != null || maxLiveJobs != null
+                    || maxPriority != null;
             if (noQuota && quotaGiven) {
                 throw new JobCtl.CliException(JobCtl.USAGE, "--no-quota and a quota option exclude each other");
             }
@@ -117,7 +123,8 @@ final class AdminCommands {
             }
             TenantChange change = new TenantChange().weight(weight).allowPrivateWebhooks(allowPrivateWebhooks);
             if (quotaGiven || noQuota) {
-                change.quota(new Quota().cpu(cpu).memoryMb(memoryMb).gpuCount(gpus).maxLiveJobs(maxLiveJobs));
+                change.quota(new Quota().cpu(cpu).memoryMb(memoryMb).gpuCount(gpus).maxLiveJobs(maxLiveJobs)
+                        .maxPriority(maxPriority));
             }
             String body = client().admin().updateTenantWithResponseSpec(name, change).body(String.class);
             print(body, json() ? new Tenant[0] : new Tenant[] {read(body, Tenant.class)});

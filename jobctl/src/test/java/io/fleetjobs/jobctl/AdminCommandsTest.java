@@ -51,7 +51,7 @@ class AdminCommandsTest {
         Run list = jobctl("admin", "tenants", "list");
         assertThat(list.code()).as(list.err()).isZero();
         List<String> lines = list.out().lines().toList();
-        assertThat(lines.getFirst()).startsWith("NAME").contains("WEIGHT", "CPU", "MEMORY_MB", "GPUS", "MAX_LIVE_JOBS");
+        assertThat(lines.getFirst()).startsWith("NAME").contains("WEIGHT", "CPU", "MEMORY_MB", "GPUS", "MAX_LIVE_JOBS", "MAX_PRIORITY");
         assertThat(lines.get(1)).startsWith("vision").contains("3", "8", "32768", "2");
         assertThat(lines.get(2)).startsWith("nlp").contains("1");
         assertThat(api.calls().getFirst().header("Authorization")).isEqualTo("Bearer fj_admin");
@@ -75,12 +75,14 @@ class AdminCommandsTest {
         assertThat(sent.path("weight").asInt()).isEqualTo(3);
         assertThat(sent.has("quota") && !sent.get("quota").isNull()).as("no quota option: the quota stays").isFalse();
 
-        Run quota = jobctl("admin", "tenants", "update", "vision", "--cpu", "8", "--gpus", "2", "--max-live-jobs", "100");
+        Run quota = jobctl("admin", "tenants", "update", "vision", "--cpu", "8", "--gpus", "2", "--max-live-jobs", "100",
+                "--max-priority", "600");
         assertThat(quota.code()).as(quota.err()).isZero();
         sent = JSON.readTree(api.calls("PATCH", "/api/v1/admin/tenants/vision").getLast().body());
         assertThat(sent.path("quota").path("cpu").asInt()).isEqualTo(8);
         assertThat(sent.path("quota").path("gpuCount").asInt()).isEqualTo(2);
         assertThat(sent.path("quota").path("maxLiveJobs").asInt()).isEqualTo(100);
+        assertThat(sent.path("quota").path("maxPriority").asInt()).isEqualTo(600);
         assertThat(sent.path("weight").isMissingNode() || sent.path("weight").isNull()).isTrue();
 
         Run clear = jobctl("admin", "tenants", "update", "vision", "--no-quota");

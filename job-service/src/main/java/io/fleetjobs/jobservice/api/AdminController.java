@@ -42,12 +42,16 @@ class AdminController {
         this.validator = validator;
     }
 
-    /** What a tenant may hold at once; each null where unlimited. {@code maxLiveJobs}: jobs not yet finished. */
+    /**
+     * What a tenant may hold at once; each null where unlimited. {@code maxLiveJobs}: jobs not yet finished;
+     * {@code maxPriority}: the highest priority its jobs may ask for (priority orders the queue before fair share and
+     * decides preemption).
+     */
     record Quota(@PositiveOrZero BigDecimal cpu, @PositiveOrZero Long memoryMb, @PositiveOrZero Integer gpuCount,
-            @PositiveOrZero Integer maxLiveJobs) {
+            @PositiveOrZero Integer maxLiveJobs, @Min(0) @Max(1000) Integer maxPriority) {
         TenantStore.Quota stored() {
             return new TenantStore.Quota(cpu == null ? null : cpu.movePointRight(3).longValue(), memoryMb, gpuCount,
-                    maxLiveJobs);
+                    maxLiveJobs, maxPriority);
         }
     }
 
@@ -62,9 +66,9 @@ class AdminController {
     record TenantView(UUID id, String name, int weight, Quota quota, boolean allowPrivateWebhooks) {
         static TenantView of(Tenant t) {
             Quota q = t.quotaCpuMillis() == null && t.quotaMemoryMb() == null && t.quotaGpuCount() == null
-                    && t.maxLiveJobs() == null ? null
+                    && t.maxLiveJobs() == null && t.maxPriority() == null ? null
                     : new Quota(t.quotaCpuMillis() == null ? null : BigDecimal.valueOf(t.quotaCpuMillis(), 3).stripTrailingZeros(),
-                            t.quotaMemoryMb(), t.quotaGpuCount(), t.maxLiveJobs());
+                            t.quotaMemoryMb(), t.quotaGpuCount(), t.maxLiveJobs(), t.maxPriority());
             return new TenantView(t.id(), t.name(), t.weight(), q, t.allowPrivateWebhooks());
         }
     }

@@ -88,6 +88,8 @@ class JobsController {
                     "Idempotency-Key was used for job " + conflict.existing().id() + " with another spec");
             case Submission.OverQuota(long live, int max) -> throw ApiException.tooManyRequests("tenant "
                     + caller.tenantName() + " has " + live + " live jobs, its quota maxLiveJobs is " + max, quotaRetryAfterSeconds);
+            case Submission.PriorityOverQuota(int max) -> throw ApiException.badRequest("priority", "must be at most "
+                    + max + ", the quota maxPriority of tenant " + caller.tenantName());
         };
     }
 
