@@ -3,34 +3,21 @@ package io.fleetjobs.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.sun.net.httpserver.HttpServer;
-import io.fleetjobs.agent.process.Attempt;
-import io.fleetjobs.agent.process.AttemptKey;
-import io.fleetjobs.agent.process.AttemptRunner;
-import io.fleetjobs.agent.process.Outcome;
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AttemptReport;
-import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.springframework.web.client.RestClient;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -50,7 +37,7 @@ class HeartbeatBodyTest {
 
     @TempDir
     Path workDir;
-    private HttpServer scheduler;
+    private FakeScheduler scheduler;
     private Agent agent;
     private final AtomicInteger heartbeats = new AtomicInteger();
     private final AtomicInteger refused = new AtomicInteger();
@@ -62,20 +49,13 @@ class HeartbeatBodyTest {
             agent.stop();
         }
         if (scheduler != null) {
-            scheduler.stop(0);
+            scheduler.close();
         }
     }
 
     @Test
-    void finalReportsWhoseTailsEscapeLargeGoInHeartbeatsTheAgentApiTakes() throws IOException {
-        scheduler = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        scheduler.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-        scheduler.createContext(AgentProtocol.JOIN_PATH, exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            KeptCredentialTest.answer(exchange, "{\"machineId\":\"m-1\",\"credential\":\"c-1\",\"incarnation\":1,"
-                    + "\"leaseTtlMs\":60000,\"heartbeatIntervalMs\":200,\"killGraceMs\":1000}");
-        });
-        scheduler.createContext(AgentProtocol.HEARTBEAT_PATH, exchange -> {
+    void finalReportsWhoseTailsEscapeLargeGoInHeartbeatsTheAgentApiTakes() {
+        scheduler = FakeScheduler.start(exchange -> {
             byte[] body = exchange.getRequestBody().readAllBytes();
             int n = heartbeats.incrementAndGet();
             if (body.length > LIMIT) {
@@ -95,14 +75,7 @@ class HeartbeatBodyTest {
             KeptCredentialTest.answer(exchange, "{\"leaseTtlMs\":60000,\"start\":[" + start + "],\"kill\":[],\"ack\":["
                     + ack + "]}");
         });
-        scheduler.start();
-
-        WorkerProperties properties = new WorkerProperties("http://127.0.0.1:" + scheduler.getAddress().getPort(), "m-1",
-                null, null, null, null, null, null, "join-token", Duration.ofMillis(200), workDir, Duration.ofSeconds(5),
-                null, null, null, null, null, null);
-        agent = new Agent(properties, new MachineResources("m-1", 4000, 4096, 0, null),
-                new SchedulerClient(RestClient.builder(), properties.schedulerUrl(), Duration.ofSeconds(5)),
-                printingControlCharacters(), InstantSource.system(), null);
+        agent = scheduler.agent(workDir, 4000, 4096, FakeScheduler.endingAfter(Duration.ofMillis(50), PRINTED));
         agent.start();
 
         await().atMost(Duration.ofSeconds(20)).until(() -> acknowledged.size() == JOBS.size() || refused.get() > 3);
@@ -126,43 +99,5 @@ class HeartbeatBodyTest {
         assertThat(HeartbeatBody.jsonBytes(cut)).isLessThanOrEqualTo(1000);
         assertThat(cut).endsWith("end").doesNotStartWith("\uDE00");
         assertThat(Character.isLowSurrogate(cut.charAt(0))).as("never half a pair").isFalse();
-    }
-
-    /** A runner whose attempts end with exit code 0 soon after they start, having printed {@link #PRINTED} twice. */
-    private static AttemptRunner printingControlCharacters() {
-        return new AttemptRunner() {
-            @Override
-            public List<AttemptKey> killLeftovers() {
-                return List.of();
-            }
-
-            @Override
-            public Attempt start(AttemptKey key, List<String> command, Map<String, String> env) {
-                Instant startedAt = Instant.now();
-                CompletableFuture<Outcome> exit = CompletableFuture.supplyAsync(
-                        () -> new Outcome(0, null, Instant.now(), PRINTED, PRINTED, null),
-                        CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS));
-                return new Attempt() {
-                    public Instant startedAt() {
-                        return startedAt;
-                    }
-
-                    public CompletableFuture<Outcome> exit() {
-                        return exit.thenApply(o -> o);
-                    }
-
-                    public void terminate() {
-                    }
-
-                    public String stdoutTail() {
-                        return PRINTED;
-                    }
-
-                    public String stderrTail() {
-                        return PRINTED;
-                    }
-                };
-            }
-        };
     }
 }
