@@ -1,7 +1,9 @@
 package io.fleetjobs.agent.process;
 
+import io.fleetjobs.model.ExecString;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -894,17 +896,21 @@ public final class ProcessRunner implements AttemptRunner {
             groups.add(record.pgid());
         }
     }
-    /** The longest string Linux passes to a program as one argument or one {@code NAME=VALUE}: MAX_ARG_STRLEN, 128 KiB. */
-    static final int MAX_EXEC_STRING_BYTES = 128 * 1024;
 
     /**
-     * Why exec would refuse this argv and environment whatever the machine (one string, NUL included, past
+     * The longest string Linux passes to a program as one argument or one {@code NAME=VALUE}, its NUL included:
+     * MAX_ARG_STRLEN, 128 KiB (what the API already holds each argument and value to: {@link ExecString}).
+     */
+    static final int MAX_EXEC_STRING_BYTES = ExecString.ARGUMENT_BYTES + 1;
+
+    /**
+     * Why exec would refuse this argv and environment whatever the machine (one string past
      * {@link #MAX_EXEC_STRING_BYTES} in UTF-8: E2BIG), or empty. The job's fault, like a command not found: an
      * attempt that failed for it as START_FAILED counted against its machine, and three such jobs drained it.
      */
     static Optional<String> tooLongForExec(List<String> argv, Map<String, String> environment) {
-        for (int i = 0; i < argv.size(); i++) {
-            long bytes = utf8Length(argv.get(i)) + 1;
+        for (String argument : argv) {
+            long bytes = utf8Length(argument) + 1;
             if (bytes > MAX_EXEC_STRING_BYTES) {
                 return Optional.of("an argument or variable of " + bytes + " bytes is too long for exec (at most "
                         + MAX_EXEC_STRING_BYTES + " bytes of UTF-8 each, its NUL included)");
@@ -921,6 +927,6 @@ public final class ProcessRunner implements AttemptRunner {
     }
 
     private static long utf8Length(String s) {
-        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length; // as the JDK hands it to exec
+        return s.getBytes(StandardCharsets.UTF_8).length; // as the JDK hands it to exec
     }
 }
