@@ -112,27 +112,27 @@ final class JobSubmissions {
      */
     private Submission overQuota(UUID tenantId, int priority, String idempotencyKey) {
         Limits limits = limits(tenantId, false);
-        boolean priorityOver = limits.maxPriority() != null && priority > limits.maxPriority();
-        if (limits.maxLiveJobs() == null && !priorityOver) {
+        if (limits.maxPriority() != null && priority > limits.maxPriority()) {
+            return keyUsed(tenantId, idempotencyKey) ? null : new Submission.PriorityOverQuota(limits.maxPriority());
+        }
+        if (limits.maxLiveJobs() == null) {
             return null;
-        }
-        if (idempotencyKey != null) {
-            var same = jdbc.sql("select id from jobs where tenant_id = :t and idempotency_key = :k")
-                    .param("t", tenantId).param("k", idempotencyKey).query(UUID.class).optional();
-            if (same.isPresent()) {
-                return null; // the insert finds it and answers as for any repeated key
-            }
-        }
-        if (priorityOver) {
-            return new Submission.PriorityOverQuota(limits.maxPriority());
         }
         Integer max = limits(tenantId, true).maxLiveJobs();
         if (max == null) {
             return null; // lifted meanwhile
         }
+        if (keyUsed(tenantId, idempotencyKey)) {
+            return null; // the insert finds it and answers as for any repeated key
+        }
         long live = jdbc.sql("select count(*) from jobs where tenant_id = :t and state = any(cast(:live as text[]))")
                 .param("t", tenantId).param("live", LIVE).query(Long.class).single();
         return live >= max ? new Submission.OverQuota(live, max) : null;
+    }
+
+    private boolean keyUsed(UUID tenantId, String idempotencyKey) {
+        return idempotencyKey != null && jdbc.sql("select id from jobs where tenant_id = :t and idempotency_key = :k")
+                .param("t", tenantId).param("k", idempotencyKey).query(UUID.class).optional().isPresent();
     }
 
     /** A tenant's limits on a submit; both null for a tenant without them (or none of that id). */
