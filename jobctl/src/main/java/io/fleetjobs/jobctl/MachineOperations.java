@@ -27,7 +27,8 @@ final class MachineOperations {
                 printJson(body);
             } else {
                 Machine m = read(body, Machine.class);
-                out().println(m.getId() + " " + m.getStatus() + (m.getStatusReason() == null ? "" : ": " + m.getStatusReason()));
+                out().println(m.getId() + " " + m.getStatus() + (m.getStatusReason() == null ? ""
+                        : ": " + Table.printable(m.getStatusReason())));
                 out().flush();
             }
             return JobCtl.OK;

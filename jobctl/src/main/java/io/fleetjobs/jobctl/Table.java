@@ -4,7 +4,11 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Columns padded to their widest cell; an absent value prints as {@code -}. */
+/**
+ * Columns padded to their widest cell; an absent value prints as {@code -}. A cell's control characters print as
+ * {@code \xNN} ({@link #printable}): what a table shows may come from a tenant (a job's command, a reason), and an
+ * escape sequence sent to the terminal as it is could set the clipboard of the admin who reads it, or rewrite the screen.
+ */
 final class Table {
     private final List<String[]> rows = new ArrayList<>();
 
@@ -15,10 +19,24 @@ final class Table {
     Table row(Object... cells) {
         String[] row = new String[cells.length];
         for (int i = 0; i < cells.length; i++) {
-            row[i] = cells[i] == null || cells[i].toString().isEmpty() ? "-" : cells[i].toString();
+            row[i] = cells[i] == null || cells[i].toString().isEmpty() ? "-" : printable(cells[i].toString());
         }
         rows.add(row);
         return this;
+    }
+
+    /** The text with each C0 or C1 control character and DEL as {@code \xNN}, on one line. */
+    static String printable(String text) {
+        if (text.chars().noneMatch(Table::control)) {
+            return text;
+        }
+        StringBuilder shown = new StringBuilder(text.length() + 16);
+        text.chars().forEach(c -> shown.append(control(c) ? "\\x%02x".formatted(c) : Character.toString(c)));
+        return shown.toString();
+    }
+
+    private static boolean control(int c) {
+        return c < 0x20 || (c >= 0x7f && c <= 0x9f);
     }
 
     void print(PrintWriter out) {

@@ -38,7 +38,7 @@ final class WatchCommand extends CommandBase {
                     out().println(mapper().writeValueAsString(event));
                 } else {
                     out().println(event.getAt() + "  " + (event.getFrom() == null ? "" : event.getFrom() + " -> ")
-                            + event.getTo() + (event.getReason() == null ? "" : "  " + event.getReason()));
+                            + event.getTo() + (event.getReason() == null ? "" : "  " + Table.printable(event.getReason())));
                 }
                 out().flush();
             });

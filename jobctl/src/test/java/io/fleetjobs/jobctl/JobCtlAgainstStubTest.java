@@ -221,6 +221,19 @@ class JobCtlAgainstStubTest {
     }
 
     @Test
+    void aTableShowsControlCharactersItsCellsCarryRatherThanSendingThemToTheTerminal() {
+        // a tenant's job whose command would set the clipboard of the admin's terminal that shows it (OSC 52), then
+        // clear the screen
+        api.on("GET", jobPath, ok(StubApi.job(id, "QUEUED", 0).replace("[\"echo\",\"hi\"]",
+                "[\"echo\",\"\\u001b]52;c;cm0gLXJmIH4=\\u0007\\u001b[2J\\n\\u009b\"]")));
+
+        Run get = jobctl("get", id.toString());
+        assertThat(get.code()).isZero();
+        assertThat(get.out()).doesNotContain("\u001b", "\u0007", "\u009b").contains("echo \\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J\\x0a\\x9b");
+        assertThat(get.out().lines().filter(l -> l.startsWith("command"))).hasSize(1);
+    }
+
+    @Test
     void machinesAreDrainedCordonedAndUncordonedWithTheReasonSent() {
         String drained = """
                 {"id":"gpu-1","region":"us-east-1","status":"DRAINING","statusReason":"drained by admin: bad fan"}""";
