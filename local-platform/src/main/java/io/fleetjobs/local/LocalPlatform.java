@@ -97,6 +97,9 @@ public final class LocalPlatform implements AutoCloseable {
 
     /** A service's management port (the actuator: prometheus, metrics, info) is its port plus this: 9080–9083. */
     static final int MANAGEMENT_PORT_DISTANCE = 1000;
+
+    /** Where the services listen unless {@link Builder#bindAddress} says otherwise. */
+    static final String LOOPBACK = "127.0.0.1";
     /** A service's replica r listens on its port plus (r - 1) times this: scheduler-service-2 on 8182. */
     static final int REPLICA_PORT_DISTANCE = 100;
     static final int POSTGRES_PORT = 55432;
@@ -586,7 +589,8 @@ public final class LocalPlatform implements AutoCloseable {
             int port = servicePorts.get(name);
             Path jar = config.repository.resolve(s.jar()).toAbsolutePath().normalize();
             List<String> args = new ArrayList<>(List.of("--server.port=" + port,
-                    "--management.server.port=" + managementPorts.get(name)));
+                    "--management.server.port=" + managementPorts.get(name), "--server.address=" + config.bindAddress,
+                    "--management.server.address=" + config.bindAddress));
             args.addAll(config.serviceArgs.getOrDefault(s.name(), List.of()));
             List<String> options = withTmpDir(config.serviceJvmOptions, name);
             components.put(name, new JavaProcess(name, () -> JavaProcess.command(prefix, options, launch(name, jar), args),
@@ -823,6 +827,7 @@ public final class LocalPlatform implements AutoCloseable {
         private String joinToken;
         private String internalSecret;
         private int portOffset;
+        private String bindAddress = LOOPBACK;
         private int postgresPort;
         private String agentCpu = "2";
         private long agentMemoryMb = 2048;
@@ -917,6 +922,16 @@ public final class LocalPlatform implements AutoCloseable {
                         + ", not " + offset);
             }
             this.portOffset = offset;
+            return this;
+        }
+
+        /**
+         * The address the services listen on, their management ports too; default {@value #LOOPBACK}, as
+         * {@code docker-compose.yml} publishes its ports: a neighbour on the network reaches nothing of a developer's
+         * platform (the agent API, the services, their metrics) unless this says so ({@code 0.0.0.0}: every address).
+         */
+        public Builder bindAddress(String address) {
+            this.bindAddress = address == null || address.isBlank() ? LOOPBACK : address.strip();
             return this;
         }
 

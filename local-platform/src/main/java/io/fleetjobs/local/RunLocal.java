@@ -18,7 +18,8 @@ import java.util.stream.Collectors;
  * until SIGTERM or Ctrl-C, which stop everything it started.
  *
  * <p>Environment: {@code JOBS_LOCAL_HOME} (default {@code .local}), {@code JOBS_LOCAL_WORKERS}
- * (default 2), {@code JOBS_LOCAL_PORT_OFFSET} (default 0), {@code JOBS_LOCAL_CDS} (default 1; 0 runs the
+ * (default 2), {@code JOBS_LOCAL_PORT_OFFSET} (default 0), {@code FLEETJOBS_BIND_ADDRESS} (where the services
+ * listen; default 127.0.0.1, as in docker-compose.yml), {@code JOBS_LOCAL_CDS} (default 1; 0 runs the
  * jars as they are, see {@link LocalPlatform.Builder#classDataSharing}), {@code JOBS_DB_URL} with {@code JOBS_DB_USER}
  * and {@code JOBS_DB_PASSWORD}, {@code JOBS_KAFKA_BOOTSTRAP_SERVERS}, {@code JOBS_BOOTSTRAP_ADMIN_TOKEN},
  * {@code JOBS_AGENT_JOIN_TOKEN}, {@code JOBS_INTERNAL_SECRET}; {@code JOBS_LOCAL_STARTED_AT} (epoch millis, set by the script) is where
@@ -41,6 +42,7 @@ public final class RunLocal {
                 .home(home)
                 .workers(workers)
                 .portOffset(offset)
+                .bindAddress(env.get("FLEETJOBS_BIND_ADDRESS"))
                 .databaseUrl(env.get("JOBS_DB_URL"))
                 .databaseUser(env.getOrDefault("JOBS_DB_USER", "jobs"))
                 .databasePassword(env.get("JOBS_DB_PASSWORD")) // no default password: an external database says its own

@@ -41,6 +41,35 @@ final class LocalMode {
         }
     }
 
+    /** This machine's IPv4 addresses but loopback (none on a machine without a network). */
+    static List<java.net.InetAddress> nonLoopbackAddresses() {
+        try {
+            return java.net.NetworkInterface.networkInterfaces().filter(LocalMode::up)
+                    .flatMap(java.net.NetworkInterface::inetAddresses)
+                    .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress()).toList();
+        } catch (java.net.SocketException e) {
+            return List.of();
+        }
+    }
+
+    private static boolean up(java.net.NetworkInterface i) {
+        try {
+            return i.isUp();
+        } catch (java.net.SocketException e) {
+            return false;
+        }
+    }
+
+    /** Whether something accepts a connection at the address and port. */
+    static boolean answers(java.net.InetAddress address, int port) {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new InetSocketAddress(address, port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** Alive and not a zombie (an orphan that ended and that its new parent has not reaped yet). */
     static boolean alive(ProcessHandle p) {
         if (!p.isAlive()) {

@@ -72,6 +72,14 @@ class RunLocalTest {
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                 .until(() -> "SUCCEEDED".equals(user.get("/api/v1/jobs/" + id).field("state")));
         assertThat(user.get("/api/v1/jobs/" + id).field("machineId")).isEqualTo("local-1");
+        // the services and their management ports listen on loopback only: from another address of this machine
+        // (as a neighbour on its network would come) nothing answers
+        List<Integer> listening = new ArrayList<>(ports);
+        ports.forEach(p -> listening.add(p + 1000));
+        for (java.net.InetAddress address : LocalMode.nonLoopbackAddresses()) {
+            assertThat(listening.stream().filter(p -> LocalMode.answers(address, p)))
+                    .as("ports answering on %s", address).isEmpty();
+        }
 
         List<ProcessHandle> platform = runLocal.descendants().toList();
         assertThat(platform).as("services, the broker and the agent").hasSizeGreaterThanOrEqualTo(4);
