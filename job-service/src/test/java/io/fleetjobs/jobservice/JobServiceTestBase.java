@@ -69,6 +69,8 @@ public abstract class JobServiceTestBase {
         registry.add("jobs.webhooks.tries", () -> "4");
         // a receiver that holds a request holds it longer than any test waits (WebhooksApiTest)
         registry.add("jobs.webhooks.request-timeout", () -> "120s");
+        // a caller's activity is read once in this long: longer than a test's twenty calls take (JobsApiTest)
+        registry.add("jobs.activity.cache-ttl", () -> "10s");
     }
 
     @BeforeEach

@@ -172,6 +172,18 @@ class JobsApiTest extends JobServiceTestBase {
         assertThat(entered(ivan.get("/api/v1/activity").json(), "SUBMITTED")).as("another tenant's jobs").isZero();
     }
 
+    @Test
+    void aCallersActivityIsReadOncePerTheCachesLifeHoweverOftenItAsks() {
+        Api kai = newTenant("activity-kai");
+        assertThat(entered(kai.get("/api/v1/activity").json(), "SUBMITTED")).isZero();
+        kai.post("/api/v1/jobs", spec("after-the-read"));
+        for (int i = 0; i < 20; i++) {
+            assertThat(entered(kai.get("/api/v1/activity").json(), "SUBMITTED")).as("the first read's answer").isZero();
+        }
+        await().atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> entered(kai.get("/api/v1/activity").json(), "SUBMITTED") == 1);
+    }
+
     private static long entered(tools.jackson.databind.JsonNode activity, String state) {
         long n = 0;
         for (var bucket : activity.get("buckets")) {
