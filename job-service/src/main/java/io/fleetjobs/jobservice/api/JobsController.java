@@ -51,15 +51,19 @@ class JobsController {
     private final boolean admitOnSubmit;
     /** What a submit refused for the tenant's quota of live jobs tells the caller to wait. */
     private final long quotaRetryAfterSeconds;
+    /** Listings by name or label in progress, by tenant: neither filter has an index ({@link TenantScans}). */
+    private final TenantScans scans;
 
     JobsController(JobStore store, JobCancellation cancellation, Validator validator,
             @Value("${jobs.admission.on-submit:true}") boolean admitOnSubmit,
-            @Value("${jobs.quota.retry-after-seconds:10}") long quotaRetryAfterSeconds) {
+            @Value("${jobs.quota.retry-after-seconds:10}") long quotaRetryAfterSeconds,
+            @Value("${jobs.api.filtered-listings-per-tenant:2}") int filteredListingsPerTenant) {
         this.store = store;
         this.cancellation = cancellation;
         this.validator = validator;
         this.admitOnSubmit = admitOnSubmit;
         this.quotaRetryAfterSeconds = quotaRetryAfterSeconds;
+        this.scans = new TenantScans(filteredListingsPerTenant);
     }
 
     @Operation(operationId = "submitJob", summary = "Submit a job")
@@ -143,8 +147,21 @@ class JobsController {
             labelKey = eq < 0 ? label : label.substring(0, eq);
             labelValue = eq < 0 ? null : label.substring(eq + 1);
         }
-        JobStore.Page rows = store.list(caller.tenantId(), new JobFilter(wanted, blankToNull(queue), blankToNull(name),
-                labelKey, labelValue), after, size);
+        JobFilter filter = new JobFilter(wanted, blankToNull(queue), blankToNull(name), labelKey, labelValue);
+        boolean scan = filter.name() != null || filter.labelKey() != null;
+        if (scan && !scans.tryStart(caller.tenantId())) {
+            throw ApiException.tooManyRequests("tenant " + caller.tenantName() + " has " + scans.perTenant()
+                    + " listings filtered by name or label in progress here; each reads the tenant's jobs until it has"
+                    + " its page", 1);
+        }
+        JobStore.Page rows;
+        try {
+            rows = store.list(caller.tenantId(), filter, after, size);
+        } finally {
+            if (scan) {
+                scans.end(caller.tenantId());
+            }
+        }
         List<JobRecord> page = rows.jobs();
         String next = rows.more() ? encodeToken(page.getLast().id()) : null;
         return new JobView.Page(page.stream().map(j -> JobView.of(j, caller.tenantName())).toList(), next);

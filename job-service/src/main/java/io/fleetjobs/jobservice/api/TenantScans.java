@@ -1,0 +1,36 @@
+package io.fleetjobs.jobservice.api;
+
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+
+/**
+ * How many listings of jobs filtered by name or label one tenant may have in progress in this instance at once.
+ * Neither filter has an index (a name matches anywhere in it, a label is a key of the spec's JSON): such a listing
+ * reads the tenant's jobs newest first until it has its page, every one of them when few match (half a second of
+ * PostgreSQL at 200,000 jobs), and a tenant may call 200 times a second. Past the bound a listing is refused at
+ * once (429), not queued.
+ */
+final class TenantScans {
+    private final int perTenant;
+    private final ConcurrentHashMap<UUID, Semaphore> inProgress = new ConcurrentHashMap<>();
+
+    TenantScans(int perTenant) {
+        this.perTenant = perTenant;
+    }
+
+    /** The bound. */
+    int perTenant() {
+        return perTenant;
+    }
+
+    /** Starts one of the tenant's scans, or false when it has {@link #perTenant} in progress already. */
+    boolean tryStart(UUID tenant) {
+        return inProgress.computeIfAbsent(tenant, t -> new Semaphore(perTenant)).tryAcquire();
+    }
+
+    /** Ends a scan that {@link #tryStart} started. */
+    void end(UUID tenant) {
+        inProgress.get(tenant).release();
+    }
+}
