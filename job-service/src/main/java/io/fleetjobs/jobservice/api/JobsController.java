@@ -51,7 +51,7 @@ class JobsController {
     private final boolean admitOnSubmit;
     /** What a submit refused for the tenant's quota of live jobs tells the caller to wait. */
     private final long quotaRetryAfterSeconds;
-    /** Listings by name or label in progress, by tenant: neither filter has an index ({@link TenantScans}). */
+    /** Listings by queue, name or label in progress, by tenant: no such filter has an index ({@link TenantScans}). */
     private final TenantScans scans;
 
     JobsController(JobStore store, JobCancellation cancellation, Validator validator,
@@ -148,11 +148,11 @@ class JobsController {
             labelValue = eq < 0 ? null : label.substring(eq + 1);
         }
         JobFilter filter = new JobFilter(wanted, blankToNull(queue), blankToNull(name), labelKey, labelValue);
-        boolean scan = filter.name() != null || filter.labelKey() != null;
+        boolean scan = filter.queue() != null || filter.name() != null || filter.labelKey() != null;
         if (scan && !scans.tryStart(caller.tenantId())) {
             throw ApiException.tooManyRequests("tenant " + caller.tenantName() + " has " + scans.perTenant()
-                    + " listings filtered by name or label in progress here; each reads the tenant's jobs until it has"
-                    + " its page", 1);
+                    + " listings filtered by queue, name or label in progress here; each reads the tenant's jobs until"
+                    + " it has its page", 1);
         }
         JobStore.Page rows;
         try {

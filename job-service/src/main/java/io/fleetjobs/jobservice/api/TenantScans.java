@@ -5,11 +5,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 
 /**
- * How many listings of jobs filtered by name or label one tenant may have in progress in this instance at once.
- * Neither filter has an index (a name matches anywhere in it, a label is a key of the spec's JSON): such a listing
- * reads the tenant's jobs newest first until it has its page, every one of them when few match (half a second of
- * PostgreSQL at 200,000 jobs), and a tenant may call 200 times a second. Past the bound a listing is refused at
- * once (429), not queued.
+ * How many listings of jobs filtered by queue, name or label one tenant may have in progress in this instance at
+ * once. No such filter has an index (a name matches anywhere in it, a label is a key of the spec's JSON, a queue is
+ * read from each row): such a listing reads the tenant's jobs newest first until it has its page, every one of them
+ * when few match (half a second of PostgreSQL at 200,000 jobs for a name, a tenth for a queue), and a tenant may call
+ * 200 times a second. Past the bound a listing is refused at once (429), not queued.
  */
 final class TenantScans {
     private final int perTenant;
