@@ -25,17 +25,13 @@ class AgentStartGatherTest {
     @TempDir
     Path workDir;
     private FakeScheduler scheduler;
-    private Agent agent;
     /** Each heartbeat's body, in order. */
     private final List<String> heartbeats = new CopyOnWriteArrayList<>();
 
     @AfterEach
     void stop() {
-        if (agent != null) {
-            agent.stop();
-        }
         if (scheduler != null) {
-            scheduler.close();
+            scheduler.close(); // its agent too
         }
     }
 
@@ -47,7 +43,7 @@ class AgentStartGatherTest {
                     + "\"command\":[\"work\"],\"env\":{},\"startWithinMs\":60000}" : "";
             KeptCredentialTest.answer(exchange, "{\"leaseTtlMs\":60000,\"start\":[" + start + "],\"kill\":[],\"ack\":[]}");
         });
-        agent = scheduler.agent(workDir, 1000, 1024, FakeScheduler.endingAfter(Duration.ofMillis(100), ""));
+        Agent agent = scheduler.agent(workDir, 1000, 1024, FakeScheduler.endingAfter(Duration.ofMillis(100), ""));
         agent.gatherAfterStart(Duration.ofHours(1));
         agent.start();
 

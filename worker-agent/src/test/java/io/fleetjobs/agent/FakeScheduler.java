@@ -23,10 +23,12 @@ import org.springframework.web.client.RestClient;
 
 /**
  * A scheduler's agent API played by the JDK's HTTP server for one agent, machine m-1: its join is answered with a
- * credential, a lease of 60 s and heartbeats every 200 ms, its heartbeats by the test's handler.
+ * credential, a lease of 60 s and heartbeats every 200 ms, its heartbeats by the test's handler. Closing it stops the
+ * agents it made, then itself.
  */
 final class FakeScheduler implements AutoCloseable {
     private final HttpServer server;
+    private final List<Agent> agents = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private FakeScheduler(HttpServer server) {
         this.server = server;
@@ -54,13 +56,16 @@ final class FakeScheduler implements AutoCloseable {
         WorkerProperties properties = new WorkerProperties("http://127.0.0.1:" + server.getAddress().getPort(), "m-1",
                 null, null, null, null, null, null, "join-token", Duration.ofMillis(200), workDir, Duration.ofSeconds(5),
                 null, null, null, null, null, null);
-        return new Agent(properties, new MachineResources("m-1", cpuMillis, memoryMb, 0, null),
+        Agent agent = new Agent(properties, new MachineResources("m-1", cpuMillis, memoryMb, 0, null),
                 new SchedulerClient(RestClient.builder(), properties.schedulerUrl(), Duration.ofSeconds(5)),
                 runner, InstantSource.system(), null);
+        agents.add(agent);
+        return agent;
     }
 
     @Override
     public void close() {
+        agents.forEach(Agent::stop);
         server.stop(0);
     }
 

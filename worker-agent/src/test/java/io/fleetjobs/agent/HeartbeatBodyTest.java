@@ -38,18 +38,14 @@ class HeartbeatBodyTest {
     @TempDir
     Path workDir;
     private FakeScheduler scheduler;
-    private Agent agent;
     private final AtomicInteger heartbeats = new AtomicInteger();
     private final AtomicInteger refused = new AtomicInteger();
     private final Map<UUID, AttemptReport> acknowledged = new ConcurrentHashMap<>();
 
     @AfterEach
     void stop() {
-        if (agent != null) {
-            agent.stop();
-        }
         if (scheduler != null) {
-            scheduler.close();
+            scheduler.close(); // its agent too
         }
     }
 
@@ -75,7 +71,7 @@ class HeartbeatBodyTest {
             KeptCredentialTest.answer(exchange, "{\"leaseTtlMs\":60000,\"start\":[" + start + "],\"kill\":[],\"ack\":["
                     + ack + "]}");
         });
-        agent = scheduler.agent(workDir, 4000, 4096, FakeScheduler.endingAfter(Duration.ofMillis(50), PRINTED));
+        Agent agent = scheduler.agent(workDir, 4000, 4096, FakeScheduler.endingAfter(Duration.ofMillis(50), PRINTED));
         agent.start();
 
         await().atMost(Duration.ofSeconds(20)).until(() -> acknowledged.size() == JOBS.size() || refused.get() > 3);
