@@ -177,7 +177,7 @@ public final class SchedulerCycle {
         Map<UUID, ClaimedJob> byId = new HashMap<>();
         claimed.forEach(j -> byId.put(j.id(), j));
         Instant now = jobs.clock().instant();
-        List<PendingJob> pending = ClaimedJobs.pending(claimed, now);
+        List<PendingJob> pending = ClaimedJobs.pending(claimed, now, properties.gangHolds());
         Snapshot[] seen = new Snapshot[1];
         Plan plan = fleet.plan(token, now, pending, snapshot -> {
             seen[0] = snapshot;

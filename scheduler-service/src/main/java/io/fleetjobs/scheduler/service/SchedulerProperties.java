@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.service;
 
+import io.fleetjobs.scheduler.core.GangHolds;
 import java.time.Duration;
 import java.time.Instant;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -29,13 +30,22 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param fairShareMaxAge how long the tenants' usage is planned on when no tenant has a quota (it then only orders
  *     tenants by dominant share, and its read sums over every live job: a tenth of PostgreSQL's time in W1 when it was
  *     read every second); at least {@code snapshotMaxAge}; default 5 s
+ * @param gangPatience how long a gang waits before it holds the room it finds ({@link GangHolds}); default 2 min
+ * @param gangHold how long due gangs hold at a stretch; default 10 min
+ * @param gangRest how long they then rest, all at once, so that the jobs behind them take the room; 0: never; default
+ *     1 min
  */
 @ConfigurationProperties("jobs.scheduler")
 public record SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
         Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps,
-        Duration retryStillNeverFits, Duration noRoomReasonAfter, Duration fairShareMaxAge, Duration retryNeverFitsMax) {
+        Duration retryStillNeverFits, Duration noRoomReasonAfter, Duration fairShareMaxAge, Duration retryNeverFitsMax,
+        Duration gangPatience, Duration gangHold, Duration gangRest) {
     @org.springframework.boot.context.properties.bind.ConstructorBinding
     public SchedulerProperties {
+        gangPatience = gangPatience == null ? GangHolds.DEFAULT.patience() : gangPatience;
+        gangHold = gangHold == null ? GangHolds.DEFAULT.hold() : gangHold;
+        gangRest = gangRest == null ? GangHolds.DEFAULT.rest() : gangRest;
+        new GangHolds(gangPatience, gangHold, gangRest); // refuses what it cannot hold to
         noRoomReasonAfter = noRoomReasonAfter == null ? Duration.ofSeconds(5) : noRoomReasonAfter;
         if (noRoomReasonAfter.isNegative()) {
             throw new IllegalArgumentException("jobs.scheduler.no-room-reason-after must not be negative, was "
@@ -80,6 +90,13 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
 
     public SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
             Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps,
+            Duration retryStillNeverFits, Duration noRoomReasonAfter, Duration fairShareMaxAge, Duration retryNeverFitsMax) {
+        this(batchSize, interval, heartbeatFreshness, leaseTtl, retryNoRoom, retryNeverFits, snapshotMaxAge, workers,
+                gatherWakeUps, retryStillNeverFits, noRoomReasonAfter, fairShareMaxAge, retryNeverFitsMax, null, null, null);
+    }
+
+    public SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
+            Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps,
             Duration retryStillNeverFits, Duration noRoomReasonAfter) {
         this(batchSize, interval, heartbeatFreshness, leaseTtl, retryNoRoom, retryNeverFits, snapshotMaxAge, workers,
                 gatherWakeUps, retryStillNeverFits, noRoomReasonAfter, null, null);
@@ -105,6 +122,11 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
         Duration backoff = quarterOfAge.compareTo(retryStillNeverFits) < 0 ? retryStillNeverFits
                 : quarterOfAge.compareTo(retryNeverFitsMax) > 0 ? retryNeverFitsMax : quarterOfAge;
         return now.plus(backoff);
+    }
+
+    /** When gangs hold the room they find. */
+    public GangHolds gangHolds() {
+        return new GangHolds(gangPatience, gangHold, gangRest);
     }
 
     public static SchedulerProperties defaults() {
