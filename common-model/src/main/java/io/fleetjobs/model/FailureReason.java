@@ -35,8 +35,9 @@ public enum FailureReason {
      */
     DISK_LIMIT_EXCEEDED(FailureClass.USER),
     /**
-     * Ended to make room for a job of a strictly higher priority (SIGTERM, then its kill grace): retried on the
-     * platform's budget, not the user's, and not counted against the machine by auto-drain.
+     * Ended to make room for a job of a strictly higher priority (SIGTERM, then its kill grace): back in the queue at
+     * once, spending neither the user's attempts nor the platform's budget (however often it is preempted, a job never
+     * fails for it), and not counted against the machine by auto-drain.
      */
     PREEMPTED(FailureClass.INFRASTRUCTURE),
     /**

@@ -13,7 +13,9 @@ import java.util.random.RandomGenerator;
  *       {@code retryOnExitCodes}, while attempts spent on the user's failures stay under {@code maxAttempts};</li>
  *   <li>timeout: fails at once;</li>
  *   <li>infrastructure (machine lost, lease expired, agent restarted, start failed): retried on the
- *       platform's own budget, so the platform's faults do not spend the user's attempts.</li>
+ *       platform's own budget, so the platform's faults do not spend the user's attempts;</li>
+ *   <li>preempted: back in the queue at once, spending neither budget, however often: the platform chose to end it
+ *       for a job of a strictly higher priority, and a low-priority job in a busy fleet must not fail for that.</li>
  * </ul>
  * Backoff is exponential with full jitter, capped: a delay drawn uniformly from
  * {@code [0, min(cap, base * 2^(n-1))]} where n counts the failures of that class so far, this one included. The
@@ -71,6 +73,10 @@ public final class RetryRule {
                         + "; retry " + spent + " of " + (policy.maxAttempts() - 1) + " in " + delay.toSeconds() + "s");
             }
             case INFRASTRUCTURE -> {
+                if (reason == FailureReason.PREEMPTED) {
+                    yield new Decision.Retry(now, 0, 0, true,
+                            "PREEMPTED; back in the queue (a preemption spends no attempt of either budget)");
+                }
                 int spent = infraFailures + 1;
                 if (spent >= INFRA_BUDGET) {
                     yield new Decision.Fail(reason + " " + spent + " times; giving up");

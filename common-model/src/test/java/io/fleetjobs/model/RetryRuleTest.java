@@ -28,7 +28,10 @@ class RetryRuleTest {
             "START_FAILED, , 0, 0, true, 0, 1",
             "OOM_KILLED, 137, 0, 0, false, 0, 0",          // the job's fault, and 137 is not listed
             "COMMAND_NOT_STARTABLE, 127, 0, 0, false, 0, 0",
-            "DISK_LIMIT_EXCEEDED, 137, 0, 0, false, 0, 0"})
+            "DISK_LIMIT_EXCEEDED, 137, 0, 0, false, 0, 0",
+            "PREEMPTED, 143, 0, 0, true, 0, 0",           // made room for a higher priority: spends neither budget
+            "PREEMPTED, 143, 2, 4, true, 0, 0",           // however often it happens: the job never fails for it
+            "PREEMPTED, 143, 0, 40, true, 0, 0"})
     void eachFailureClassHasItsRule(FailureReason reason, Integer exit, int user, int infra, boolean retry, int spendUser,
             int spendInfra) {
         var decision = RetryRule.decide(POLICY, reason, exit, user, infra, NOW, new Random(1));
@@ -36,7 +39,8 @@ class RetryRuleTest {
         if (decision instanceof RetryRule.Decision.Retry r) {
             assertThat(r.spendUser()).isEqualTo(spendUser);
             assertThat(r.spendInfra()).isEqualTo(spendInfra);
-            assertThat(r.ahead()).as("work the platform lost goes back ahead of its priority").isEqualTo(spendInfra == 1);
+            assertThat(r.ahead()).as("work the platform lost goes back ahead of its priority")
+                    .isEqualTo(spendInfra == 1 || reason == FailureReason.PREEMPTED);
             assertThat(r.notBefore()).isAfterOrEqualTo(NOW);
         } else {
             assertThat(((RetryRule.Decision.Fail) decision).reason()).isNotBlank();

@@ -15,7 +15,7 @@ import tools.jackson.databind.JsonNode;
 /**
  * Preemption with real agents and processes (issue 20): on a machine of one core, a job of priority 900 that
  * fits nowhere ends the priority-100 job running there. The victim's process receives SIGTERM (it exits 143 from
- * its trap), its attempt ends PREEMPTED and the job waits to run again on the platform's budget; the preemptor's
+ * its trap), its attempt ends PREEMPTED and the job waits to run again, spending no attempt; the preemptor's
  * process starts only after the victim's is gone, as the processes themselves tell the witness. A job that opted
  * out ({@code preemptible: false}) is never preempted.
  */
