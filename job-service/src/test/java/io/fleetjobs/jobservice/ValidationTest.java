@@ -63,6 +63,12 @@ class ValidationTest extends JobServiceTestBase {
                 Arguments.of("memory past a long", "{\"name\": \"n\", \"resources\": {\"cpu\": 1, \"memoryMb\": 99999999999999999999}, " + EXE + "}", "resources.memoryMb"),
                 Arguments.of("priority past an int", "{\"name\": \"n\", \"priority\": 9999999999, " + RES + ", " + EXE + "}", "priority"),
                 Arguments.of("empty string for a number", "{\"name\": \"n\", \"priority\": \"\", " + RES + ", " + EXE + "}", "priority"),
+                // Jackson read a string of digits as the number, and the last of a field given twice
+                Arguments.of("a string for a number", "{\"name\": \"n\", \"priority\": \"3\", " + RES + ", " + EXE + "}", "priority"),
+                Arguments.of("a string for a nested number", "{\"name\": \"n\", \"resources\": {\"cpu\": \"1\", \"memoryMb\": 1}, " + EXE + "}", "resources.cpu"),
+                Arguments.of("a string for a boolean", "{\"name\": \"n\", \"preemptible\": \"false\", " + RES + ", " + EXE + "}", "preemptible"),
+                Arguments.of("a field twice", "{\"name\": \"n\", \"name\": \"m\", " + RES + ", " + EXE + "}", "name"),
+                Arguments.of("a nested field twice", "{\"name\": \"n\", \"resources\": {\"cpu\": 1, \"memoryMb\": 1, \"cpu\": 64}, " + EXE + "}", "resources.cpu"),
                 Arguments.of("fractional priority", "{\"name\": \"n\", \"priority\": 1.5, " + RES + ", " + EXE + "}", "priority"),
                 Arguments.of("command not a list", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": \"echo hi\"}}", "execution.command"),
                 Arguments.of("bad env name", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"true\"], \"env\": {\"1X\": \"v\"}}}", "execution.env[1X]"),

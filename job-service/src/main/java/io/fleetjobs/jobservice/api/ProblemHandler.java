@@ -57,6 +57,8 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         } else if (cause instanceof InputCoercionException c && !c.getPath().isEmpty()) {
             error = new ApiException.FieldError(FieldPaths.of(c.getPath()),
                     "is out of range: " + firstLine(c.getOriginalMessage()));
+        } else if (cause instanceof StreamReadException r && duplicated(r) != null) {
+            error = new ApiException.FieldError(duplicated(r), "is given twice");
         } else if (cause instanceof StreamReadException) {
             error = new ApiException.FieldError("body", "is not well-formed JSON: " + firstLine(cause.getMessage()));
         } else if (cause instanceof JacksonException j) {
@@ -66,6 +68,26 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         }
         return ResponseEntity.badRequest().contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON)
                 .body(problem(HttpStatus.BAD_REQUEST, "the request is not valid", List.of(error)).getBody());
+    }
+
+    /**
+     * The field a body gives twice in one object ({@code StreamReadFeature.STRICT_DUPLICATE_DETECTION}), named as the
+     * request spells it ({@code resources.cpu}); null for any other fault of the JSON.
+     */
+    private static String duplicated(StreamReadException e) {
+        if (!String.valueOf(e.getOriginalMessage()).startsWith("Duplicate Object property")
+                || !(e.processor() instanceof tools.jackson.core.JsonParser parser)) {
+            return null;
+        }
+        StringBuilder path = new StringBuilder();
+        for (tools.jackson.core.JsonPointer at = parser.streamReadContext().pathAsPointer(); !at.matches(); at = at.tail()) {
+            if (at.mayMatchElement()) {
+                path.append('[').append(at.getMatchingIndex()).append(']');
+            } else {
+                path.append(path.isEmpty() ? "" : ".").append(at.getMatchingProperty());
+            }
+        }
+        return path.isEmpty() ? null : path.toString();
     }
 
     /** A query parameter or a part of the path that is not of its type ({@code limit=abc}, an attempt number too big). */
