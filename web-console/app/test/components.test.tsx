@@ -141,6 +141,25 @@ describe("JobPage", () => {
     expect(screen.queryByRole("alert")).toBeNull();
     expect(screen.getByRole("button", { name: "Cancel job" })).toBeTruthy();
   });
+
+  it("lists a gang's replicas each with its rank, and shows the output of the replica asked", async () => {
+    const id = job().id;
+    const replica = (r: number) => ({ attempt: 1, machineId: `m-${r}`, state: "SUCCEEDED", replica: r, worldSize: 3, gpus: [] });
+    const client = fakeClient({
+      [`GET /api/v1/jobs/${id}`]: { status: 200, body: job({ state: "SUCCEEDED", attempt: 1, replicas: 3 }) },
+      [`GET /api/v1/jobs/${id}/events`]: { status: 200, body: { items: [] } },
+      [`GET /api/v1/jobs/${id}/attempts`]: { status: 200, body: { items: [replica(0), replica(1), replica(2)] } },
+      [`GET /api/v1/jobs/${id}/attempts/1/logs`]: { status: 200, body: { stdout: "I am rank 0\n", stderr: "" } },
+      [`GET /api/v1/jobs/${id}/attempts/1/logs?replica=2`]: { status: 200, body: { stdout: "I am rank 2\n", stderr: "" } },
+    });
+    renderWith(<JobPage id={id} />, client);
+
+    expect((await screen.findByTestId("stdout")).textContent).toBe("I am rank 0\n");
+    expect(screen.getByText("2 of 3")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Show logs of 1, replica 2" }));
+    await waitFor(() => expect(screen.getByTestId("stdout").textContent).toBe("I am rank 2\n"));
+    expect(screen.getByRole("heading", { name: "Logs of attempt 1, replica 2" })).toBeTruthy();
+  });
 });
 
 describe("Pending", () => {

@@ -93,10 +93,14 @@ export class FleetJobsClient {
     return (await this.call<{ items: JobEvent[] }>("GET", `/api/v1/jobs/${enc(id)}/events`)).items;
   }
 
-  /** An attempt's output; null where there is none yet (the API answers 404 until the agent reports some). */
-  async logs(id: string, attempt: number): Promise<AttemptLogs | null> {
+  /**
+   * An attempt's output (of one replica of a gang: its rank, 0 by default); null where there is none yet (the API
+   * answers 404 until the agent reports some).
+   */
+  async logs(id: string, attempt: number, replica = 0): Promise<AttemptLogs | null> {
     try {
-      return await this.call<AttemptLogs>("GET", `/api/v1/jobs/${enc(id)}/attempts/${attempt}/logs`);
+      return await this.call<AttemptLogs>("GET", `/api/v1/jobs/${enc(id)}/attempts/${attempt}/logs`
+        + (replica === 0 ? "" : `?replica=${replica}`));
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
         return null;

@@ -15,7 +15,7 @@ export function JobPage({ id }: { id: string }) {
     setDone(isTerminal(j.state));
     return { job: j, events, attempts };
   }, done ? 0 : 1000, [id, done]);
-  const [chosen, setChosen] = useState<number>();
+  const [chosen, setChosen] = useState<Chosen>();
   const [cancelError, setCancelError] = useState<unknown>();
   const [canceling, setCanceling] = useState(false);
 
@@ -23,7 +23,8 @@ export function JobPage({ id }: { id: string }) {
     return <section><h2>Job {id}</h2><ErrorBox error={job.error} />{job.loading && <p>Loading…</p>}</section>;
   }
   const { job: j, events, attempts } = job.data;
-  const attempt = chosen ?? attempts[attempts.length - 1]?.attempt;
+  const latest = attempts[attempts.length - 1];
+  const shown: Chosen | undefined = chosen ?? (latest && { attempt: latest.attempt, replica: 0 });
 
   async function cancel() {
     setCanceling(true);
@@ -64,13 +65,17 @@ export function JobPage({ id }: { id: string }) {
         </div>
       </div>
       <h3>Attempts</h3>
-      <Attempts attempts={attempts} chosen={attempt} onChoose={setChosen} />
-      {attempt !== undefined && (
-        <Logs jobId={id} attempt={attempt} running={isLive(attempts.find((a) => a.attempt === attempt))} />
+      <Attempts attempts={attempts} chosen={shown} onChoose={setChosen} />
+      {shown !== undefined && (
+        <Logs jobId={id} attempt={shown.attempt} replica={shown.replica}
+          running={isLive(attempts.find((a) => a.attempt === shown.attempt && (a.replica ?? 0) === shown.replica))} />
       )}
     </section>
   );
 }
+
+/** Whose logs are shown: an attempt, and of a gang one replica (its rank; 0 for a job of one replica). */
+export type Chosen = { attempt: number; replica: number };
 
 function isLive(attempt: Attempt | undefined): boolean {
   return attempt === undefined || attempt.state === "SCHEDULED" || attempt.state === "RUNNING";
@@ -89,29 +94,36 @@ export function Timeline({ events }: { events: JobEvent[] }) {
   );
 }
 
-export function Attempts({ attempts, chosen, onChoose }: { attempts: Attempt[]; chosen?: number; onChoose: (n: number) => void }) {
+export function Attempts({ attempts, chosen, onChoose }: { attempts: Attempt[]; chosen?: Chosen; onChoose: (c: Chosen) => void }) {
   if (attempts.length === 0) return <p className="muted">No attempt yet.</p>;
+  const gang = attempts.some((a) => (a.worldSize ?? 1) > 1);
   return (
     <div className="table-wrap">
       <table>
         <thead>
-          <tr><th>#</th><th>Machine</th><th>State</th><th>Scheduled</th><th>Started</th><th>Finished</th><th>Exit</th><th>Reason</th><th>GPUs</th><th>Logs</th></tr>
+          <tr><th>#</th>{gang && <th>Replica</th>}<th>Machine</th><th>State</th><th>Scheduled</th><th>Started</th><th>Finished</th><th>Exit</th><th>Reason</th><th>GPUs</th><th>Logs</th></tr>
         </thead>
         <tbody>
-          {attempts.map((a) => (
-            <tr key={a.attempt} className={a.attempt === chosen ? "chosen" : undefined}>
-              <td>{a.attempt}</td>
-              <td>{a.machineId}</td>
-              <td><StateBadge state={a.state} /></td>
-              <td>{time(a.scheduledAt)}</td>
-              <td>{time(a.startedAt)}</td>
-              <td>{time(a.finishedAt)}</td>
-              <td>{a.exitCode ?? "—"}</td>
-              <td>{a.failureReason ?? ""}</td>
-              <td>{a.gpus && a.gpus.length > 0 ? a.gpus.join(", ") : "—"}</td>
-              <td><button type="button" onClick={() => onChoose(a.attempt)} aria-pressed={a.attempt === chosen}>Show logs of {a.attempt}</button></td>
-            </tr>
-          ))}
+          {attempts.map((a) => {
+            const replica = a.replica ?? 0;
+            const isChosen = a.attempt === chosen?.attempt && replica === chosen?.replica;
+            const name = gang ? `${a.attempt}, replica ${replica}` : `${a.attempt}`;
+            return (
+              <tr key={`${a.attempt}.${replica}`} className={isChosen ? "chosen" : undefined}>
+                <td>{a.attempt}</td>
+                {gang && <td>{replica} of {a.worldSize}</td>}
+                <td>{a.machineId}</td>
+                <td><StateBadge state={a.state} /></td>
+                <td>{time(a.scheduledAt)}</td>
+                <td>{time(a.startedAt)}</td>
+                <td>{time(a.finishedAt)}</td>
+                <td>{a.exitCode ?? "—"}</td>
+                <td>{a.failureReason ?? ""}</td>
+                <td>{a.gpus && a.gpus.length > 0 ? a.gpus.join(", ") : "—"}</td>
+                <td><button type="button" onClick={() => onChoose({ attempt: a.attempt, replica })} aria-pressed={isChosen}>Show logs of {name}</button></td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>
@@ -119,12 +131,12 @@ export function Attempts({ attempts, chosen, onChoose }: { attempts: Attempt[]; 
 }
 
 /** An attempt's output, asked again every second while the attempt runs; none yet is not an error. */
-export function Logs({ jobId, attempt, running }: { jobId: string; attempt: number; running: boolean }) {
+export function Logs({ jobId, attempt, replica = 0, running }: { jobId: string; attempt: number; replica?: number; running: boolean }) {
   const { client } = useConsole();
-  const logs = usePoll(() => client.logs(jobId, attempt), running ? 1000 : 0, [jobId, attempt, running]);
+  const logs = usePoll(() => client.logs(jobId, attempt, replica), running ? 1000 : 0, [jobId, attempt, replica, running]);
   return (
     <div className="logs" aria-live="polite">
-      <h3>Logs of attempt {attempt}{running ? " (following)" : ""}</h3>
+      <h3>Logs of attempt {attempt}{replica > 0 ? `, replica ${replica}` : ""}{running ? " (following)" : ""}</h3>
       {logs.error ? <p className="error" role="alert">{message(logs.error)}</p> : null}
       {logs.data === null && <p className="muted" data-testid="no-output">No output yet.</p>}
       {logs.data && (

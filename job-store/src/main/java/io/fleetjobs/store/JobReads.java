@@ -127,11 +127,10 @@ final class JobReads {
                 .list();
     }
 
-    Optional<JobStore.Logs> logs(UUID jobId, int attempt) {
-        // a gang's logs: replica 0's (the others' are in their attempt rows)
+    Optional<JobStore.Logs> logs(UUID jobId, int attempt, int replica) {
         return jdbc.sql("select log_tail_stdout, log_tail_stderr from attempts where job_id = :id and attempt = :n"
-                        + " order by replica limit 1")
-                .param("id", jobId).param("n", attempt)
+                        + " and replica = :r")
+                .param("id", jobId).param("n", attempt).param("r", replica)
                 .query((rs, n) -> new JobStore.Logs(rs.getString(1) == null ? "" : rs.getString(1),
                         rs.getString(2) == null ? "" : rs.getString(2)))
                 .optional();

@@ -145,8 +145,9 @@ public final class JobStore {
     public record Logs(String stdout, String stderr) {
     }
 
-    public Optional<Logs> logs(UUID jobId, int attempt) {
-        return reads.logs(jobId, attempt);
+    /** The tails of one replica of an attempt (0 for a job of one replica) as its end, or last heartbeat, reported them. */
+    public Optional<Logs> logs(UUID jobId, int attempt, int replica) {
+        return reads.logs(jobId, attempt, replica);
     }
 
     /** Jobs left in SUBMITTED since before {@code before}: admission's safety net. */

@@ -26,28 +26,36 @@ public final class LogStreams {
         this.clock = clock;
     }
 
+    /**
+     * One stream of one replica of an attempt (replica 0 for a job of one replica): a gang's replicas run under one
+     * attempt number on distinct machines, each with streams of its own.
+     */
+    public record Stream(UUID jobId, int attempt, int replica, String stream) {
+    }
+
     /** The attempt as a follow needs it: where it runs, its lease epoch, when it ended (null while live). */
     public record AttemptOnMachine(String machineId, long epoch, Instant endedAt) {
     }
 
-    public Optional<AttemptOnMachine> attempt(UUID jobId, int attempt) {
+    public Optional<AttemptOnMachine> attempt(UUID jobId, int attempt, int replica) {
         return jdbc.sql("""
                         select machine_id, lease_epoch, case when state in ('SCHEDULED', 'RUNNING') then null
                             else coalesce(finished_at, released_at, scheduled_at) end
-                        from attempts where job_id = :j and attempt = :a""")
-                .param("j", jobId).param("a", attempt)
+                        from attempts where job_id = :j and attempt = :a and replica = :r""")
+                .param("j", jobId).param("a", attempt).param("r", replica)
                 .query((rs, n) -> new AttemptOnMachine(rs.getString(1), rs.getLong(2), JobRows.instant(rs, 3)))
                 .optional();
     }
 
     /** Registers or renews a reader's follow of a stream on {@code machineId}, for {@link LogLimits#FOLLOW_TTL}. */
-    public void follow(UUID followerId, UUID jobId, int attempt, String stream, String machineId, long from) {
+    public void follow(UUID followerId, Stream stream, String machineId, long from) {
         Instant now = clock.instant();
         jdbc.sql("""
-                        insert into log_follows (follower_id, job_id, attempt, stream, machine_id, from_offset,
-                            registered_at, expires_at) values (:f, :j, :a, :s, :m, :from, :now, :exp)
+                        insert into log_follows (follower_id, job_id, attempt, replica, stream, machine_id, from_offset,
+                            registered_at, expires_at) values (:f, :j, :a, :r, :s, :m, :from, :now, :exp)
                         on conflict (follower_id) do update set expires_at = excluded.expires_at""")
-                .param("f", followerId).param("j", jobId).param("a", attempt).param("s", stream).param("m", machineId)
+                .param("f", followerId).param("j", stream.jobId()).param("a", stream.attempt())
+                .param("r", stream.replica()).param("s", stream.stream()).param("m", machineId)
                 .param("from", from).param("now", JobRows.ts(now)).param("exp", JobRows.ts(now.plus(LogLimits.FOLLOW_TTL)))
                 .update();
     }
@@ -93,27 +101,34 @@ public final class LogStreams {
 
     /**
      * Stores a chunk an agent pushed, when the attempt is {@code machineId}'s with lease {@code epoch}, keeping at
-     * most {@link LogLimits#STORED_PER_STREAM} of the stream (older chunks go).
+     * most {@link LogLimits#STORED_PER_STREAM} of the stream (older chunks go). The agent names the attempt by job and
+     * number; which replica it is follows from the machine (a gang has one replica a machine).
      */
     public PushOutcome push(String machineId, UUID jobId, int attempt, long epoch, String stream, long offset,
             byte[] data, boolean eof) {
-        Optional<AttemptOnMachine> owner = attempt(jobId, attempt);
-        if (owner.isEmpty() || !owner.get().machineId().equals(machineId) || owner.get().epoch() != epoch) {
+        Optional<Integer> replica = jdbc.sql("""
+                        select replica from attempts where job_id = :j and attempt = :a and machine_id = :m
+                            and lease_epoch = :e""")
+                .param("j", jobId).param("a", attempt).param("m", machineId).param("e", epoch)
+                .query(Integer.class).optional();
+        if (replica.isEmpty()) {
             return PushOutcome.FENCED;
         }
         jdbc.sql("""
-                        insert into log_chunks (job_id, attempt, stream, start_offset, data, eof, stored_at)
-                        values (:j, :a, :s, :o, :d, :eof, :now) on conflict do nothing""")
-                .param("j", jobId).param("a", attempt).param("s", stream).param("o", offset).param("d", data)
-                .param("eof", eof).param("now", JobRows.ts(clock.instant())).update();
-        jdbc.sql("delete from log_chunks where job_id = :j and attempt = :a and stream = :s and start_offset < :keep")
-                .param("j", jobId).param("a", attempt).param("s", stream)
+                        insert into log_chunks (job_id, attempt, replica, stream, start_offset, data, eof, stored_at)
+                        values (:j, :a, :r, :s, :o, :d, :eof, :now) on conflict do nothing""")
+                .param("j", jobId).param("a", attempt).param("r", replica.get()).param("s", stream).param("o", offset)
+                .param("d", data).param("eof", eof).param("now", JobRows.ts(clock.instant())).update();
+        jdbc.sql("""
+                        delete from log_chunks where job_id = :j and attempt = :a and replica = :r and stream = :s
+                            and start_offset < :keep""")
+                .param("j", jobId).param("a", attempt).param("r", replica.get()).param("s", stream)
                 .param("keep", LogWindow.keepFrom(offset + data.length, LogLimits.STORED_PER_STREAM)).update();
         boolean followed = jdbc.sql("""
-                        select exists (select 1 from log_follows where job_id = :j and attempt = :a and stream = :s
-                            and expires_at > :now)""")
-                .param("j", jobId).param("a", attempt).param("s", stream).param("now", JobRows.ts(clock.instant()))
-                .query(Boolean.class).single();
+                        select exists (select 1 from log_follows where job_id = :j and attempt = :a and replica = :r
+                            and stream = :s and expires_at > :now)""")
+                .param("j", jobId).param("a", attempt).param("r", replica.get()).param("s", stream)
+                .param("now", JobRows.ts(clock.instant())).query(Boolean.class).single();
         return followed ? PushOutcome.FOLLOWED : PushOutcome.NOT_FOLLOWED;
     }
 
@@ -125,23 +140,25 @@ public final class LogStreams {
     }
 
     /** Up to {@code limit} chunks of the stream that end after {@code position}, in offset order. */
-    public List<Chunk> chunksAfter(UUID jobId, int attempt, String stream, long position, int limit) {
+    public List<Chunk> chunksAfter(Stream stream, long position, int limit) {
         return jdbc.sql("""
                         select start_offset, data, eof from log_chunks
-                        where job_id = :j and attempt = :a and stream = :s
+                        where job_id = :j and attempt = :a and replica = :r and stream = :s
                           and start_offset + octet_length(data) > :p
                         order by start_offset limit :limit""")
-                .param("j", jobId).param("a", attempt).param("s", stream).param("p", position).param("limit", limit)
+                .param("j", stream.jobId()).param("a", stream.attempt()).param("r", stream.replica())
+                .param("s", stream.stream()).param("p", position).param("limit", limit)
                 .query((rs, n) -> new Chunk(rs.getLong(1), rs.getBytes(2), rs.getBoolean(3))).list();
     }
 
     /** The end of the stream, where the agent marked it (an eof chunk is stored). */
-    public Optional<Long> streamEnd(UUID jobId, int attempt, String stream) {
+    public Optional<Long> streamEnd(Stream stream) {
         return jdbc.sql("""
                         select start_offset + octet_length(data) from log_chunks
-                        where job_id = :j and attempt = :a and stream = :s and eof
+                        where job_id = :j and attempt = :a and replica = :r and stream = :s and eof
                         order by start_offset desc limit 1""")
-                .param("j", jobId).param("a", attempt).param("s", stream).query(Long.class).optional();
+                .param("j", stream.jobId()).param("a", stream.attempt()).param("r", stream.replica())
+                .param("s", stream.stream()).query(Long.class).optional();
     }
 
     /**
@@ -154,7 +171,8 @@ public final class LogStreams {
         return jdbc.sql("""
                         delete from log_chunks c where c.stored_at < :old
                            or (c.stored_at < :quiet and not exists (select 1 from log_follows f
-                               where f.job_id = c.job_id and f.attempt = c.attempt and f.stream = c.stream))""")
+                               where f.job_id = c.job_id and f.attempt = c.attempt and f.replica = c.replica
+                                 and f.stream = c.stream))""")
                 .param("old", JobRows.ts(now.minus(retention))).param("quiet", JobRows.ts(now.minus(unfollowed)))
                 .update();
     }

@@ -97,7 +97,7 @@ class AttemptReportsTest {
         Instant now = clock.instant();
         assertThat(reports.apply(new AttemptReport(job.id(), 1, f.epoch(job), "m", AttemptState.FAILED, 1, FailureReason.EXIT_CODE,
                 now, now, stdout, stderr))).isEqualTo(AttemptReports.Outcome.APPLIED);
-        JobStore.Logs logs = f.jobs.logs(job.id(), 1).orElseThrow();
+        JobStore.Logs logs = f.jobs.logs(job.id(), 1, 0).orElseThrow();
         assertThat(logs.stdout()).hasSize(64 * 1024).endsWith("the last line");
         assertThat(logs.stderr()).isEqualTo("e".repeat(64 * 1024));
         assertThat(f.count("select max(octet_length(log_tail_stdout)) from attempts")).isEqualTo(64 * 1024);
@@ -116,7 +116,7 @@ class AttemptReportsTest {
         assertThat(outcomes).containsOnly(AttemptReports.Outcome.APPLIED);
         assertThat(f.jobs.get(binary.id()).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
         assertThat(f.jobs.get(neighbour.id()).orElseThrow().state()).isEqualTo(JobState.SUCCEEDED);
-        JobStore.Logs logs = f.jobs.logs(binary.id(), 1).orElseThrow();
+        JobStore.Logs logs = f.jobs.logs(binary.id(), 1, 0).orElseThrow();
         assertThat(logs.stdout()).isEqualTo("a\uFFFDb\n");
         assertThat(logs.stderr()).isEqualTo("\uFFFD");
     }

@@ -2,6 +2,7 @@ package io.fleetjobs.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.agent.AgentProtocol.LogFollow;
 import io.fleetjobs.model.logs.LogLimits;
 import io.fleetjobs.store.LogStreams.PushOutcome;
@@ -54,18 +55,51 @@ class LogStreamsTest {
     }
 
     @Test
+    void eachReplicaOfAGangHasStreamsOfItsOwn() {
+        JobSpec spec = new JobSpec("gang-logs", null, null, io.fleetjobs.model.Resources.of(1, 256), null,
+                io.fleetjobs.model.Execution.of("true"), null, null, null, 2);
+        JobRecord job = f.jobs.transition(((Submission.Accepted) f.jobs.submit(f.tenant, spec, null)).job(),
+                Transition.admit()).orElseThrow();
+        f.jobs.inTransaction(() -> {
+            ClaimedJob claimed = placement.reclaim(List.of(job.id())).getFirst();
+            return placement.commit(List.of(new PlacementStore.NewAttempt(claimed, "m", new io.fleetjobs.model.Amounts(1000, 256, 0), 0),
+                    new PlacementStore.NewAttempt(claimed, "other", new io.fleetjobs.model.Amounts(1000, 256, 0), 1)),
+                    List.of(), Duration.ofSeconds(30));
+        });
+        long epochOnM = f.jdbc.sql("select lease_epoch from attempts where job_id = :j and replica = 0")
+                .param("j", job.id()).query(Long.class).single();
+        long epochOnOther = f.jdbc.sql("select lease_epoch from attempts where job_id = :j and replica = 1")
+                .param("j", job.id()).query(Long.class).single();
+        assertThat(logs.attempt(job.id(), 1, 1)).hasValueSatisfying(a -> assertThat(a.machineId()).isEqualTo("other"));
+        LogStreams.Stream ofRank1 = new LogStreams.Stream(job.id(), 1, 1, "stdout");
+        logs.follow(UUID.randomUUID(), ofRank1, "other", 0);
+
+        // both replicas print from offset 0: each push is stored under the replica of the machine that sent it
+        assertThat(logs.push("other", job.id(), 1, epochOnOther, "stdout", 0, bytes("rank 1\n"), false))
+                .isEqualTo(PushOutcome.FOLLOWED);
+        assertThat(logs.push("m", job.id(), 1, epochOnM, "stdout", 0, bytes("rank 0\n"), false))
+                .as("no one follows replica 0").isEqualTo(PushOutcome.NOT_FOLLOWED);
+        assertThat(logs.chunksAfter(ofRank1, 0, 10)).singleElement()
+                .satisfies(c -> assertThat(new String(c.data(), StandardCharsets.UTF_8)).isEqualTo("rank 1\n"));
+        assertThat(logs.chunksAfter(new LogStreams.Stream(job.id(), 1, 0, "stdout"), 0, 10)).singleElement()
+                .satisfies(c -> assertThat(new String(c.data(), StandardCharsets.UTF_8)).isEqualTo("rank 0\n"));
+        assertThat(logs.followsOn("other")).extracting(LogFollow::jobId).containsExactly(job.id());
+        assertThat(logs.followsOn("m")).extracting(LogFollow::jobId).doesNotContain(job.id());
+    }
+
+    @Test
     void aPushWithAnOldEpochOrFromAnotherMachineStoresNothing() {
         JobRecord job = placed();
         long epoch = f.epoch(job);
-        logs.follow(UUID.randomUUID(), job.id(), 1, "stdout", "m", 0);
+        logs.follow(UUID.randomUUID(), new LogStreams.Stream(job.id(), 1, 0, "stdout"), "m", 0);
 
         assertThat(logs.push("m", job.id(), 1, epoch - 1, "stdout", 0, bytes("stale\n"), false)).isEqualTo(PushOutcome.FENCED);
         assertThat(logs.push("other", job.id(), 1, epoch, "stdout", 0, bytes("theirs\n"), false))
                 .isEqualTo(PushOutcome.FENCED);
-        assertThat(logs.chunksAfter(job.id(), 1, "stdout", 0, 10)).isEmpty();
+        assertThat(logs.chunksAfter(new LogStreams.Stream(job.id(), 1, 0, "stdout"), 0, 10)).isEmpty();
 
         assertThat(logs.push("m", job.id(), 1, epoch, "stdout", 0, bytes("mine\n"), false)).isEqualTo(PushOutcome.FOLLOWED);
-        assertThat(logs.chunksAfter(job.id(), 1, "stdout", 0, 10)).singleElement()
+        assertThat(logs.chunksAfter(new LogStreams.Stream(job.id(), 1, 0, "stdout"), 0, 10)).singleElement()
                 .satisfies(c -> assertThat(new String(c.data(), StandardCharsets.UTF_8)).isEqualTo("mine\n"));
     }
 
@@ -73,17 +107,17 @@ class LogStreamsTest {
     void aPushSentTwiceIsStoredOnceAndTheEndIsMarked() {
         JobRecord job = placed();
         long epoch = f.epoch(job);
-        logs.follow(UUID.randomUUID(), job.id(), 1, "stderr", "m", 0);
+        logs.follow(UUID.randomUUID(), new LogStreams.Stream(job.id(), 1, 0, "stderr"), "m", 0);
         logs.push("m", job.id(), 1, epoch, "stderr", 0, bytes("a\n"), false);
         logs.push("m", job.id(), 1, epoch, "stderr", 0, bytes("a\n"), false);
-        assertThat(logs.streamEnd(job.id(), 1, "stderr")).isEmpty();
+        assertThat(logs.streamEnd(new LogStreams.Stream(job.id(), 1, 0, "stderr"))).isEmpty();
         logs.push("m", job.id(), 1, epoch, "stderr", 2, bytes("b\n"), true);
 
-        assertThat(logs.chunksAfter(job.id(), 1, "stderr", 0, 10)).extracting(LogStreams.Chunk::offset)
+        assertThat(logs.chunksAfter(new LogStreams.Stream(job.id(), 1, 0, "stderr"), 0, 10)).extracting(LogStreams.Chunk::offset)
                 .containsExactly(0L, 2L);
-        assertThat(logs.chunksAfter(job.id(), 1, "stderr", 2, 10)).extracting(LogStreams.Chunk::offset)
+        assertThat(logs.chunksAfter(new LogStreams.Stream(job.id(), 1, 0, "stderr"), 2, 10)).extracting(LogStreams.Chunk::offset)
                 .containsExactly(2L);
-        assertThat(logs.streamEnd(job.id(), 1, "stderr")).contains(4L);
+        assertThat(logs.streamEnd(new LogStreams.Stream(job.id(), 1, 0, "stderr"))).contains(4L);
     }
 
     @Test
@@ -98,7 +132,7 @@ class LogStreamsTest {
         Long stored = f.jdbc.sql("select sum(octet_length(data)) from log_chunks where job_id = :j")
                 .param("j", job.id()).query(Long.class).single();
         assertThat(stored).isLessThanOrEqualTo(LogLimits.STORED_PER_STREAM);
-        assertThat(logs.chunksAfter(job.id(), 1, "stdout", 0, 1).getFirst().offset())
+        assertThat(logs.chunksAfter(new LogStreams.Stream(job.id(), 1, 0, "stdout"), 0, 1).getFirst().offset())
                 .isEqualTo((long) (pushes * chunk.length) - LogLimits.STORED_PER_STREAM);
     }
 
@@ -110,8 +144,8 @@ class LogStreamsTest {
         UUID tailReader = UUID.randomUUID();
         Instant before = clock.instant();
         clock.advance(Duration.ofMillis(1));
-        logs.follow(reader, job.id(), 1, "stdout", "m", 0);
-        logs.follow(tailReader, job.id(), 1, "stdout", "m", -100);
+        logs.follow(reader, new LogStreams.Stream(job.id(), 1, 0, "stdout"), "m", 0);
+        logs.follow(tailReader, new LogStreams.Stream(job.id(), 1, 0, "stdout"), "m", -100);
         assertThat(logs.followsOn("m")).contains(new LogFollow(job.id(), 1, "stdout", -100));
         assertThat(logs.followedMachines()).containsKey("m");
         assertThat(logs.followedMachines().get("m")).isAfterOrEqualTo(before);
@@ -126,6 +160,6 @@ class LogStreamsTest {
 
         clock.advance(LogLimits.UNFOLLOWED_RETENTION.plusMillis(1));
         logs.cleanup(LogLimits.UNFOLLOWED_RETENTION, LogLimits.CHUNK_RETENTION);
-        assertThat(logs.chunksAfter(job.id(), 1, "stdout", 0, 10)).isEmpty();
+        assertThat(logs.chunksAfter(new LogStreams.Stream(job.id(), 1, 0, "stdout"), 0, 10)).isEmpty();
     }
 }

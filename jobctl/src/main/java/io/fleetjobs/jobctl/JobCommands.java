@@ -11,6 +11,7 @@ import io.fleetjobs.sdk.model.JobPage;
 import io.fleetjobs.sdk.model.JobState;
 import io.fleetjobs.sdk.model.Machine;
 import io.fleetjobs.sdk.model.MachineList;
+import java.util.List;
 import java.util.UUID;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -148,10 +149,20 @@ final class JobCommands {
                 printJson(body);
                 return JobCtl.OK;
             }
-            Table t = new Table("ATTEMPT", "MACHINE", "STATE", "SCHEDULED", "STARTED", "FINISHED", "EXIT", "FAILURE");
-            for (Attempt a : read(body, AttemptList.class).getItems()) {
-                t.row(a.getAttempt(), a.getMachineId(), a.getState(), a.getScheduledAt(), a.getStartedAt(), a.getFinishedAt(),
-                        a.getExitCode(), a.getFailureReason());
+            List<Attempt> attempts = read(body, AttemptList.class).getItems();
+            // a gang's attempt is a row per replica: its rank ("1/3") is what `logs --replica` asks for
+            boolean gang = attempts.stream().anyMatch(a -> a.getWorldSize() != null && a.getWorldSize() > 1);
+            Table t = gang
+                    ? new Table("ATTEMPT", "REPLICA", "MACHINE", "STATE", "SCHEDULED", "STARTED", "FINISHED", "EXIT", "FAILURE")
+                    : new Table("ATTEMPT", "MACHINE", "STATE", "SCHEDULED", "STARTED", "FINISHED", "EXIT", "FAILURE");
+            for (Attempt a : attempts) {
+                List<Object> cells = new java.util.ArrayList<>(java.util.Arrays.asList(a.getAttempt(), a.getMachineId(),
+                        a.getState(), a.getScheduledAt(), a.getStartedAt(), a.getFinishedAt(), a.getExitCode(),
+                        a.getFailureReason()));
+                if (gang) {
+                    cells.add(1, a.getReplica() + "/" + a.getWorldSize());
+                }
+                t.row(cells.toArray());
             }
             t.print(out());
             return JobCtl.OK;
@@ -197,6 +208,10 @@ final class JobCommands {
         @Option(names = "--from-start", description = "With -f: from the first byte (the whole output), not the last 64 KiB.")
         boolean fromStart;
 
+        @Option(names = {"-r", "--replica"}, paramLabel = "RANK", defaultValue = "0",
+                description = "Of a gang: the replica whose output to print (its rank); default 0.")
+        int replica;
+
         @Override
         public Integer call() {
             UUID job = jobId(id);
@@ -207,13 +222,13 @@ final class JobCommands {
             if (follow) {
                 Utf8Pieces text = new Utf8Pieces();
                 var to = stderr ? err() : out();
-                client().followLogs(job, n, stderr ? "stderr" : "stdout", fromStart ? 0L : null, piece -> {
+                client().followLogs(job, n, replica, stderr ? "stderr" : "stdout", fromStart ? 0L : null, piece -> {
                     to.print(text.next(piece));
                     to.flush();
                 });
                 return JobCtl.OK;
             }
-            String body = client().jobs().getAttemptLogsWithResponseSpec(job, n, null, null, null).body(String.class);
+            String body = client().jobs().getAttemptLogsWithResponseSpec(job, n, null, null, null, replica).body(String.class);
             if (json()) {
                 printJson(body);
                 return JobCtl.OK;
@@ -240,7 +255,8 @@ final class JobCommands {
         private boolean stillRunning(UUID job, int n) {
             String body = client().jobs().listAttemptsWithResponseSpec(job).body(String.class);
             return read(body, AttemptList.class).getItems().stream()
-                    .anyMatch(a -> a.getAttempt() != null && a.getAttempt() == n && a.getFinishedAt() == null);
+                    .anyMatch(a -> a.getAttempt() != null && a.getAttempt() == n && a.getFinishedAt() == null
+                            && (a.getReplica() == null ? 0 : a.getReplica()) == replica);
         }
     }
 

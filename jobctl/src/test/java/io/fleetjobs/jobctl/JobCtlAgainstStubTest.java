@@ -214,7 +214,12 @@ class JobCtlAgainstStubTest {
         assertThat(events.out().lines()).hasSize(4).first().asString().startsWith("AT").contains("FROM", "TO", "REASON");
         assertThat(events.out()).containsPattern("QUEUED\\s+SCHEDULED\\s+step 2");
         Run attempts = jobctl("attempts", id.toString());
-        assertThat(attempts.out()).contains("m-1", "m-2", "EXIT_CODE");
+        assertThat(attempts.out()).contains("m-1", "m-2", "EXIT_CODE").doesNotContain("REPLICA");
+        api.on("GET", jobPath + "/attempts", ok("""
+                {"items":[{"attempt":1,"machineId":"m-1","state":"RUNNING","replica":0,"worldSize":2},
+                          {"attempt":1,"machineId":"m-2","state":"RUNNING","replica":1,"worldSize":2}]}"""));
+        assertThat(jobctl("attempts", id.toString()).out()).as("a gang's replicas, by rank")
+                .containsPattern("ATTEMPT\\s+REPLICA\\s+MACHINE").containsPattern("1\\s+1/2\\s+m-2");
         Run machines = jobctl("machines");
         assertThat(machines.code()).isZero();
         assertThat(machines.out()).contains("gpu-1", "READY", "4/32", "16384/131072", "1/8", "H100");
@@ -297,6 +302,10 @@ class JobCtlAgainstStubTest {
         Run first = jobctl("logs", id.toString(), "-a", "1");
         assertThat(first.out()).isEqualTo("first\n");
         assertThat(first.err()).isEmpty();
+        Run rank2 = jobctl("logs", id.toString(), "-a", "1", "--replica", "2");
+        assertThat(rank2.code()).isZero();
+        assertThat(api.calls("GET", jobPath + "/attempts/1/logs")).extracting(StubApi.Call::query)
+                .as("a gang's replica is asked by its rank").contains("replica=2");
 
         api.on("GET", jobPath + "/attempts/1/logs", ok("{\"stdout\":\"\",\"stderr\":\"\"}"));
         api.on("GET", jobPath + "/attempts", ok("{\"items\":[{\"attempt\":1,\"machineId\":\"m\",\"state\":\"RUNNING\","

@@ -126,9 +126,17 @@ public final class FleetJobsClient {
      *               the server's default (the last 64 KiB)
      */
     public void followLogs(UUID jobId, int attempt, String stream, Long offset, Consumer<byte[]> onBytes) {
+        followLogs(jobId, attempt, 0, stream, offset, onBytes);
+    }
+
+    /** The same, of one replica of a gang's attempt ({@code replica} its rank; 0 for a job of one replica). */
+    public void followLogs(UUID jobId, int attempt, int replica, String stream, Long offset, Consumer<byte[]> onBytes) {
         StringBuilder uri = new StringBuilder(apiClient.getBasePath()).append("/api/v1/jobs/").append(jobId)
                 .append("/attempts/").append(attempt).append("/logs?follow=true&stream=")
                 .append(Objects.requireNonNull(stream, "stream"));
+        if (replica != 0) {
+            uri.append("&replica=").append(replica);
+        }
         if (offset != null) {
             uri.append("&offset=").append(offset);
         }

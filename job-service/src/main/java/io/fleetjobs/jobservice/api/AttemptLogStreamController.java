@@ -67,15 +67,17 @@ class AttemptLogStreamController {
     @io.swagger.v3.oas.annotations.Hidden // in the contract as getAttemptLogs with follow=true (one operation a path)
     @GetMapping(path = "/{id}/attempts/{attempt}/logs", params = "follow=true")
     void follow(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id,
-            @PathVariable int attempt, @RequestParam(defaultValue = "stdout") String stream,
+            @PathVariable int attempt, @RequestParam(defaultValue = "0") int replica,
+            @RequestParam(defaultValue = "stdout") String stream,
             @RequestParam(required = false) Long offset, @RequestHeader(name = "Accept", required = false) String accept,
             @RequestHeader(name = "Last-Event-ID", required = false) String lastEventId, HttpServletResponse response)
             throws IOException {
+        JobsController.requireReplica(replica);
         JobRecord job = find(caller, id);
         String wire = LogStream.ofWire(stream)
                 .orElseThrow(() -> ApiException.badRequest("stream", "is stdout or stderr")).wire();
-        LogStreams.AttemptOnMachine onMachine = logs.attempt(job.id(), attempt)
-                .orElseThrow(() -> ApiException.notFound("attempt " + attempt + " of job " + id));
+        LogStreams.AttemptOnMachine onMachine = logs.attempt(job.id(), attempt, replica)
+                .orElseThrow(() -> ApiException.notFound(JobsController.attemptName(attempt, replica) + " of job " + id));
         LogEvents events = wantsPlainText(accept) ? null : new LogEvents();
         long from = events != null && lastEventId != null ? resumeAt(lastEventId)
                 : offset == null ? LogLimits.DEFAULT_FROM : offset;
@@ -84,24 +86,24 @@ class AttemptLogStreamController {
                     + " log streams here; close one or try again later", 5);
         }
         try {
-            serve(job, attempt, wire, onMachine, events, from, response);
+            serve(new LogStreams.Stream(job.id(), attempt, replica, wire), onMachine, events, from, response);
         } finally {
             follows.close(caller.tenantId());
         }
     }
 
-    private void serve(JobRecord job, int attempt, String wire, LogStreams.AttemptOnMachine onMachine, LogEvents events,
-            long from, HttpServletResponse response) throws IOException {
+    private void serve(LogStreams.Stream stream, LogStreams.AttemptOnMachine onMachine, LogEvents events, long from,
+            HttpServletResponse response) throws IOException {
         response.setContentType(events == null ? "text/plain;charset=UTF-8" : "text/event-stream;charset=UTF-8");
         response.setHeader("Cache-Control", "no-cache");
         response.setHeader("X-Content-Type-Options", "nosniff");
         response.setHeader("X-Accel-Buffering", "no");
         UUID follower = UUID.randomUUID();
-        logs.follow(follower, job.id(), attempt, wire, onMachine.machineId(), from);
+        logs.follow(follower, stream, onMachine.machineId(), from);
         try {
             OutputStream out = response.getOutputStream();
             response.flushBuffer(); // the reader sees the answer begin before the first bytes come
-            stream(job.id(), attempt, wire, onMachine.machineId(), from, follower, new Output(out, events));
+            stream(stream, onMachine.machineId(), from, follower, new Output(out, events));
         } finally {
             logs.unfollow(follower);
         }
@@ -174,15 +176,15 @@ class AttemptLogStreamController {
         }
     }
 
-    private void stream(UUID jobId, int attempt, String stream, String machineId, long from, UUID follower,
-            Output out) throws IOException {
+    private void stream(LogStreams.Stream stream, String machineId, long from, UUID follower, Output out)
+            throws IOException {
         Instant started = clock.instant();
         Instant renewed = started;
         Instant lastBytes = started;
         Instant quiet = started;
         long position = Math.max(0, from); // a negative from: wherever the stored bytes begin
         while (true) {
-            List<LogStreams.Chunk> chunks = logs.chunksAfter(jobId, attempt, stream, position, CHUNKS_PER_READ);
+            List<LogStreams.Chunk> chunks = logs.chunksAfter(stream, position, CHUNKS_PER_READ);
             boolean wrote = false;
             for (LogStreams.Chunk chunk : chunks) {
                 var slice = LogWindow.slice(position, chunk.range());
@@ -205,30 +207,30 @@ class AttemptLogStreamController {
             if (chunks.size() == CHUNKS_PER_READ) {
                 continue; // more is stored: no wait
             }
-            var current = logs.attempt(jobId, attempt);
+            var current = logs.attempt(stream.jobId(), stream.attempt(), stream.replica());
             Instant endedAt = current.isEmpty() ? started : current.get().endedAt(); // null while it runs
             Instant quietSince = endedAt == null ? null : latest(endedAt, lastBytes);
-            FollowEnd.Decision decision = FollowEnd.decide(quietSince, logs.streamEnd(jobId, attempt, stream).orElse(null),
+            FollowEnd.Decision decision = FollowEnd.decide(quietSince, logs.streamEnd(stream).orElse(null),
                     position, now, LogLimits.AFTER_END_GRACE);
             if (decision == FollowEnd.Decision.GAVE_UP && lastBytes.equals(started)) {
-                writeTail(jobId, attempt, stream, out); // no agent sent anything: the tail the attempt's end reported
+                writeTail(stream, out); // no agent sent anything: the tail the attempt's end reported
             }
             if (decision != FollowEnd.Decision.GO_ON) {
                 out.end();
                 return;
             }
             if (!now.isBefore(renewed.plus(LogLimits.FOLLOW_RENEW_EVERY))) {
-                logs.follow(follower, jobId, attempt, stream, machineId, from);
+                logs.follow(follower, stream, machineId, from);
                 renewed = now;
             }
             pause();
         }
     }
 
-    private void writeTail(UUID jobId, int attempt, String stream, Output out) throws IOException {
-        var tails = store.logs(jobId, attempt);
+    private void writeTail(LogStreams.Stream stream, Output out) throws IOException {
+        var tails = store.logs(stream.jobId(), stream.attempt(), stream.replica());
         if (tails.isPresent()) {
-            byte[] tail = ("stdout".equals(stream) ? tails.get().stdout() : tails.get().stderr())
+            byte[] tail = ("stdout".equals(stream.stream()) ? tails.get().stdout() : tails.get().stderr())
                     .getBytes(java.nio.charset.StandardCharsets.UTF_8);
             out.bytes(tail, 0, tail.length, -1); // where in the stream the tail begins is not known: no id
             out.out().flush();

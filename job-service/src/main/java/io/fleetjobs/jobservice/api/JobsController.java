@@ -195,11 +195,24 @@ class JobsController {
     @Operation(operationId = "getAttemptLogs", summary = "An attempt's output")
     @GetMapping("/{id}/attempts/{attempt}/logs")
     JobStore.Logs logs(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id,
-            @PathVariable int attempt,
+            @PathVariable int attempt, @RequestParam(defaultValue = "0") int replica,
             @io.swagger.v3.oas.annotations.Parameter(hidden = true) @RequestParam(required = false) String follow) {
         requireFollowNotAsked(follow);
-        return store.logs(find(caller, id).id(), attempt)
-                .orElseThrow(() -> ApiException.notFound("attempt " + attempt + " of job " + id));
+        requireReplica(replica);
+        return store.logs(find(caller, id).id(), attempt, replica)
+                .orElseThrow(() -> ApiException.notFound(attemptName(attempt, replica) + " of job " + id));
+    }
+
+    /** A gang's replica is 0 or more; a job of one replica has replica 0 only. */
+    static void requireReplica(int replica) {
+        if (replica < 0) {
+            throw ApiException.badRequest("replica", "must be 0 or more (a gang's replicas are 0 to worldSize - 1)");
+        }
+    }
+
+    /** "attempt 2", or "replica 3 of attempt 2" for a gang's other replicas. */
+    static String attemptName(int attempt, int replica) {
+        return (replica == 0 ? "" : "replica " + replica + " of ") + "attempt " + attempt;
     }
 
     @Operation(operationId = "listEvents", summary = "A job's state changes")

@@ -77,7 +77,8 @@ class LogFollowHeartbeatTest {
         assertThat(reply).isNotDone();
         assertThat(watcher.followed(machine)).as("heartbeats of a machine no one follows ask the database nothing").isFalse();
 
-        logs.follow(UUID.randomUUID(), lease.jobId(), lease.attempt(), "stdout", machine, -65536);
+        logs.follow(UUID.randomUUID(), new io.fleetjobs.store.LogStreams.Stream(lease.jobId(), lease.attempt(), 0, "stdout"),
+                machine, -65536);
         watcher.look();
         LogFollow followed = new LogFollow(lease.jobId(), lease.attempt(), "stdout", -65536);
         assertThat(reply.get().follow()).containsExactly(followed);
