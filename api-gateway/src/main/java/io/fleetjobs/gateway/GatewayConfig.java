@@ -27,7 +27,8 @@ class GatewayConfig {
      * services' worth in all; and no call sent twice. Apache HttpClient retries an idempotent call by itself (after an
      * I/O error, and on a 429 or 503 after its Retry-After), but the identity the gateway signs is good for one call:
      * the service refused the second as a replay, and the client got 401, seconds late, where the service had said
-     * "try again later". A service's answer goes to the client as it is; the client retries.
+     * "try again later". A service's answer goes to the client as it is; the client retries. Followed logs are read
+     * with a timeout of their own ({@link FollowedLogs}).
      */
     @Bean
     ClientHttpRequestFactoryBuilderCustomizer<HttpComponentsClientHttpRequestFactoryBuilder> upstreamConnections(
@@ -38,7 +39,9 @@ class GatewayConfig {
                 .withHttpClientCustomizer(org.apache.hc.client5.http.impl.classic.HttpClientBuilder::disableAutomaticRetries)
                 // what the retry covered: a pooled connection the service closed while it idled is checked before use
                 .withConnectionConfigCustomizer(connection -> connection
-                        .setValidateAfterInactivity(org.apache.hc.core5.util.TimeValue.ofSeconds(1)));
+                        .setValidateAfterInactivity(org.apache.hc.core5.util.TimeValue.ofSeconds(1)))
+                .withCustomizer(factory -> factory.setHttpContextFactory(
+                        new FollowedLogs(properties.followReadTimeout(), factory)));
     }
 
     /**

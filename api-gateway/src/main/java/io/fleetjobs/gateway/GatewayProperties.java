@@ -23,6 +23,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *        let five open streams hold up every other call to their service); a request past it waits for one
  * @param maxStreamsPerTenant live streams ({@code follow=true}) one tenant may have open through this gateway at
  *        once; one more is 429 with {@code Retry-After}
+ * @param followReadTimeout how long a followed log ({@code …/logs?follow=true}) may be silent before the gateway
+ *        gives up on it (as {@code text/plain} it has no heartbeat: its silence is the job's); every other call has
+ *        {@code spring.http.clients.read-timeout}
  */
 @ConfigurationProperties("jobs.gateway")
 public record GatewayProperties(
@@ -34,8 +37,12 @@ public record GatewayProperties(
         @DefaultValue RateLimit rateLimit,
         @DefaultValue Jwt jwt,
         @DefaultValue("1000") int maxConnectionsPerService,
-        @DefaultValue("64") int maxStreamsPerTenant) {
+        @DefaultValue("64") int maxStreamsPerTenant,
+        @DefaultValue("24h") Duration followReadTimeout) {
     public GatewayProperties {
+        if (followReadTimeout.isNegative() || followReadTimeout.isZero()) {
+            throw new IllegalArgumentException("jobs.gateway.follow-read-timeout must be positive, was " + followReadTimeout);
+        }
         if (maxStreamsPerTenant < 1) {
             throw new IllegalArgumentException("jobs.gateway.max-streams-per-tenant must be at least 1, was "
                     + maxStreamsPerTenant);

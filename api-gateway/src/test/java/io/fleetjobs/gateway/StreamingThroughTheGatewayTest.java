@@ -170,6 +170,33 @@ class StreamingThroughTheGatewayTest {
     }
 
     /**
+     * A followed log read as {@code text/plain} has no heartbeat to send: a job that prints nothing for longer than the
+     * gateway's read timeout (60 s by default) had its follow cut there, and the client saw the stream end while the
+     * job ran on. Followed logs are read with {@code jobs.gateway.follow-read-timeout} instead; every other call keeps
+     * the read timeout (below, the stand-in is silent for 1.5 s against 1 s).
+     */
+    @Test
+    void aFollowedLogOutlivesTheReadTimeoutWhileItsJobIsSilent() throws Exception {
+        var t = tenants.create("silent-follower", 1, null, null, null).orElseThrow();
+        Api client = new Api(port, tenants.issueKey(t.id(), Principal.Role.USER).key());
+        var followed = java.net.http.HttpClient.newHttpClient().send(client.request("GET", SILENT_LOGS + "?follow=true")
+                .header("Accept", "text/plain").build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(followed.statusCode()).isEqualTo(200);
+        assertThat(followed.body()).isEqualTo("before the silence\nafter it\n");
+
+        String notFollowed;
+        try {
+            notFollowed = client.get(SILENT_LOGS).body();
+        } catch (UncheckedIOException cut) {
+            notFollowed = cut.toString();
+        }
+        assertThat(notFollowed).as("a call that is not a follow still times out").isNotEqualTo(followed.body());
+    }
+
+    /** A followed log whose stand-in prints, is silent for longer than the read timeout, prints again and ends. */
+    static final String SILENT_LOGS = "/api/v1/jobs/0190c0de-0000-7000-8000-000000000002/attempts/1/logs";
+
+    /**
      * A stand-in job-service: one event, then heartbeats until the client has the first (for longer than the
      * gateway's read timeout), then another, and holds the stream open with heartbeats until the client is done.
      */
@@ -189,6 +216,17 @@ class StreamingThroughTheGatewayTest {
                 throw new UncheckedIOException(e);
             }
             server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+            server.createContext(SILENT_LOGS, exchange -> {
+                exchange.getResponseHeaders().add("Content-Type", "text/plain;charset=UTF-8");
+                exchange.sendResponseHeaders(200, 0);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    send(out, "before the silence\n");
+                    new CountDownLatch(1).await(1_500, TimeUnit.MILLISECONDS); // the job prints nothing for a while
+                    send(out, "after it\n");
+                } catch (IOException | InterruptedException gone) {
+                    // the gateway gave up on it
+                }
+            });
             server.createContext("/", exchange -> {
                 CountDownLatch seen = firstSeen; // this stream's, whatever a later reset() sets
                 CountDownLatch done = clientDone;
