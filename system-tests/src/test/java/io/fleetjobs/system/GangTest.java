@@ -110,38 +110,31 @@ class GangTest {
      */
     @Test
     void eachReplicasOutputIsReadAndFollowedByItsRank() throws Exception {
-        java.nio.file.Path go = java.nio.file.Files.createTempDirectory("gang-logs").resolve("go");
-        go.getParent().toFile().setExecutable(true, false);
-        try (SilentPartitionTest.Witness witness = new SilentPartitionTest.Witness()) {
-            // each replica prints, tells the witness, and goes on once the test lets it (a file appears)
-            String id = submit("logs", "echo I am rank $FLEETJOBS_RANK; " + hello("logs", witness.port())
-                    + "while [ ! -e " + go + " ]; do sleep 0.05; done; echo bye from rank $FLEETJOBS_RANK; exit 0");
-            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> witness.startingWith("logs ").size() == 3);
-            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-            List<java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>>> follows = new ArrayList<>();
-            for (int replica = 0; replica < 3; replica++) {
-                follows.add(http.sendAsync(user.request("GET", "/api/v1/jobs/" + id + "/attempts/1/logs?follow=true&offset=0"
-                                + "&replica=" + replica).header("Accept", "text/plain").timeout(Duration.ofSeconds(60)).build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofString()));
-            }
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> attempts(id).stream()
-                    .allMatch(a -> a.get("state").asString().equals("RUNNING")));
-            java.nio.file.Files.createFile(go);
-            for (int replica = 0; replica < 3; replica++) {
-                var followed = follows.get(replica).get(60, java.util.concurrent.TimeUnit.SECONDS);
-                assertThat(followed.statusCode()).as(followed.body()).isEqualTo(200);
-                assertThat(followed.body()).isEqualTo("I am rank " + replica + "\nbye from rank " + replica + "\n");
-                var tails = user.get("/api/v1/jobs/" + id + "/attempts/1/logs?replica=" + replica);
-                assertThat(tails.json().get("stdout").asString()).isEqualTo(followed.body());
-            }
-            assertThat(user.get("/api/v1/jobs/" + id + "/attempts/1/logs").json().get("stdout").asString())
-                    .as("no replica named: replica 0").isEqualTo("I am rank 0\nbye from rank 0\n");
-            assertThat(user.get("/api/v1/jobs/" + id + "/attempts/1/logs?replica=3").status()).isEqualTo(404);
-            var negative = user.get("/api/v1/jobs/" + id + "/attempts/1/logs?replica=-1");
-            assertThat(negative.status()).isEqualTo(400);
-            assertThat(negative.json().get("errors").get(0).get("field").asString()).isEqualTo("replica");
+        // each replica prints, runs on a while (followed, most likely, as it runs), prints again and ends; a follow from
+        // offset 0 reads the whole output whether it began before the end or after it
+        String id = submit("logs", "echo I am rank $FLEETJOBS_RANK; sleep 1; echo bye from rank $FLEETJOBS_RANK");
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(50))
+                .until(() -> attempts(id).size() == 3);
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        List<java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>>> follows = new ArrayList<>();
+        for (int replica = 0; replica < 3; replica++) {
+            follows.add(http.sendAsync(user.request("GET", "/api/v1/jobs/" + id + "/attempts/1/logs?follow=true&offset=0"
+                            + "&replica=" + replica).header("Accept", "text/plain").timeout(Duration.ofSeconds(60)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()));
         }
+        for (int replica = 0; replica < 3; replica++) {
+            var followed = follows.get(replica).get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(followed.statusCode()).as(followed.body()).isEqualTo(200);
+            assertThat(followed.body()).isEqualTo("I am rank " + replica + "\nbye from rank " + replica + "\n");
+            var tails = user.get("/api/v1/jobs/" + id + "/attempts/1/logs?replica=" + replica);
+            assertThat(tails.json().get("stdout").asString()).isEqualTo(followed.body());
+        }
+        assertThat(user.get("/api/v1/jobs/" + id + "/attempts/1/logs").json().get("stdout").asString())
+                .as("no replica named: replica 0").isEqualTo("I am rank 0\nbye from rank 0\n");
+        assertThat(user.get("/api/v1/jobs/" + id + "/attempts/1/logs?replica=3").status()).isEqualTo(404);
+        var negative = user.get("/api/v1/jobs/" + id + "/attempts/1/logs?replica=-1");
+        assertThat(negative.status()).isEqualTo(400);
+        assertThat(negative.json().get("errors").get(0).get("field").asString()).isEqualTo("replica");
     }
 
     @Test
