@@ -17,12 +17,20 @@ import java.util.UUID;
  *
  * @param assignments placements, in the order the engine decided them
  * @param unplaced    reasons, by job id, in the order the engine decided them
+ * @param held        the room due gangs kept without fitting whole (a replica's amounts on each machine it found), never
+ *                    written: the scheduler keeps it from its other workers' plans for a while ({@link GangHolds})
  */
-public record Plan(List<Assignment> assignments, Map<UUID, Unplaced> unplaced) {
+public record Plan(List<Assignment> assignments, Map<UUID, Unplaced> unplaced, List<Assignment> held) {
 
     public Plan {
         assignments = List.copyOf(assignments);
         unplaced = Collections.unmodifiableMap(new LinkedHashMap<>(unplaced));
+        held = List.copyOf(held);
+    }
+
+    /** A plan in which no gang held room. */
+    public Plan(List<Assignment> assignments, Map<UUID, Unplaced> unplaced) {
+        this(assignments, unplaced, List.of());
     }
 
     public Optional<Assignment> assignmentOf(UUID jobId) {

@@ -31,6 +31,8 @@ final class PlanRun {
     private final Map<Shape, Unplaced> explained = new HashMap<>();
     /** Due gangs that keep, for the rest of the plan, the room they found without fitting whole. */
     private final Set<UUID> heldFor = new HashSet<>();
+    /** That room, a replica's amounts on each machine. */
+    private final List<Assignment> held = new ArrayList<>();
     /** Explanations of attributes no machine has at all: valid for the whole plan, whatever the amounts. */
     private final Map<Attributes, Unplaced> attributesNowhere = new HashMap<>();
 
@@ -96,7 +98,7 @@ final class PlanRun {
             assignments.add(new Assignment(job.jobId(), job.tenantId(), machine.id(),
                     new Amounts(job.cpuMillis(), job.memoryMb(), job.gpuCount())));
         }
-        return new Plan(assignments, unplaced);
+        return new Plan(assignments, unplaced, held);
     }
 
     /**
@@ -137,6 +139,11 @@ final class PlanRun {
             if (gang.gangDue() && !taken.isEmpty() && !heldFor.contains(gang.jobId())) {
                 // due: the room found stays taken for the rest of this plan (in the first scope that found any)
                 heldFor.add(gang.jobId());
+                int rank = 0;
+                for (MachineState m : taken) {
+                    held.add(new Assignment(gang.jobId(), gang.tenantId(), m.id(),
+                            new Amounts(gang.cpuMillis(), gang.memoryMb(), gang.gpuCount()), rank++));
+                }
                 explained.clear();
                 continue;
             }

@@ -167,5 +167,9 @@ class GangPropertyTest {
         assertThat(due.unplaced()).containsOnlyKeys(gang.jobId(), small.jobId());
         assertThat(due.unplaced().get(gang.jobId()).reason()).contains("it holds the room it found for itself");
         assertThat(due.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.DOES_NOT_FIT_NOW);
+        assertThat(due.held()).as("the room it kept, for the scheduler's other plans").extracting(Assignment::machineId)
+                .containsExactlyInAnyOrder("a", "b");
+        assertThat(due.held()).allSatisfy(h -> assertThat(h.jobId()).isEqualTo(gang.jobId()));
+        assertThat(patient.held()).isEmpty();
     }
 }

@@ -34,7 +34,10 @@ import java.util.function.Supplier;
  * <p>Several workers of one replica plan at once: each plans under a lock on this cache, in which the
  * placements of the others' uncommitted plans are reserved ({@link Reservations}), so that they do not
  * race each other for room; a fresh read gets those reservations added again, and those released while it ran
- * ({@link Reservations#heldSince}: a commit that ended after the read's snapshot is in neither).
+ * ({@link Reservations#heldSince}: a commit that ended after the read's snapshot is in neither). The room a due gang
+ * holds in one worker's plan ({@link Plan#held}) stays taken in the others' plans for twice {@code retryNoRoom}, renewed
+ * each time a plan of the gang holds it again: their batches are the jobs claimed after the gang's, and would otherwise
+ * take the machines it is collecting.
  */
 final class FleetCache {
     private final Supplier<List<MachineRow>> readMachines;
@@ -54,6 +57,15 @@ final class FleetCache {
     private Tenants tenants;
     /** Whether a worker is reading the tenants' usage outside the lock; guarded by {@link #lock}. */
     private boolean refreshingTenants;
+    /**
+     * The room due gangs kept in this replica's plans without fitting whole, by gang, until when: the other workers'
+     * plans, whose batches do not hold the gang, see it taken; guarded by {@link #lock}.
+     */
+    private final Map<UUID, HeldRoom> gangsHold = new HashMap<>();
+
+    /** Room a gang holds, until {@code until} unless a plan of the gang holds it again. */
+    private record HeldRoom(List<Assignment> room, Instant until) {
+    }
 
     /** About how many GPUs of recent demand count in {@link #demand}. */
     static final long DEMAND_WINDOW_GPUS = 5000;
@@ -79,10 +91,16 @@ final class FleetCache {
         refreshTenantsIfOld(now);
         synchronized (lock) {
             pending.forEach(demand::record);
+            // a gang in this batch plans on its own room again; a hold not renewed in time lapses
+            pending.forEach(job -> gangsHold.remove(job.jobId()));
+            gangsHold.values().removeIf(held -> !now.isBefore(held.until()));
             Snapshot snapshot = snapshotTimer.record(() -> snapshot(now));
             Plan plan = planner.apply(snapshot);
             add(plan.assignments(), machines, tenants);
             inFlight.reserve(token, plan.assignments());
+            Instant until = now.plus(properties.retryNoRoom().multipliedBy(2));
+            plan.held().stream().collect(java.util.stream.Collectors.groupingBy(Assignment::jobId))
+                    .forEach((gang, room) -> gangsHold.put(gang, new HeldRoom(room, until)));
             return plan;
         }
     }
@@ -119,8 +137,8 @@ final class FleetCache {
             tenants = new Tenants(now, readTenants.get());
             add(inFlight.heldSince(before), null, tenants);
         }
-        return new Snapshot(Arrays.asList(machines.views), tenants.views(), properties.heartbeatFreshness(),
-                demand.current());
+        return new Snapshot(gangsHold.isEmpty() ? Arrays.asList(machines.views) : machines.holding(gangsHold.values()),
+                tenants.views(), properties.heartbeatFreshness(), demand.current());
     }
 
     /**
@@ -199,6 +217,20 @@ final class FleetCache {
                 return;
             }
             views[i] = views[i].allocating(more, attempts);
+        }
+
+        /** The views with the room gangs hold taken, each held replica as an attempt; the cached views unchanged. */
+        List<MachineView> holding(java.util.Collection<HeldRoom> holds) {
+            MachineView[] copy = views.clone();
+            for (HeldRoom held : holds) {
+                for (Assignment replica : held.room()) {
+                    Integer i = position.get(replica.machineId());
+                    if (i != null) {
+                        copy[i] = copy[i].allocating(replica.amounts(), 1);
+                    }
+                }
+            }
+            return Arrays.asList(copy);
         }
     }
 

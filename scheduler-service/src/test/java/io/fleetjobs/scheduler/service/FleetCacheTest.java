@@ -106,6 +106,31 @@ class FleetCacheTest {
         assertThat(tenantReads).as("snapshotMaxAge after its read").hasValue(3);
     }
 
+    /**
+     * A due gang's hold reaches the other workers: their batches are the jobs claimed after the gang's, and took the
+     * machines it was collecting (the hold lasted one plan). The hold lapses when no plan of the gang renews it.
+     */
+    @Test
+    void theRoomADueGangHoldsIsTakenInTheOtherWorkersPlansUntilItLapses() {
+        fleet.machines.register("n", "eu", Map.of(), null, 4_000, 8_192, 0);
+        Instant now = clock.instant();
+        PendingJob gang = new PendingJob(UUID.randomUUID(), tenant, 500, 3_000, 1_024, 0, List.of(), "eu", Map.of(),
+                PlacementStrategy.BINPACK, now.toEpochMilli(), false, 3, null).due();
+        Plan gangs = cache.plan(new Object(), now, List.of(gang), snapshot -> engine.plan(snapshot, List.of(gang)));
+        assertThat(gangs.assignments()).as("3 replicas, 2 machines").isEmpty();
+        assertThat(gangs.held()).extracting(a -> a.machineId()).containsExactlyInAnyOrder("m", "n");
+
+        assertThat(plan(new Object()).assignments()).as("another worker's job, claimed after the gang").isEmpty();
+
+        Plan again = cache.plan(new Object(), now, List.of(gang), snapshot -> engine.plan(snapshot, List.of(gang)));
+        assertThat(again.held()).as("the gang plans on its own room").hasSize(2);
+
+        clock.advance(SchedulerProperties.defaults().retryNoRoom().multipliedBy(2));
+        fleet.machines.heartbeats(Map.of("m", clock.instant(), "n", clock.instant())); // their agents live on
+        cache.invalidate();
+        assertThat(plan(new Object()).assignments()).as("no plan of the gang renewed its hold").hasSize(1);
+    }
+
     private Plan plan(Object token) {
         Instant now = clock.instant();
         PendingJob job = new PendingJob(UUID.randomUUID(), tenant, 500, 3_000, 1_024, 0, List.of(), "eu", Map.of(),
