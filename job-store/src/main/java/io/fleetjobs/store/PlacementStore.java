@@ -29,6 +29,7 @@ public final class PlacementStore {
     private final MachineAllocations machines;
     private final GpuHolds gpus;
     private final QueuedJobs queued;
+    private final GangHoldRows gangHolds;
 
     public PlacementStore(JdbcClient jdbc, JobStore jobs) {
         this.jdbc = jdbc;
@@ -38,6 +39,12 @@ public final class PlacementStore {
         this.machines = new MachineAllocations(jdbc);
         this.gpus = new GpuHolds(jdbc);
         this.queued = new QueuedJobs(jdbc, jobs.clock());
+        this.gangHolds = new GangHoldRows(jdbc);
+    }
+
+    /** The room due gangs hold, shared by the scheduler's replicas. */
+    public GangHoldRows gangHolds() {
+        return gangHolds;
     }
 
     /**

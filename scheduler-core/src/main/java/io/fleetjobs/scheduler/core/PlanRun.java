@@ -131,13 +131,15 @@ final class PlanRun {
                 return null;
             }
             most = Math.max(most, taken.size());
-            mostEver = Math.max(mostEver, explainer.couldEverTake(replica));
+            int couldEver = explainer.couldEverTake(replica);
+            mostEver = Math.max(mostEver, couldEver);
             lastReplica = search.best(replica) == null ? explainer.explain(replica).unplaced()
                     : new Unplaced(Unplaced.Kind.DOES_NOT_FIT_NOW, "every other machine it fits holds a replica already",
                             null);
             everFits |= !taken.isEmpty() || lastReplica.kind() != Unplaced.Kind.CAN_NEVER_FIT;
-            if (gang.gangDue() && !taken.isEmpty() && !heldFor.contains(gang.jobId())) {
-                // due: the room found stays taken for the rest of this plan (in the first scope that found any)
+            if (gang.gangDue() && !taken.isEmpty() && couldEver >= gang.replicas() && !heldFor.contains(gang.jobId())) {
+                // due: the room found stays taken for the rest of this plan (in the first scope that found any, and
+                // only where the gang could ever fit whole: one that never can would hold machines for nothing)
                 heldFor.add(gang.jobId());
                 int rank = 0;
                 for (MachineState m : taken) {

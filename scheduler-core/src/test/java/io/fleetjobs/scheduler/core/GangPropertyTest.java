@@ -172,4 +172,16 @@ class GangPropertyTest {
         assertThat(due.held()).allSatisfy(h -> assertThat(h.jobId()).isEqualTo(gang.jobId()));
         assertThat(patient.held()).isEmpty();
     }
+
+    @Test
+    void aDueGangThatCouldNeverFitWholeHoldsNothing() {
+        Snapshot snapshot = Snapshots.of(aMachine("a").cores(8).build(), aMachine("b").cores(8).build());
+        PendingJob gang = asGang(aJob().priority(500).cores(8).memoryMb(1024).build(), 3, null).due();
+        PendingJob small = aJob().priority(500).cores(8).memoryMb(1024).build();
+
+        Plan plan = Snapshots.plan(snapshot, gang, small);
+        assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.CAN_NEVER_FIT);
+        assertThat(plan.held()).as("3 replicas, 2 machines: no room it could take is worth holding").isEmpty();
+        assertThat(plan.assignments()).extracting(Assignment::jobId).containsExactly(small.jobId());
+    }
 }

@@ -10,6 +10,7 @@ import io.fleetjobs.scheduler.core.GpuDemand;
 import io.fleetjobs.scheduler.core.PendingJob;
 import io.fleetjobs.scheduler.core.Snapshot;
 import io.fleetjobs.scheduler.core.TenantView;
+import io.fleetjobs.store.GangHoldRows;
 import io.fleetjobs.store.MachineRow;
 import io.fleetjobs.store.PlacementStore;
 import io.fleetjobs.store.PlacementStore.TenantUsage;
@@ -18,8 +19,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -37,11 +40,13 @@ import java.util.function.Supplier;
  * ({@link Reservations#heldSince}: a commit that ended after the read's snapshot is in neither). The room a due gang
  * holds in one worker's plan ({@link Plan#held}) stays taken in the others' plans for twice {@code retryNoRoom}, renewed
  * each time a plan of the gang holds it again: their batches are the jobs claimed after the gang's, and would otherwise
- * take the machines it is collecting.
+ * take the machines it is collecting. Other replicas' holds come with each read of the machines ({@code gang_holds},
+ * which {@link SchedulerCycle} writes with each commit of a plan that looked at a gang).
  */
 final class FleetCache {
     private final Supplier<List<MachineRow>> readMachines;
     private final Supplier<List<TenantUsage>> readTenants;
+    private final Function<Instant, List<GangHoldRows.Held>> readHolds;
     private final SchedulerProperties properties;
     private final Timer snapshotTimer;
     private final Reservations inFlight = new Reservations();
@@ -62,23 +67,30 @@ final class FleetCache {
      * plans, whose batches do not hold the gang, see it taken; guarded by {@link #lock}.
      */
     private final Map<UUID, HeldRoom> gangsHold = new HashMap<>();
+    /** The same, as every replica wrote it ({@code gang_holds}), read with the machines; guarded by {@link #lock}. */
+    private Map<UUID, HeldRoom> gangsHoldShared = new HashMap<>();
 
-    /** Room a gang holds, until {@code until} unless a plan of the gang holds it again. */
-    private record HeldRoom(List<Assignment> room, Instant until) {
+    /** Room a gang holds (a replica's amounts by machine), until {@code until} unless a plan of the gang holds it again. */
+    private record HeldRoom(Map<String, Amounts> room, Instant until) {
     }
 
     /** About how many GPUs of recent demand count in {@link #demand}. */
     static final long DEMAND_WINDOW_GPUS = 5000;
 
     FleetCache(PlacementStore placement, SchedulerProperties properties, Timer snapshotTimer) {
-        this(placement::schedulableMachines, placement::tenantUsage, properties, snapshotTimer);
+        this(placement::schedulableMachines, placement::tenantUsage, placement.gangHolds()::current, properties,
+                snapshotTimer);
     }
 
-    /** @param readMachines the schedulable machines as of now, @param readTenants the tenants' usage as of now */
+    /**
+     * @param readMachines the schedulable machines as of now, @param readTenants the tenants' usage as of now,
+     * @param readHolds the room gangs hold as of an instant, as every replica wrote it
+     */
     FleetCache(Supplier<List<MachineRow>> readMachines, Supplier<List<TenantUsage>> readTenants,
-            SchedulerProperties properties, Timer snapshotTimer) {
+            Function<Instant, List<GangHoldRows.Held>> readHolds, SchedulerProperties properties, Timer snapshotTimer) {
         this.readMachines = readMachines;
         this.readTenants = readTenants;
+        this.readHolds = readHolds;
         this.properties = properties;
         this.snapshotTimer = snapshotTimer;
     }
@@ -92,15 +104,18 @@ final class FleetCache {
         synchronized (lock) {
             pending.forEach(demand::record);
             // a gang in this batch plans on its own room again; a hold not renewed in time lapses
-            pending.forEach(job -> gangsHold.remove(job.jobId()));
+            Set<UUID> batch = new HashSet<>();
+            pending.forEach(job -> batch.add(job.jobId()));
+            gangsHold.keySet().removeAll(batch);
+            gangsHoldShared.keySet().removeAll(batch); // this plan's commit writes their rows anew
             gangsHold.values().removeIf(held -> !now.isBefore(held.until()));
-            Snapshot snapshot = snapshotTimer.record(() -> snapshot(now));
+            Snapshot snapshot = snapshotTimer.record(() -> snapshot(now, batch));
             Plan plan = planner.apply(snapshot);
             add(plan.assignments(), machines, tenants);
             inFlight.reserve(token, plan.assignments());
-            Instant until = now.plus(properties.retryNoRoom().multipliedBy(2));
-            plan.held().stream().collect(java.util.stream.Collectors.groupingBy(Assignment::jobId))
-                    .forEach((gang, room) -> gangsHold.put(gang, new HeldRoom(room, until)));
+            Instant until = holdsUntil(now);
+            plan.held().forEach(h -> gangsHold.computeIfAbsent(h.jobId(), gang -> new HeldRoom(new HashMap<>(), until))
+                    .room().put(h.machineId(), h.amounts()));
             return plan;
         }
     }
@@ -124,10 +139,22 @@ final class FleetCache {
         }
     }
 
-    private Snapshot snapshot(Instant now) {
+    /** How long a plan's hold lasts unless a plan of its gang holds it again (the gang is claimed again within one). */
+    Instant holdsUntil(Instant now) {
+        return now.plus(properties.retryNoRoom().multipliedBy(2));
+    }
+
+    /** @param batch the jobs of the plan: a gang among them plans on the room it holds */
+    private Snapshot snapshot(Instant now, Set<UUID> batch) {
         if (machines == null || old(machines.readAt, now, properties.snapshotMaxAge())) {
             Reservations.Mark before = inFlight.mark();
             machines = new Machines(now, properties.snapshotMaxAge(), readMachines.get());
+            Map<UUID, HeldRoom> shared = new HashMap<>();
+            for (GangHoldRows.Held h : readHolds.apply(now)) {
+                shared.computeIfAbsent(h.jobId(), gang -> new HeldRoom(new HashMap<>(), h.until()))
+                        .room().put(h.machineId(), h.amounts());
+            }
+            gangsHoldShared = shared;
             // what other workers planned is not in what was just read, nor, if their commit ended during the read,
             // what they released meanwhile
             add(inFlight.heldSince(before), machines, null);
@@ -137,7 +164,11 @@ final class FleetCache {
             tenants = new Tenants(now, readTenants.get());
             add(inFlight.heldSince(before), null, tenants);
         }
-        return new Snapshot(gangsHold.isEmpty() ? Arrays.asList(machines.views) : machines.holding(gangsHold.values()),
+        Map<UUID, HeldRoom> holds = new HashMap<>(gangsHoldShared);
+        holds.putAll(gangsHold); // this replica's own, as it last planned them
+        holds.keySet().removeAll(batch);
+        holds.values().removeIf(held -> !now.isBefore(held.until()));
+        return new Snapshot(holds.isEmpty() ? Arrays.asList(machines.views) : machines.holding(holds.values()),
                 tenants.views(), properties.heartbeatFreshness(), demand.current());
     }
 
@@ -223,12 +254,12 @@ final class FleetCache {
         List<MachineView> holding(java.util.Collection<HeldRoom> holds) {
             MachineView[] copy = views.clone();
             for (HeldRoom held : holds) {
-                for (Assignment replica : held.room()) {
-                    Integer i = position.get(replica.machineId());
+                held.room().forEach((machineId, amounts) -> {
+                    Integer i = position.get(machineId);
                     if (i != null) {
-                        copy[i] = copy[i].allocating(replica.amounts(), 1);
+                        copy[i] = copy[i].allocating(amounts, 1);
                     }
-                }
+                });
             }
             return Arrays.asList(copy);
         }

@@ -12,6 +12,7 @@ import io.fleetjobs.scheduler.core.QueuePosition;
 import io.fleetjobs.scheduler.core.Unplaced;
 import io.fleetjobs.store.ClaimedJob;
 import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.GangHoldRows;
 import io.fleetjobs.store.PlacementStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
@@ -190,6 +191,7 @@ public final class SchedulerCycle {
         plan.unplaced().values().forEach(u -> meters.unschedulable(u.kind()));
         PlacementStore.CommitResult committed = meters.commit.record(
                 () -> placement.commit(writes.attempts(), writes.deferrals(), properties.leaseTtl()));
+        shareGangHolds(pending, plan, now);
         if (!committed.conflicts().isEmpty()) {
             fleet.invalidate(); // another replica changed the machines: read them again
         }
@@ -203,6 +205,20 @@ public final class SchedulerCycle {
         var outcome = new ClaimPolicy.Outcome(committed.scheduled().size(), writes.noRoom(), writes.passedOver(),
                 lastInClaimOrder(claimed), roomLeft);
         return new Round(claimed.size(), outcome, plan.unplaced().size(), committed.conflicts(), machines);
+    }
+
+    /**
+     * Writes, with the commit, what the plan's gangs hold now (none for a gang placed or not holding), for the other
+     * replicas' plans: their claims hold the jobs after the gang's (docs/architecture.md, "Starvation, both ways").
+     */
+    private void shareGangHolds(List<PendingJob> pending, Plan plan, Instant now) {
+        List<UUID> gangs = pending.stream().filter(PendingJob::isGang).map(PendingJob::jobId).toList();
+        if (gangs.isEmpty()) {
+            return;
+        }
+        Instant until = fleet.holdsUntil(now);
+        placement.gangHolds().replace(gangs, plan.held().stream()
+                .map(h -> new GangHoldRows.Held(h.jobId(), h.machineId(), h.amounts(), until)).toList(), now);
     }
 
     /**

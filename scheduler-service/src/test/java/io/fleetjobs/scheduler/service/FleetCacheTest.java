@@ -48,7 +48,7 @@ class FleetCacheTest {
         }, () -> {
             tenantReads.incrementAndGet();
             return store.tenantUsage();
-        }, SchedulerProperties.defaults(), new SimpleMeterRegistry().timer("snapshot"));
+        }, store.gangHolds()::current, SchedulerProperties.defaults(), new SimpleMeterRegistry().timer("snapshot"));
     }
 
     @AfterEach
@@ -113,11 +113,13 @@ class FleetCacheTest {
     @Test
     void theRoomADueGangHoldsIsTakenInTheOtherWorkersPlansUntilItLapses() {
         fleet.machines.register("n", "eu", Map.of(), null, 4_000, 8_192, 0);
+        fleet.machines.register("o", "eu", Map.of(), null, 4_000, 8_192, 0);
+        fleet.jdbc.sql("update machines set alloc_cpu_millis = 2000 where id = 'o'").update(); // busy for now
         Instant now = clock.instant();
         PendingJob gang = new PendingJob(UUID.randomUUID(), tenant, 500, 3_000, 1_024, 0, List.of(), "eu", Map.of(),
                 PlacementStrategy.BINPACK, now.toEpochMilli(), false, 3, null).due();
         Plan gangs = cache.plan(new Object(), now, List.of(gang), snapshot -> engine.plan(snapshot, List.of(gang)));
-        assertThat(gangs.assignments()).as("3 replicas, 2 machines").isEmpty();
+        assertThat(gangs.assignments()).as("3 replicas, 2 machines with room").isEmpty();
         assertThat(gangs.held()).extracting(a -> a.machineId()).containsExactlyInAnyOrder("m", "n");
 
         assertThat(plan(new Object()).assignments()).as("another worker's job, claimed after the gang").isEmpty();
@@ -126,7 +128,35 @@ class FleetCacheTest {
         assertThat(again.held()).as("the gang plans on its own room").hasSize(2);
 
         clock.advance(SchedulerProperties.defaults().retryNoRoom().multipliedBy(2));
-        fleet.machines.heartbeats(Map.of("m", clock.instant(), "n", clock.instant())); // their agents live on
+        fleet.machines.heartbeats(Map.of("m", clock.instant(), "n", clock.instant(), "o", clock.instant()));
+        cache.invalidate();
+        assertThat(plan(new Object()).assignments()).as("no plan of the gang renewed its hold").hasSize(1);
+    }
+
+    /**
+     * Another scheduler replica's gang: its hold, written with its plan's commit, is read with the machines here, and
+     * a job claimed here cannot take that room until the hold lapses; a plan whose batch holds the gang can.
+     */
+    @Test
+    void theRoomAGangHoldsInAnotherReplicaIsTakenHereUntilItLapses() {
+        Instant now = clock.instant();
+        UUID gang = UUID.randomUUID();
+        store.gangHolds().replace(List.of(gang), List.of(new io.fleetjobs.store.GangHoldRows.Held(gang, "m",
+                new io.fleetjobs.model.Amounts(3_000, 1_024, 0), now.plusSeconds(10))), now);
+
+        assertThat(plan(new Object()).assignments()).as("the machine's room is the other replica's gang's").isEmpty();
+
+        PendingJob theGang = new PendingJob(gang, tenant, 500, 3_000, 1_024, 0, List.of(), "eu", Map.of(),
+                PlacementStrategy.BINPACK, now.toEpochMilli());
+        Object gangsPlan = new Object();
+        assertThat(cache.plan(gangsPlan, now, List.of(theGang), snapshot -> engine.plan(snapshot, List.of(theGang)))
+                .assignments()).as("the gang plans on the room it holds").hasSize(1);
+        cache.release(gangsPlan); // its commit failed, say: the room and the hold are as they were
+        cache.invalidate();
+        assertThat(plan(new Object()).assignments()).as("the hold, read again with the machines").isEmpty();
+
+        clock.advance(Duration.ofSeconds(10));
+        fleet.machines.heartbeats(Map.of("m", clock.instant())); // its agent lives on
         cache.invalidate();
         assertThat(plan(new Object()).assignments()).as("no plan of the gang renewed its hold").hasSize(1);
     }

@@ -62,6 +62,33 @@ class SchedulerCycleTest {
         assertThat(fleet.machines.get("cpu-1").orElseThrow().machine().allocated().cpuMillis()).isEqualTo(4_000);
     }
 
+    /**
+     * A due gang that does not fit whole writes the room it holds with its plan's commit, for the plans of the other
+     * scheduler replicas (their claims hold the jobs after it); once placed, it holds nothing.
+     */
+    @Test
+    void aDueGangsHoldIsWrittenForTheOtherReplicasAndGoesWhenItIsPlaced() {
+        long period = Duration.ofMinutes(11).toMillis(); // into a hold of GangHolds: gangs rest a minute in eleven
+        clock.advance(Duration.ofMillis(period - Math.floorMod(clock.instant().toEpochMilli(), period)));
+        fleet.machines.register("g-1", "eu", Map.of(), null, 4_000, 8_192, 0);
+        fleet.machines.register("g-2", "eu", Map.of(), null, 4_000, 8_192, 0);
+        fleet.machines.register("g-3", "eu", Map.of(), null, 4_000, 8_192, 0);
+        fleet.count("update machines set alloc_cpu_millis = 2000 where id = 'g-3' returning 1"); // busy for now
+        fleet.queue(tenant, List.of(Fleet.spec("gang", 3, 1024, 0, null, "eu")));
+        fleet.count("update jobs set replicas = 3, created_at = created_at - interval '5 minutes' where name = 'gang'"
+                + " returning 1");
+
+        scheduler.cycle().runOnce();
+        assertThat(fleet.count("select count(*) from gang_holds where machine_id in ('g-1', 'g-2')"
+                + " and held_until > now() - interval '1 day'")).as("3 replicas, 2 machines: it holds both").isEqualTo(2);
+
+        fleet.count("update machines set alloc_cpu_millis = 0 where id = 'g-3' returning 1"); // its work ended
+        scheduler.cycle().lookAgain();
+        scheduler.cycle().runOnce();
+        assertThat(fleet.count("select count(*) from jobs where name = 'gang' and state = 'SCHEDULED'")).isEqualTo(1);
+        assertThat(fleet.count("select count(*) from gang_holds")).as("placed, it holds nothing").isZero();
+    }
+
     @Test
     void aJobThatFitsNowhereStaysQueuedWithAReasonAndWaitsItsBackoff() {
         for (int i = 0; i < 3; i++) {
