@@ -84,9 +84,14 @@ describe("Submit", () => {
 
   it("builds the spec the API takes", () => {
     const spec = toSpec({ name: " a ", queue: "", priority: "7", cpu: "0.5", memoryMb: "128", gpuCount: "", gpuType: "A100|H100",
-      command: "echo hi", labels: "team=vision", placementLabels: "", maxAttempts: "" });
+      command: "echo hi", labels: "team=vision", placementLabels: "", maxAttempts: "", replicas: "1", preemptible: true });
     expect(spec).toMatchObject({ name: "a", queue: undefined, priority: 7, resources: { cpu: 0.5, memoryMb: 128, gpuType: "A100|H100" },
-      execution: { command: ["sh", "-c", "echo hi"] }, labels: { team: "vision" }, retry: undefined, placement: undefined });
+      execution: { command: ["sh", "-c", "echo hi"] }, labels: { team: "vision" }, retry: undefined, placement: undefined,
+      replicas: 1, preemptible: undefined });
+    // a gang that opts out of preemption
+    expect(toSpec({ name: "g", queue: "", priority: "", cpu: "1", memoryMb: "64", gpuCount: "", gpuType: "", command: "x",
+      labels: "", placementLabels: "", maxAttempts: "", replicas: "3", preemptible: false }))
+      .toMatchObject({ replicas: 3, preemptible: false });
   });
 });
 

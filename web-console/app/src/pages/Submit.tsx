@@ -15,11 +15,16 @@ interface Form {
   labels: string;
   placementLabels: string;
   maxAttempts: string;
+  replicas: string;
+  preemptible: boolean;
 }
+
+/** The fields typed as text. */
+type TextField = Exclude<keyof Form, "preemptible">;
 
 const EMPTY: Form = {
   name: "", queue: "default", priority: "500", cpu: "1", memoryMb: "256", gpuCount: "0", gpuType: "",
-  command: "echo hello", labels: "", placementLabels: "", maxAttempts: "3",
+  command: "echo hello", labels: "", placementLabels: "", maxAttempts: "3", replicas: "1", preemptible: true,
 };
 
 /** The spec as the API takes it; numbers left as typed (the API says what is wrong with them). */
@@ -35,14 +40,16 @@ export function toSpec(form: Form): JobSpec {
     execution: { command: form.command.trim() ? ["sh", "-c", form.command] : [] },
     retry: form.maxAttempts.trim() ? { maxAttempts: num(form.maxAttempts) } : undefined,
     labels: parseLabels(form.labels),
+    replicas: num(form.replicas),
+    preemptible: form.preemptible ? undefined : false,
   };
 }
 
 /** Where each field of the API's errors is shown (others go above the button). */
-const FIELD_OF: Record<string, keyof Form> = {
+const FIELD_OF: Record<string, TextField> = {
   name: "name", queue: "queue", priority: "priority", "resources.cpu": "cpu", "resources.memoryMb": "memoryMb",
   "resources.gpuCount": "gpuCount", "resources.gpuType": "gpuType", "execution.command": "command", labels: "labels",
-  "placement.labels": "placementLabels", "retry.maxAttempts": "maxAttempts",
+  "placement.labels": "placementLabels", "retry.maxAttempts": "maxAttempts", replicas: "replicas",
 };
 
 export function Submit() {
@@ -70,10 +77,10 @@ export function Submit() {
     }
   }
 
-  const errorOf = (field: keyof Form) => errors.filter((e) => FIELD_OF[e.field] === field || (FIELD_OF[e.field] === undefined && e.field.startsWith(field))).map((e) => e.message).join("; ");
+  const errorOf = (field: TextField) => errors.filter((e) => FIELD_OF[e.field] === field || (FIELD_OF[e.field] === undefined && e.field.startsWith(field))).map((e) => e.message).join("; ");
   const unplaced = errors.filter((e) => !FIELD_OF[e.field] && !Object.keys(EMPTY).some((f) => e.field.startsWith(f)));
 
-  const field = (key: keyof Form, label: string, extra: ReactNode = null, type = "text") => {
+  const field = (key: TextField, label: string, extra: ReactNode = null, type = "text") => {
     const error = errorOf(key);
     return (
       <div className={`field${error ? " invalid" : ""}`}>
@@ -102,6 +109,14 @@ export function Submit() {
         {field("labels", "Labels (k=v, k=v)")}
         {field("placementLabels", "Machine labels required (k=v)")}
         {field("maxAttempts", "Max attempts", null, "number")}
+        {field("replicas", "Replicas (more than 1: a gang, placed all at once)", null, "number")}
+        <div className="field">
+          <label>
+            <input type="checkbox" name="preemptible" checked={form.preemptible}
+              onChange={(e) => setForm({ ...form, preemptible: e.target.checked })} />
+            {" "}Preemptible (a job of higher priority may end it to make room)
+          </label>
+        </div>
         {unplaced.map((e) => <p key={e.field} className="field-error">{e.field}: {e.message}</p>)}
         {problem && <p className="error" role="alert">{problem}</p>}
         <div className="actions"><button type="submit" disabled={busy}>{busy ? "Submitting…" : "Submit"}</button></div>
