@@ -161,6 +161,7 @@ describe("JobPage", () => {
 
     expect((await screen.findByTestId("stdout")).textContent).toBe("I am rank 0\n");
     expect(screen.getByText("2 of 3")).toBeTruthy();
+    expect(document.querySelector("pre.spec")?.textContent).toContain('"replicas": 3');
     fireEvent.click(screen.getByRole("button", { name: "Show logs of 1, replica 2" }));
     await waitFor(() => expect(screen.getByTestId("stdout").textContent).toBe("I am rank 2\n"));
     expect(screen.getByRole("heading", { name: "Logs of attempt 1, replica 2" })).toBeTruthy();

@@ -60,7 +60,7 @@ export function JobPage({ id }: { id: string }) {
           <h3>Spec</h3>
           <pre className="spec">{JSON.stringify({
             resources: j.resources, placement: j.placement, execution: j.execution, retry: j.retry, labels: j.labels,
-            preemptible: j.preemptible,
+            preemptible: j.preemptible, replicas: j.replicas,
           }, null, 2)}</pre>
         </div>
       </div>
