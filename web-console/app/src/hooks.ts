@@ -1,3 +1,4 @@
+import { ApiError } from "@fleetjobs/sdk";
 import { useEffect, useRef, useState } from "react";
 
 export interface Polled<T> {
@@ -58,4 +59,53 @@ export function useHashRoute(): string[] {
     return () => window.removeEventListener("hashchange", changed);
   }, []);
   return hash.replace(/^#\/?/, "").split("?")[0].split("/").filter(Boolean).map(decodeURIComponent);
+}
+
+export interface LiveText {
+  /** What came so far (its last {@code keep} characters); null until something came. */
+  text: string | null;
+  error: unknown;
+}
+
+/**
+ * The text of a live stream ({@code follow}: pieces until it ends), kept to its last {@code keep} characters while the
+ * component is shown. A stream that is not there yet (404, before anything came) is asked again each second; any
+ * other failure is said and ends it. {@code deps} restart it.
+ */
+export function useLiveText(follow: (signal: AbortSignal) => AsyncGenerator<string>, deps: unknown[],
+  keep = 256 * 1024): LiveText {
+  const [text, setText] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>();
+  const followRef = useRef(follow);
+  followRef.current = follow;
+
+  useEffect(() => {
+    const abort = new AbortController();
+    let shown = "";
+    setText(null);
+    setError(undefined);
+    const run = async () => {
+      while (!abort.signal.aborted) {
+        try {
+          for await (const piece of followRef.current(abort.signal)) {
+            shown = (shown + piece).slice(-keep);
+            setText(shown);
+          }
+          return;
+        } catch (e) {
+          if (abort.signal.aborted) return;
+          if (e instanceof ApiError && e.status === 404 && shown === "") {
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+            continue;
+          }
+          setError(e);
+          return;
+        }
+      }
+    };
+    void run();
+    return () => abort.abort();
+  }, deps);
+
+  return { text, error };
 }

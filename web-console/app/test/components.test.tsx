@@ -147,6 +147,25 @@ describe("JobPage", () => {
     expect(screen.getByRole("button", { name: "Cancel job" })).toBeTruthy();
   });
 
+  it("shows a running attempt's output as it is printed, each stream followed live, not its stored tails", async () => {
+    const id = job().id;
+    const logs = `/api/v1/jobs/${id}/attempts/1/logs`;
+    const calls: string[] = [];
+    const client = fakeClient({
+      [`GET /api/v1/jobs/${id}`]: { status: 200, body: job({ state: "RUNNING", attempt: 1 }) },
+      [`GET /api/v1/jobs/${id}/events`]: { status: 200, body: { items: [] } },
+      [`GET /api/v1/jobs/${id}/attempts`]: { status: 200, body: { items: [{ attempt: 1, machineId: "m-1", state: "RUNNING", gpus: [] }] } },
+      [`GET ${logs}?follow=true&stream=stdout`]: { status: 200, events: "data: step 1\ndata: \nid: 7\n\ndata: step 2\nid: 13\n\nevent: end\ndata: \n\n" },
+      [`GET ${logs}?follow=true&stream=stderr`]: { status: 200, events: "data: warning\ndata: \nid: 8\n\nevent: end\ndata: \n\n" },
+    }, calls);
+    renderWith(<JobPage id={id} />, client);
+
+    await waitFor(() => expect(screen.getByTestId("stdout").textContent).toBe("step 1\nstep 2"));
+    await waitFor(() => expect(screen.getByTestId("stderr").textContent).toBe("warning\n"));
+    expect(screen.getByRole("heading", { name: "Logs of attempt 1 (following)" })).toBeTruthy();
+    expect(calls).not.toContain(`GET ${logs}`);
+  });
+
   it("lists a gang's replicas each with its rank, and shows the output of the replica asked", async () => {
     const id = job().id;
     const replica = (r: number) => ({ attempt: 1, machineId: `m-${r}`, state: "SUCCEEDED", replica: r, worldSize: 3, gpus: [] });

@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import { ConsoleContext } from "../src/context";
 import type { Session } from "../src/session";
 
-export type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+export type Answer = { status: number; body?: unknown; headers?: Record<string, string>; events?: string };
 
 /** A client whose fetch answers from a table ("GET /api/v1/jobs?limit=1" -> answer); unknown calls are 404. */
 export function fakeClient(answers: Record<string, Answer | (() => Answer)>, calls: string[] = []): FleetJobsClient {
@@ -16,6 +16,9 @@ export function fakeClient(answers: Record<string, Answer | (() => Answer)>, cal
       calls.push(init?.body ? `${call} ${init.body}` : call);
       const entry = answers[call];
       const answer = typeof entry === "function" ? entry() : entry ?? { status: 404, body: { status: 404, title: "Not Found" } };
+      if (answer.events !== undefined) { // a text/event-stream body, as it is
+        return new Response(answer.events, { status: answer.status, headers: { "Content-Type": "text/event-stream" } });
+      }
       return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {
         status: answer.status,
         headers: { "Content-Type": answer.status >= 400 ? "application/problem+json" : "application/json", ...answer.headers },

@@ -49,6 +49,16 @@ export interface PollOptions {
   signal?: AbortSignal;
 }
 
+export interface LogStreamOptions {
+  /** Of a gang, the replica's rank (0, the default, for a job of one replica). */
+  replica?: number;
+  /** The byte offset to start from; by default the last 64 KiB, as `tail -f` starts. */
+  offset?: number;
+  signal?: AbortSignal;
+  /** How long to wait before reconnecting after a drop (500 ms by default). */
+  retryMs?: number;
+}
+
 export type MachineOperation = "drain" | "cordon" | "uncordon";
 
 /**
@@ -196,6 +206,57 @@ export class FleetJobsClient {
         return;
       }
       await pause(options.intervalMs ?? 1000, options.signal);
+    }
+  }
+
+  /**
+   * One stream of an attempt's output live, as the job prints it: each piece of text as it arrives (CR and CR LF as
+   * line feeds, bytes that are not UTF-8 as U+FFFD), until the attempt has ended and every byte up to its end came, or
+   * the signal aborts. A dropped connection is resumed from the last byte received (`Last-Event-ID`), so no piece comes
+   * twice or is skipped; five failed connections in a row end it with their error. An answer other than 2xx is an
+   * ApiError (404 until the attempt exists, 429 when the tenant follows too many streams).
+   */
+  async *streamLogs(id: string, attempt: number, stream: "stdout" | "stderr" = "stdout",
+    options: LogStreamOptions = {}): AsyncGenerator<string> {
+    const replica = options.replica ?? 0;
+    const path = `/api/v1/jobs/${enc(id)}/attempts/${attempt}/logs`
+      + query({ follow: "true", stream, replica: replica === 0 ? undefined : replica, offset: options.offset });
+    let lastId: string | undefined;
+    let failures = 0;
+    while (!options.signal?.aborted) {
+      const headers: Record<string, string> = { Accept: "text/event-stream, application/problem+json" };
+      const token = this.token();
+      if (token) headers.Authorization = `Bearer ${token}`;
+      if (lastId) headers["Last-Event-ID"] = lastId;
+      let response: Response;
+      try {
+        response = await this.fetcher(this.baseUrl + path, { headers, signal: options.signal });
+      } catch (e) {
+        if (options.signal?.aborted) return;
+        if (++failures > 5) throw e;
+        await pause(options.retryMs ?? 500, options.signal);
+        continue;
+      }
+      if (!response.ok) {
+        const text = await response.text();
+        const retry = Number(response.headers.get("Retry-After"));
+        throw new ApiError(response.status, parseProblem(text), Number.isFinite(retry) && retry > 0 ? retry : undefined);
+      }
+      if (!response.body) return;
+      try {
+        for await (const message of serverSentEvents(response.body)) {
+          if (message.event === "end") return;
+          if (message.event !== "message") continue;
+          if (message.id) lastId = message.id;
+          failures = 0;
+          yield message.data;
+        }
+      } catch (e) {
+        if (options.signal?.aborted) return;
+        // the connection dropped: resume after the last piece
+      }
+      if (++failures > 5) throw new Error(`following ${stream} of ${id}/${attempt} was cut five times in a row`);
+      await pause(options.retryMs ?? 500, options.signal);
     }
   }
 

@@ -212,4 +212,45 @@ describe("FleetJobsClient", () => {
 
     expect(seenOutput).toEqual(["a\n", "a\nb\n"]);
   });
+
+  it("streams an attempt's output live, resumes a cut stream after the last byte it got, and stops at its end", async () => {
+    const path = `GET /api/v1/jobs/${job.id}/attempts/2/logs?follow=true&stream=stderr&replica=1`;
+    let connections = 0;
+    routes.set(path, (req, res) => {
+      connections++;
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      if (connections === 1) {
+        expect(req.headers["last-event-id"]).toBeUndefined();
+        res.write(": keep-alive\n\ndata: one\ndata: \nid: 4\n\n");
+        setTimeout(() => res.destroy(), 50); // cut, as a restarted gateway cuts it
+        return;
+      }
+      expect(req.headers["last-event-id"]).toBe("4");
+      res.end("data:  two\nid: 8\n\nevent: end\ndata: \n\n");
+    });
+    const client = new FleetJobsClient({ baseUrl, token: "k" });
+
+    const pieces: string[] = [];
+    for await (const piece of client.streamLogs(job.id, 2, "stderr", { replica: 1, retryMs: 5 })) {
+      pieces.push(piece);
+    }
+
+    expect(pieces).toEqual(["one\n", " two"]);
+    expect(connections).toBe(2);
+    expect(seen.every((s) => s.headers.authorization === "Bearer k")).toBe(true);
+  });
+
+  it("says why a stream cannot be followed: the API's problem, with Retry-After", async () => {
+    routes.set(`GET /api/v1/jobs/${job.id}/attempts/1/logs?follow=true&stream=stdout`, (_req, res) => {
+      res.writeHead(429, { "Content-Type": "application/problem+json", "Retry-After": "5" });
+      res.end(JSON.stringify({ status: 429, detail: "tenant t follows 32 log streams here" }));
+    });
+    const client = new FleetJobsClient({ baseUrl, token: "k" });
+
+    const error = await client.streamLogs(job.id, 1).next().catch((e: unknown) => e) as ApiError;
+
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(429);
+    expect(error.retryAfterSeconds).toBe(5);
+  });
 });

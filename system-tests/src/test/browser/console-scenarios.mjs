@@ -144,10 +144,14 @@ try {
     await shot("05-why-pending");
   });
 
-  await step("cancel a running job", async () => {
+  await step("follow a running job's output live, then cancel it", async () => {
     await submitForm({ Name: "console-sleeper", "Command (run with sh -c)": "echo started; sleep 300" });
     results.canceled = await awaitJobPage();
     await awaitState("RUNNING");
+    // printed while it runs: only a live follow shows it (the stored tails come when the attempt ends)
+    await page.getByRole("heading", { name: "Logs of attempt 1 (following)" }).waitFor();
+    await page.getByTestId("stdout").filter({ hasText: "started" }).waitFor({ timeout: 30_000 });
+    await shot("06-job-followed");
     await page.getByRole("button", { name: "Cancel job" }).click();
     await awaitState("CANCELED", 30_000);
     await shot("06-job-canceled");

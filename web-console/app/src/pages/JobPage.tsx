@@ -4,7 +4,7 @@ import { ErrorBox } from "../components/ErrorBox";
 import { StateBadge } from "../components/StateBadge";
 import { useConsole } from "../context";
 import { message, time } from "../format";
-import { usePoll } from "../hooks";
+import { useLiveText, usePoll } from "../hooks";
 
 /** A job: its spec, its timeline, its attempts and an attempt's output, all refreshed while it is not done. */
 export function JobPage({ id }: { id: string }) {
@@ -130,22 +130,54 @@ export function Attempts({ attempts, chosen, onChoose }: { attempts: Attempt[]; 
   );
 }
 
-/** An attempt's output, asked again every second while the attempt runs; none yet is not an error. */
+/**
+ * An attempt's output: while it runs, each stream live as the job prints it (from its last 64 KiB, as `jobctl logs -f`
+ * starts); once it has ended, the stored tails (the last 64 KiB of each).
+ */
 export function Logs({ jobId, attempt, replica = 0, running }: { jobId: string; attempt: number; replica?: number; running: boolean }) {
-  const { client } = useConsole();
-  const logs = usePoll(() => client.logs(jobId, attempt, replica), running ? 1000 : 0, [jobId, attempt, replica, running]);
   return (
     <div className="logs" aria-live="polite">
       <h3>Logs of attempt {attempt}{replica > 0 ? `, replica ${replica}` : ""}{running ? " (following)" : ""}</h3>
-      {logs.error ? <p className="error" role="alert">{message(logs.error)}</p> : null}
-      {logs.data === null && <p className="muted" data-testid="no-output">No output yet.</p>}
-      {logs.data && (
-        <>
-          <h4>stdout</h4>
-          <pre data-testid="stdout">{logs.data.stdout || ""}</pre>
-          {logs.data.stderr ? <><h4>stderr</h4><pre data-testid="stderr">{logs.data.stderr}</pre></> : null}
-        </>
-      )}
+      {running
+        ? <LiveLogs jobId={jobId} attempt={attempt} replica={replica} />
+        : <StoredLogs jobId={jobId} attempt={attempt} replica={replica} />}
     </div>
+  );
+}
+
+function LiveLogs({ jobId, attempt, replica }: { jobId: string; attempt: number; replica: number }) {
+  const { client } = useConsole();
+  const deps = [jobId, attempt, replica];
+  const stdout = useLiveText((signal) => client.streamLogs(jobId, attempt, "stdout", { replica, signal }), deps);
+  const stderr = useLiveText((signal) => client.streamLogs(jobId, attempt, "stderr", { replica, signal }), deps);
+  const error = stdout.error ?? stderr.error;
+  return (
+    <>
+      {error ? <p className="error" role="alert">{message(error)}</p> : null}
+      <Output stdout={stdout.text} stderr={stderr.text} />
+    </>
+  );
+}
+
+function StoredLogs({ jobId, attempt, replica }: { jobId: string; attempt: number; replica: number }) {
+  const { client } = useConsole();
+  const logs = usePoll(() => client.logs(jobId, attempt, replica), 0, [jobId, attempt, replica]);
+  return (
+    <>
+      {logs.error ? <p className="error" role="alert">{message(logs.error)}</p> : null}
+      {logs.data === null ? <Output stdout={null} stderr={null} />
+        : logs.data ? <Output stdout={logs.data.stdout ?? ""} stderr={logs.data.stderr ?? null} /> : null}
+    </>
+  );
+}
+
+function Output({ stdout, stderr }: { stdout: string | null; stderr: string | null }) {
+  if (stdout === null && stderr === null) return <p className="muted" data-testid="no-output">No output yet.</p>;
+  return (
+    <>
+      <h4>stdout</h4>
+      <pre data-testid="stdout">{stdout ?? ""}</pre>
+      {stderr ? <><h4>stderr</h4><pre data-testid="stderr">{stderr}</pre></> : null}
+    </>
   );
 }
