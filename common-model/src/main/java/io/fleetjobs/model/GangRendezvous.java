@@ -9,7 +9,9 @@ import java.util.UUID;
  * How a gang's replicas find each other: every replica listens on one port, chosen from the job and its attempt
  * (so a retry does not meet the last attempt's stragglers on the same port), on its own machine (a gang has one
  * replica per machine); the peers are each machine's address with that port, by rank, and replica 0's is the
- * rendezvous ({@code MASTER_ADDR}, {@code MASTER_PORT}, as PyTorch's launchers expect).
+ * rendezvous ({@code MASTER_ADDR}, {@code MASTER_PORT}, as PyTorch's launchers expect). Replicas whose machines share
+ * an address (several agents on one host, as {@code bin/run-local} runs them) listen on the ports after it, one each,
+ * so that every peer entry is a place only its replica listens on.
  */
 public final class GangRendezvous {
     /** The first port of the range gangs listen on: 29500 is PyTorch's default. */
@@ -25,9 +27,19 @@ public final class GangRendezvous {
         return FIRST_PORT + Math.floorMod(jobId.hashCode() * 31 + attempt, PORTS);
     }
 
-    /** Each replica's {@code host:port}, by rank, from the addresses of their machines by rank. */
+    /**
+     * Each replica's {@code host:port}, by rank, from the addresses of their machines by rank: {@code port} for each,
+     * but that a replica whose address an earlier rank has already takes the next port of the range that none of them
+     * has.
+     */
     public static List<String> peers(List<String> addresses, int port) {
-        return addresses.stream().map(address -> address + ":" + port).toList();
+        Map<String, Integer> sharing = new java.util.HashMap<>();
+        List<String> peers = new java.util.ArrayList<>(addresses.size());
+        for (String address : addresses) {
+            int before = sharing.merge(address, 1, Integer::sum) - 1;
+            peers.add(address + ":" + (FIRST_PORT + Math.floorMod(port - FIRST_PORT + before, PORTS)));
+        }
+        return List.copyOf(peers);
     }
 
     /** The variables a replica's process sees: its rank, the world's size, the peers and the rendezvous. */

@@ -54,4 +54,14 @@ class GangSpecTest {
                 .containsEntry("FLEETJOBS_PEERS", String.join(",", peers)).containsEntry("MASTER_ADDR", "m-a")
                 .containsEntry("MASTER_PORT", Integer.toString(port));
     }
+
+    @Test
+    void replicasOnOneHostEachListenOnAPortOfTheirOwn() {
+        int last = GangRendezvous.FIRST_PORT + GangRendezvous.PORTS - 1;
+        assertThat(GangRendezvous.peers(List.of("h", "h", "other", "h"), last))
+                .containsExactly("h:" + last, "h:" + GangRendezvous.FIRST_PORT, "other:" + last,
+                        "h:" + (GangRendezvous.FIRST_PORT + 1));
+        Map<String, String> env = GangRendezvous.environment(1, 4, GangRendezvous.peers(List.of("h", "h", "h", "h"), last));
+        assertThat(env).containsEntry("MASTER_ADDR", "h").containsEntry("MASTER_PORT", Integer.toString(last));
+    }
 }
