@@ -2,6 +2,7 @@ import { FleetJobsClient } from "@fleetjobs/sdk";
 import { useMemo, useState } from "react";
 import { ConsoleContext, type Console } from "./context";
 import { useHashRoute } from "./hooks";
+import { Events } from "./pages/Events";
 import { JobPage } from "./pages/JobPage";
 import { Jobs } from "./pages/Jobs";
 import { Login } from "./pages/Login";
@@ -17,6 +18,7 @@ const PAGES = [
   { path: "jobs", title: "Jobs" },
   { path: "submit", title: "Submit" },
   { path: "pending", title: "Why pending" },
+  { path: "events", title: "Live events" },
   { path: "machines", title: "Machines", admin: true },
   { path: "tenants", title: "Tenants", admin: true },
 ];
@@ -80,6 +82,7 @@ function Page({ page }: { page: string }) {
     case "overview": return <Overview />;
     case "submit": return <Submit />;
     case "pending": return <Pending />;
+    case "events": return <Events />;
     case "machines": return <Machines />;
     case "tenants": return <Tenants />;
     default: return <Jobs />;

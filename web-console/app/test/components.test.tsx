@@ -1,6 +1,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Bar } from "../src/components/Bar";
+import { Events } from "../src/pages/Events";
 import { JobPage } from "../src/pages/JobPage";
 import { initialState, Jobs } from "../src/pages/Jobs";
 import { Login } from "../src/pages/Login";
@@ -285,5 +286,27 @@ describe("Tenants", () => {
     await act(async () => fireEvent.click(screen.getByRole("button", { name: "Revoke k1" })));
     await waitFor(() => expect(screen.queryByTestId("issued-key")).toBeNull());
     expect(calls).toContain("DELETE /api/v1/admin/tenants/alice/api-keys/k1");
+  });
+});
+
+describe("Events", () => {
+  it("shows the tenant's changes as they come, newest first, each once, with the job's name", async () => {
+    const id = job().id;
+    const frame = (position: number, version: number, from: string | null, to: string, reason: string) =>
+      `id: ${position}\ndata: ${JSON.stringify({ jobId: id, version, at: "2026-01-01T00:00:00Z", from, to, reason })}\n\n`;
+    const client = fakeClient({
+      // the stream ends and is reconnected: the same changes again are shown once
+      "GET /api/v1/events?follow=true": { status: 200, events: frame(7, 3, "QUEUED", "SCHEDULED", "placed on m-1") + frame(8, 4, "SCHEDULED", "RUNNING", "running on m-1") },
+      [`GET /api/v1/jobs/${id}`]: { status: 200, body: job({ name: "trainer" }) },
+    });
+    renderWith(<Events />, client);
+
+    await waitFor(() => expect(screen.getAllByRole("row")).toHaveLength(3));
+    const rows = screen.getAllByRole("row").slice(1).map((r) => r.textContent);
+    expect(rows[0]).toContain("running on m-1");
+    expect(rows[1]).toContain("placed on m-1");
+    await waitFor(() => expect(screen.getAllByRole("link", { name: "trainer" })).toHaveLength(2));
+    await new Promise((resolve) => setTimeout(resolve, 700)); // past a reconnect
+    expect(screen.getAllByRole("row")).toHaveLength(3);
   });
 });

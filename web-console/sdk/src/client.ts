@@ -1,6 +1,6 @@
 import type {
   Activity, ApiKey, ApiKeyInfo, Attempt, AttemptLogs, Job, JobEvent, JobPage, JobSpec, JobState, Machine, NewTenant,
-  Problem, Tenant, TenantChange,
+  Problem, StreamedEvent, Tenant, TenantChange,
 } from "./types.js";
 import { isTerminal } from "./types.js";
 
@@ -221,20 +221,50 @@ export class FleetJobsClient {
     const replica = options.replica ?? 0;
     const path = `/api/v1/jobs/${enc(id)}/attempts/${attempt}/logs`
       + query({ follow: "true", stream, replica: replica === 0 ? undefined : replica, offset: options.offset });
+    for await (const message of this.resumed(path, options.signal, options.retryMs)) {
+      if (message.event === "end") return;
+      if (message.event === "message") yield message.data;
+    }
+  }
+
+  /**
+   * Every state change of every job of the caller's tenant as it happens, from now on (or after position
+   * {@code since}), each once, until the signal aborts; a dropped connection is resumed from the last change received.
+   */
+  async *tenantEvents(options: { since?: number; signal?: AbortSignal; retryMs?: number } = {}): AsyncGenerator<StreamedEvent> {
+    const seen = new Map<string, number>(); // at least once across reconnects: each job's version once here
+    for await (const message of this.resumed("/api/v1/events" + query({ follow: "true", since: options.since }),
+      options.signal, options.retryMs)) {
+      if (message.event !== "message") continue; // "horizon": what came before is no longer kept
+      const change = JSON.parse(message.data) as StreamedEvent;
+      if ((seen.get(change.jobId) ?? 0) >= change.version) continue;
+      seen.set(change.jobId, change.version);
+      if (seen.size > 10_000) seen.delete(seen.keys().next().value as string);
+      yield change;
+    }
+  }
+
+  /**
+   * The events of a Server-Sent Events stream, reconnecting after a drop with the last id received
+   * (`Last-Event-ID`), until an event named `end` has been given, the signal aborts, or five connections in a row
+   * cannot be made (then the last one's error): as a browser's EventSource, it reconnects after every drop. An answer
+   * other than 2xx is an ApiError.
+   */
+  private async *resumed(path: string, signal?: AbortSignal, retryMs = 500): AsyncGenerator<ServerSentEvent> {
     let lastId: string | undefined;
     let failures = 0;
-    while (!options.signal?.aborted) {
+    while (!signal?.aborted) {
       const headers: Record<string, string> = { Accept: "text/event-stream, application/problem+json" };
       const token = this.token();
       if (token) headers.Authorization = `Bearer ${token}`;
       if (lastId) headers["Last-Event-ID"] = lastId;
       let response: Response;
       try {
-        response = await this.fetcher(this.baseUrl + path, { headers, signal: options.signal });
+        response = await this.fetcher(this.baseUrl + path, { headers, signal });
       } catch (e) {
-        if (options.signal?.aborted) return;
+        if (signal?.aborted) return;
         if (++failures > 5) throw e;
-        await pause(options.retryMs ?? 500, options.signal);
+        await pause(retryMs, signal);
         continue;
       }
       if (!response.ok) {
@@ -243,20 +273,18 @@ export class FleetJobsClient {
         throw new ApiError(response.status, parseProblem(text), Number.isFinite(retry) && retry > 0 ? retry : undefined);
       }
       if (!response.body) return;
+      failures = 0;
       try {
         for await (const message of serverSentEvents(response.body)) {
-          if (message.event === "end") return;
-          if (message.event !== "message") continue;
           if (message.id) lastId = message.id;
-          failures = 0;
-          yield message.data;
+          yield message;
+          if (message.event === "end") return;
         }
       } catch (e) {
-        if (options.signal?.aborted) return;
-        // the connection dropped: resume after the last piece
+        if (signal?.aborted) return;
+        // the connection dropped: resume after the last event
       }
-      if (++failures > 5) throw new Error(`following ${stream} of ${id}/${attempt} was cut five times in a row`);
-      await pause(options.retryMs ?? 500, options.signal);
+      await pause(retryMs, signal);
     }
   }
 

@@ -9,6 +9,7 @@ export type JobState = Schemas["JobState"];
 export type Attempt = Schemas["Attempt"];
 export type AttemptLogs = Schemas["AttemptLogs"];
 export type JobEvent = Schemas["Event"];
+export type StreamedEvent = Schemas["StreamedEvent"];
 export type Tenant = Schemas["Tenant"];
 export type NewTenant = Schemas["NewTenant"];
 export type TenantChange = Schemas["TenantChange"];

@@ -253,4 +253,34 @@ describe("FleetJobsClient", () => {
     expect(error.status).toBe(429);
     expect(error.retryAfterSeconds).toBe(5);
   });
+
+  it("streams the tenant's changes live, resumes after a drop from the last id, and gives each job's change once", async () => {
+    const other = "0b0c6a1e-0000-4000-8000-000000000002";
+    const frame = (position: number, jobId: string, version: number, to: string) =>
+      `id: ${position}\ndata: ${JSON.stringify({ jobId, version, at: "2026-01-01T00:00:00Z", to })}\n\n`;
+    let connections = 0;
+    const abort = new AbortController();
+    routes.set("GET /api/v1/events?follow=true&since=3", (req, res) => {
+      connections++;
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      if (connections === 1) {
+        expect(req.headers["last-event-id"]).toBeUndefined();
+        res.write("event: horizon\ndata: {\"oldestKept\": 4}\n\n" + frame(4, job.id, 1, "SUBMITTED") + frame(6, other, 3, "RUNNING"));
+        setTimeout(() => res.destroy(), 50);
+        return;
+      }
+      expect(req.headers["last-event-id"]).toBe("6");
+      res.write(frame(6, other, 3, "RUNNING") + frame(9, job.id, 2, "QUEUED")); // at least once: 6 again
+    });
+    const client = new FleetJobsClient({ baseUrl, token: "k" });
+
+    const changes: string[] = [];
+    for await (const change of client.tenantEvents({ since: 3, signal: abort.signal, retryMs: 5 })) {
+      changes.push(`${change.jobId.slice(-1)} ${change.version} ${change.to}`);
+      if (changes.length === 3) abort.abort();
+    }
+
+    expect(changes).toEqual(["1 1 SUBMITTED", "2 3 RUNNING", "1 2 QUEUED"]);
+    expect(connections).toBe(2);
+  });
 });

@@ -167,9 +167,30 @@ try {
     await shot("07-overview-user");
   });
 
+  await step("the tenant's changes live on the events page", async () => {
+    const streaming = page.waitForResponse((r) => r.url().includes("/api/v1/events?follow=true"));
+    await page.goto(BASE + "/console/#/events");
+    await page.getByRole("heading", { name: "Live events" }).waitFor();
+    expect((await streaming).status() === 200, "the event stream did not open");
+    // submitted after the page opened its stream: every change of it comes live, none from a reload
+    const response = await fetch(BASE + "/api/v1/jobs", {
+      method: "POST", headers: { Authorization: `Bearer ${USER_KEY}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "console-live", resources: { cpu: 0.5, memoryMb: 64 }, execution: { command: ["true"] } }),
+    });
+    expect(response.status === 201, `submit: ${response.status}`);
+    const id = (await response.json()).id;
+    const rows = page.locator(`tr[data-job="${id}"]`);
+    for (const state of ["SUBMITTED", "RUNNING", "SUCCEEDED"]) {
+      await rows.filter({ has: page.locator("td:nth-child(4) .badge", { hasText: new RegExp(`^${state}$`) }) })
+        .waitFor({ timeout: 60_000 });
+    }
+    await rows.first().getByRole("link", { name: "console-live" }).waitFor();
+    await shot("07-events");
+  });
+
   await step("readable on a phone's width", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const route of ["jobs", `jobs/${results.succeeded}`, "submit", "pending"]) {
+    for (const route of ["jobs", `jobs/${results.succeeded}`, "submit", "pending", "events"]) {
       await page.goto(BASE + `/console/#/${route}`);
       await page.locator("main h2").first().waitFor();
       const width = await page.evaluate(() => document.documentElement.scrollWidth);

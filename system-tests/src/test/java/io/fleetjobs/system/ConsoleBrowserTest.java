@@ -33,6 +33,7 @@ class ConsoleBrowserTest {
     private static final List<String> SCENARIOS = List.of("sign in with a key", "the form shows the API's field errors",
             "submit a job in the form and see it SUCCEEDED, with its logs", "the jobs list, filtered by label",
             "a job that fits nowhere is under why pending, with its reason", "follow a running job's output live, then cancel it", "the overview",
+            "the tenant's changes live on the events page",
             "readable on a phone's width", "another tenant sees none of the first tenant's jobs",
             "as an admin, drain a machine", "as an admin, issue and revoke a key", "as an admin, the overview with the fleet");
 
