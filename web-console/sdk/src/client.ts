@@ -125,50 +125,20 @@ export class FleetJobsClient {
    */
   async *watch(id: string, options: PollOptions = {}): AsyncGenerator<JobEvent> {
     // the live stream (Server-Sent Events), resumed from the last id after a drop; a platform without it is polled
-    let lastId: string | undefined;
+    const stream = this.resumed(`/api/v1/jobs/${enc(id)}/events?follow=true`, options.signal, options.intervalMs);
     let version = 0;
-    let failures = 0;
-    while (!options.signal?.aborted) {
-      const headers: Record<string, string> = { Accept: "text/event-stream, application/problem+json" };
-      const token = this.token();
-      if (token) headers.Authorization = `Bearer ${token}`;
-      if (lastId) headers["Last-Event-ID"] = lastId;
-      let response: Response;
-      try {
-        response = await this.fetcher(`${this.baseUrl}/api/v1/jobs/${enc(id)}/events?follow=true`,
-          { headers, signal: options.signal });
-      } catch (e) {
-        if (options.signal?.aborted || ++failures > 5) throw e; // unreachable five times in a row: say so
-        await pause(options.intervalMs ?? 500, options.signal);
-        continue;
-      }
-      failures = 0;
-      if (!response.ok) {
-        const text = await response.text();
-        const retry = Number(response.headers.get("Retry-After"));
-        throw new ApiError(response.status, parseProblem(text), Number.isFinite(retry) && retry > 0 ? retry : undefined);
-      }
-      if (!(response.headers.get("Content-Type") ?? "").startsWith("text/event-stream") || !response.body) {
-        await response.body?.cancel();
-        yield* this.poll(id, options);
+    for (let next = await stream.next(); !next.done; next = await stream.next()) {
+      if (next.value.event !== "message") continue; // "horizon": what came before is no longer kept
+      const change = JSON.parse(next.value.data) as JobEvent & { version: number };
+      if (change.version <= version) continue; // at least once across reconnects: each change once here
+      version = change.version;
+      yield { at: change.at, from: change.from, to: change.to, reason: change.reason } as JobEvent;
+      if (isTerminal(change.to)) {
+        await stream.return(true);
         return;
       }
-      try {
-        for await (const message of serverSentEvents(response.body)) {
-          if (message.event !== "message") continue; // "horizon": what came before is no longer kept
-          if (message.id) lastId = message.id;
-          const change = JSON.parse(message.data) as JobEvent & { version: number };
-          if (change.version <= version) continue; // at least once across reconnects: each change once here
-          version = change.version;
-          yield { at: change.at, from: change.from, to: change.to, reason: change.reason } as JobEvent;
-          if (isTerminal(change.to)) return;
-        }
-      } catch (e) {
-        if (options.signal?.aborted) return;
-        // the connection dropped: resume from the last id
-      }
-      await pause(options.intervalMs ?? 500, options.signal);
     }
+    if (!options.signal?.aborted) yield* this.poll(id, options);
   }
 
   /** The job's events by polling its history, each once, until a terminal state. */
@@ -248,9 +218,9 @@ export class FleetJobsClient {
    * The events of a Server-Sent Events stream, reconnecting after a drop with the last id received
    * (`Last-Event-ID`), until an event named `end` has been given, the signal aborts, or five connections in a row
    * cannot be made (then the last one's error): as a browser's EventSource, it reconnects after every drop. An answer
-   * other than 2xx is an ApiError.
+   * other than 2xx is an ApiError; one that is not an event stream (a platform without it) ends it, returning false.
    */
-  private async *resumed(path: string, signal?: AbortSignal, retryMs = 500): AsyncGenerator<ServerSentEvent> {
+  private async *resumed(path: string, signal?: AbortSignal, retryMs = 500): AsyncGenerator<ServerSentEvent, boolean> {
     let lastId: string | undefined;
     let failures = 0;
     while (!signal?.aborted) {
@@ -262,7 +232,7 @@ export class FleetJobsClient {
       try {
         response = await this.fetcher(this.baseUrl + path, { headers, signal });
       } catch (e) {
-        if (signal?.aborted) return;
+        if (signal?.aborted) return true;
         if (++failures > 5) throw e;
         await pause(retryMs, signal);
         continue;
@@ -272,20 +242,24 @@ export class FleetJobsClient {
         const retry = Number(response.headers.get("Retry-After"));
         throw new ApiError(response.status, parseProblem(text), Number.isFinite(retry) && retry > 0 ? retry : undefined);
       }
-      if (!response.body) return;
+      if (!(response.headers.get("Content-Type") ?? "").startsWith("text/event-stream") || !response.body) {
+        await response.body?.cancel();
+        return false;
+      }
       failures = 0;
       try {
         for await (const message of serverSentEvents(response.body)) {
           if (message.id) lastId = message.id;
           yield message;
-          if (message.event === "end") return;
+          if (message.event === "end") return true;
         }
       } catch (e) {
-        if (signal?.aborted) return;
+        if (signal?.aborted) return true;
         // the connection dropped: resume after the last event
       }
       await pause(retryMs, signal);
     }
+    return true;
   }
 
   /** The last hour's changes by state in five-minute buckets, and placements a second over the last minute. */
