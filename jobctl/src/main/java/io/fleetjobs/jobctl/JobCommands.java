@@ -169,13 +169,31 @@ final class JobCommands {
         }
     }
 
-    @Command(name = "events", description = "Lists a job's state changes, oldest first.")
+    @Command(name = "events", description = "Lists a job's state changes, oldest first; with -f and no job, follows"
+            + " every change of the tenant's jobs as it happens (until interrupted, or --for).")
     static final class Events extends CommandBase {
-        @Parameters(paramLabel = "JOB_ID")
+        @Parameters(paramLabel = "JOB_ID", arity = "0..1")
         String id;
 
+        @Option(names = {"-f", "--follow"}, description = "Every change of every job of the tenant, live, from now on.")
+        boolean follow;
+
+        @Option(names = "--for", paramLabel = "DURATION", converter = Values.DurationConverter.class,
+                description = "With -f: stop after this long (exit 0); default: until interrupted.")
+        java.time.Duration limit;
+
         @Override
-        public Integer call() {
+        public Integer call() throws InterruptedException {
+            if (follow) {
+                if (id != null) {
+                    throw new JobCtl.CliException(JobCtl.USAGE, "-f follows every job of the tenant; to follow one job,"
+                            + " use: jobctl watch " + id);
+                }
+                return followAll();
+            }
+            if (id == null) {
+                throw new JobCtl.CliException(JobCtl.USAGE, "give a JOB_ID, or -f for every job's changes as they happen");
+            }
             String body = client().jobs().listEventsWithResponseSpec(jobId(id), null, null, null).body(String.class);
             if (json()) {
                 printJson(body);
@@ -186,6 +204,21 @@ final class JobCommands {
                 t.row(e.getAt(), e.getFrom(), e.getTo(), e.getReason());
             }
             t.print(out());
+            return JobCtl.OK;
+        }
+
+        /** One line a change, as it comes: its time, job, states and reason (or its JSON with -o json). */
+        private int followAll() throws InterruptedException {
+            client().followEvents(null, limit == null ? java.time.Duration.ofDays(3650) : limit, e -> {
+                if (json()) {
+                    out().println(mapper().writeValueAsString(e));
+                } else {
+                    out().println(e.getAt() + "  " + e.getJobId() + "  " + (e.getFrom() == null ? "" : e.getFrom() + " -> ")
+                            + e.getTo() + (e.getReason() == null ? "" : "  " + Table.printable(e.getReason())));
+                }
+                out().flush();
+                return true;
+            });
             return JobCtl.OK;
         }
     }

@@ -1,28 +1,31 @@
 package io.fleetjobs.sdk;
 
-import io.fleetjobs.sdk.model.Event;
 import io.fleetjobs.sdk.model.StreamedEvent;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.UUID;
-import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientResponseException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * One job's changes as Server-Sent Events ({@code GET /api/v1/jobs/{id}/events?follow=true}), reconnected from the
- * last event id when the connection drops. Changes come at least once: one the caller was already given (a version
- * it has seen) is not given again.
+ * A live stream of changes as Server-Sent Events, one job's ({@code GET /api/v1/jobs/{id}/events?follow=true}) or its
+ * tenant's ({@code GET /api/v1/events?follow=true}), reconnected from the last event id when the connection drops.
+ * Changes come at least once: one the caller was already given (a version of its job it has seen) is not given again.
  */
 final class EventStream {
     enum Outcome {
-        /** The job's terminal change was given: the server ended the stream. */
+        /** The caller said it has had enough (one job's stream: its terminal change was given). */
         ENDED,
         /** The connection ended before the job did: follow again, from {@link #lastEventId()}. */
         DROPPED,
@@ -32,34 +35,47 @@ final class EventStream {
         NOT_A_STREAM
     }
 
+    /** How many jobs' versions a tenant's stream remembers, to give each change once. */
+    private static final int VERSIONS_KEPT = 10_000;
+
     private final RestClient http;
-    private final String basePath;
+    private final URI uri;
     private final String token;
     private final JsonMapper json;
-    private final UUID id;
+    private final Map<UUID, Long> versions = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<UUID, Long> eldest) {
+            return size() > VERSIONS_KEPT;
+        }
+    };
     private String lastEventId;
-    private long seenVersion;
+    private RestClientResponseException refused;
 
-    EventStream(RestClient http, String basePath, String token, JsonMapper json, UUID id) {
+    EventStream(RestClient http, URI uri, String token, JsonMapper json) {
         this.http = http;
-        this.basePath = basePath;
+        this.uri = uri;
         this.token = token;
         this.json = json;
-        this.id = id;
     }
 
     String lastEventId() {
         return lastEventId;
     }
 
-    /** The highest version given to the caller: a poll that takes over goes on after it. */
-    long seenVersion() {
-        return seenVersion;
+    /** The highest version of the job given to the caller: a poll that takes over goes on after it. */
+    long seenVersion(UUID job) {
+        return versions.getOrDefault(job, 0L);
     }
 
-    Outcome follow(Instant deadline, Consumer<Event> onTransition) {
+    /** Why the server answered {@link Outcome#NOT_A_STREAM}, where it was an error (not 2xx); null otherwise. */
+    RestClientResponseException refused() {
+        return refused;
+    }
+
+    /** Gives each change not given before to {@code onChange}, which says true to stop ({@link Outcome#ENDED}). */
+    Outcome follow(Instant deadline, Predicate<StreamedEvent> onChange) {
         try {
-            return http.get().uri(basePath + "/api/v1/jobs/{id}/events?follow=true", id)
+            return http.get().uri(uri)
                     .headers(h -> {
                         h.setAccept(java.util.List.of(MediaType.TEXT_EVENT_STREAM));
                         if (token != null) {
@@ -70,7 +86,7 @@ final class EventStream {
                         }
                         h.set("User-Agent", "fleetjobs-sdk");
                     })
-                    .exchange((request, response) -> read(response, deadline, onTransition), true);
+                    .exchange((request, response) -> read(response, deadline, onChange), true);
         } catch (org.springframework.web.client.ResourceAccessException unreachable) {
             if (lastEventId == null) {
                 throw unreachable; // never reached: as any other call
@@ -80,9 +96,15 @@ final class EventStream {
         }
     }
 
-    private Outcome read(ClientHttpResponse response, Instant deadline, Consumer<Event> onTransition) throws IOException {
+    private Outcome read(ClientHttpResponse response, Instant deadline, Predicate<StreamedEvent> onChange) throws IOException {
         MediaType type = response.getHeaders().getContentType();
-        if (!response.getStatusCode().is2xxSuccessful() || type == null || !MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
+        if (!response.getStatusCode().is2xxSuccessful()) {
+            refused = new RestClientResponseException("following " + uri.getPath()
+                    + " failed: " + response.getStatusCode(), response.getStatusCode(), response.getStatusText(),
+                    response.getHeaders(), response.getBody().readAllBytes(), StandardCharsets.UTF_8);
+            return Outcome.NOT_A_STREAM;
+        }
+        if (type == null || !MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type)) {
             return Outcome.NOT_A_STREAM;
         }
         // the read blocks; at the deadline the connection is closed under it
@@ -101,7 +123,7 @@ final class EventStream {
             String line;
             while ((line = lines.readLine()) != null) {
                 if (line.isEmpty()) {
-                    if (data != null && name == null && give(eventId, data.toString(), onTransition)) {
+                    if (data != null && name == null && give(eventId, data.toString(), onChange)) {
                         return Outcome.ENDED;
                     }
                     eventId = null;
@@ -123,17 +145,17 @@ final class EventStream {
         return Instant.now().isBefore(deadline) ? Outcome.DROPPED : Outcome.TIMED_OUT;
     }
 
-    /** Gives one change unless given before; true when it was the job's last. */
-    private boolean give(String eventId, String data, Consumer<Event> onTransition) {
+    /** Gives one change unless given before; true when the caller has had enough. */
+    private boolean give(String eventId, String data, Predicate<StreamedEvent> onChange) {
         StreamedEvent e = json.readValue(data, StreamedEvent.class);
         if (eventId != null) {
             lastEventId = eventId;
         }
-        if (e.getVersion() > seenVersion) {
-            seenVersion = e.getVersion();
-            onTransition.accept(new Event().at(e.getAt()).from(e.getFrom()).to(e.getTo()).reason(e.getReason()));
+        if (e.getVersion() <= versions.getOrDefault(e.getJobId(), 0L)) {
+            return false;
         }
-        return FleetJobsClient.isTerminal(e.getTo());
+        versions.put(e.getJobId(), e.getVersion());
+        return onChange.test(e);
     }
 
     private static String value(String line) {

@@ -10,6 +10,7 @@ import io.fleetjobs.sdk.model.JobPage;
 import io.fleetjobs.sdk.model.JobSpec;
 import io.fleetjobs.sdk.model.JobState;
 import io.fleetjobs.sdk.model.Problem;
+import io.fleetjobs.sdk.model.StreamedEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
@@ -22,6 +23,7 @@ import java.util.Spliterators;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 import org.springframework.web.client.RestClientResponseException;
@@ -207,14 +209,17 @@ public final class FleetJobsClient {
      */
     public Job watch(UUID id, Duration timeout, Consumer<Event> onTransition) throws TimeoutException, InterruptedException {
         Instant deadline = Instant.now().plus(timeout);
-        EventStream stream = new EventStream(apiClient.getRestClient(), apiClient.getBasePath(), token, mapper(), id);
+        EventStream stream = stream("/api/v1/jobs/" + id + "/events?follow=true");
         while (true) {
-            switch (stream.follow(deadline, onTransition)) {
+            switch (stream.follow(deadline, e -> {
+                onTransition.accept(new Event().at(e.getAt()).from(e.getFrom()).to(e.getTo()).reason(e.getReason()));
+                return isTerminal(e.getTo());
+            })) {
                 case ENDED -> {
                     return jobs.getJob(id);
                 }
                 case NOT_A_STREAM -> {
-                    return poll(id, deadline, timeout, (int) stream.seenVersion(), onTransition);
+                    return poll(id, deadline, timeout, (int) stream.seenVersion(id), onTransition);
                 }
                 case TIMED_OUT -> throw new TimeoutException("job " + id + " has not ended within " + timeout);
                 case DROPPED -> {
@@ -225,6 +230,38 @@ public final class FleetJobsClient {
                 }
             }
         }
+    }
+
+    /**
+     * Every state change of every job of the caller's tenant as it happens, from now on (or after the event id
+     * {@code since}), each once: calls {@code onChange} for each until it returns false or {@code within} has passed.
+     * Reconnects from the last event id when the connection drops.
+     *
+     * @throws RestClientResponseException when the server refuses the stream (401, 429 with Retry-After, …)
+     * @throws IllegalStateException when the server answers without a live stream
+     */
+    public void followEvents(Long since, Duration within, Predicate<StreamedEvent> onChange) throws InterruptedException {
+        Instant deadline = Instant.now().plus(within);
+        EventStream stream = stream("/api/v1/events?follow=true" + (since == null ? "" : "&since=" + since));
+        while (true) {
+            switch (stream.follow(deadline, e -> !onChange.test(e))) {
+                case ENDED, TIMED_OUT -> {
+                    return;
+                }
+                case NOT_A_STREAM -> {
+                    if (stream.refused() != null) {
+                        throw stream.refused();
+                    }
+                    throw new IllegalStateException("the server at " + apiClient.getBasePath() + " has no live event stream");
+                }
+                case DROPPED -> Thread.sleep(pollInterval.toMillis()); // then again, from the last event id
+            }
+        }
+    }
+
+    private EventStream stream(String path) {
+        return new EventStream(apiClient.getRestClient(), java.net.URI.create(apiClient.getBasePath() + path), token,
+                mapper());
     }
 
     /** {@link #watch} by asking for the job's events again and again, the first {@code seen} of them already given. */

@@ -122,10 +122,46 @@ class FleetJobsClientTest {
         assertThat(calls.get(1).header("Last-Event-ID")).isEqualTo("12");
     }
 
-    private static String sse(long position, long version, String from, String to) {
-        return "id: " + position + "\ndata: {\"jobId\":\"" + UUID.randomUUID() + "\",\"version\":" + version
+    private String sse(long position, long version, String from, String to) {
+        return sse(id, position, version, from, to);
+    }
+
+    private static String sse(UUID job, long position, long version, String from, String to) {
+        return "id: " + position + "\ndata: {\"jobId\":\"" + job + "\",\"version\":" + version
                 + ",\"at\":\"2026-01-01T00:00:0" + version + "Z\",\"from\":" + (from == null ? "null" : "\"" + from + "\"")
                 + ",\"to\":\"" + to + "\",\"reason\":\"r\"}\n\n";
+    }
+
+    @Test
+    void followEventsGivesEveryJobsChangesOnceAcrossADropUntilTheCallerHasHadEnough() throws Exception {
+        UUID other = UUID.randomUUID();
+        api.on("GET", "/api/v1/events",
+                new Answer(200, "text/event-stream", "retry: 1000\n\n" + sse(id, 11, 1, null, "SUBMITTED")
+                        + sse(other, 12, 3, "QUEUED", "SCHEDULED")),
+                new Answer(200, "text/event-stream", sse(other, 12, 3, "QUEUED", "SCHEDULED")
+                        + sse(id, 14, 2, "SUBMITTED", "QUEUED") + sse(other, 15, 4, "SCHEDULED", "RUNNING")
+                        + sse(id, 16, 3, "QUEUED", "SCHEDULED")));
+        List<String> seen = new ArrayList<>();
+        client().followEvents(10L, Duration.ofMinutes(1), e -> {
+            seen.add((e.getJobId().equals(id) ? "mine " : "other ") + e.getTo());
+            return seen.size() < 4;
+        });
+        assertThat(seen).as("each job's change once, in order, across the dropped connection; none after the last wanted")
+                .containsExactly("mine SUBMITTED", "other SCHEDULED", "mine QUEUED", "other RUNNING");
+        var calls = api.calls("GET", "/api/v1/events");
+        assertThat(calls).hasSize(2);
+        assertThat(calls.getFirst().query()).isEqualTo("follow=true&since=10");
+        assertThat(calls.get(1).header("Last-Event-ID")).isEqualTo("12");
+    }
+
+    @Test
+    void followEventsSaysWhyTheServerRefusedTheStream() {
+        api.on("GET", "/api/v1/events", Answer.problem(429, "tenant t has 32 event streams open"));
+        assertThatThrownBy(() -> client().followEvents(null, Duration.ofMinutes(1), e -> true))
+                .isInstanceOfSatisfying(org.springframework.web.client.RestClientResponseException.class, e -> {
+                    assertThat(e.getStatusCode().value()).isEqualTo(429);
+                    assertThat(e.getResponseBodyAsString()).contains("32 event streams");
+                });
     }
 
     @Test

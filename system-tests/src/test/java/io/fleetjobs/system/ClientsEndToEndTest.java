@@ -225,6 +225,44 @@ class ClientsEndToEndTest {
         assertThat(logs.path("stdout").asString()).isEqualTo("json\n");
     }
 
+    @Test
+    void jobctlFollowsEveryChangeOfItsTenantsJobsAsTheyHappenAndNoOtherTenants() throws Exception {
+        FleetJobsClient other = FleetJobsClient.connect(platform.clientUrl(), newTenantKey("clients-neighbour"));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Thread follow = Thread.ofVirtual().start(() -> {
+            CommandLine cmd = JobCtl.commandLine();
+            cmd.setOut(new PrintWriter(out, true));
+            cmd.setErr(new PrintWriter(err, true));
+            cmd.execute("--url", platform.clientUrl(), "--token", token, "events", "-f", "--for", "60s");
+        });
+        // the stream gives what happens after it opened: submit until one of ours is seen
+        List<String> ours = new ArrayList<>();
+        List<String> theirs = new ArrayList<>();
+        await().atMost(WITHIN).pollInterval(Duration.ofSeconds(2)).until(() -> {
+            theirs.add(other.submit(spec("neighbour", "true")).getId().toString());
+            ours.add(fleet.submit(spec("followed", "true")).getId().toString());
+            return ours.stream().anyMatch(id -> out.toString().contains(id + "  SUBMITTED  "));
+        });
+        // one submitted after the stream opened: all its changes come
+        String seen = ours.stream().filter(id -> out.toString().contains(id + "  SUBMITTED  ")).findFirst().orElseThrow();
+        await().atMost(WITHIN).until(() -> out.toString().contains(seen + "  RUNNING -> SUCCEEDED"));
+
+        List<String> lines = out.toString().lines().filter(l -> l.contains(seen)).toList();
+        assertThat(lines).as(out.toString()).hasSize(5);
+        assertThat(lines.getFirst()).contains(seen + "  SUBMITTED  awaiting admission");
+        assertThat(lines).extracting(l -> l.split("  ")[2]).containsExactly("SUBMITTED", "SUBMITTED -> QUEUED",
+                "QUEUED -> SCHEDULED", "SCHEDULED -> RUNNING", "RUNNING -> SUCCEEDED");
+        assertThat(theirs).noneMatch(id -> out.toString().contains(id));
+        assertThat(err.toString()).isEmpty();
+        follow.interrupt();
+
+        assertThat(jobctl("events").code()).as("neither a job nor -f").isEqualTo(JobCtl.USAGE);
+        Run both = jobctl("events", seen, "-f");
+        assertThat(both.code()).isEqualTo(JobCtl.USAGE);
+        assertThat(both.err()).contains("jobctl watch " + seen);
+    }
+
     private static String newTenantKey(String name) {
         var admin = FleetJobsClient.connect(platform.clientUrl(), Platform.ADMIN_TOKEN).admin();
         admin.createTenant(new NewTenant().name(name));
