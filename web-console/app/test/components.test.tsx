@@ -290,15 +290,17 @@ describe("Tenants", () => {
 });
 
 describe("Events", () => {
+  const frame = (position: number, jobId: string, version: number, from: string | null, to: string, reason: string) =>
+    `id: ${position}\ndata: ${JSON.stringify({ jobId, version, at: "2026-01-01T00:00:00Z", from, to, reason })}\n\n`;
+
   it("shows the tenant's changes as they come, newest first, each once, with the job's name", async () => {
     const id = job().id;
-    const frame = (position: number, version: number, from: string | null, to: string, reason: string) =>
-      `id: ${position}\ndata: ${JSON.stringify({ jobId: id, version, at: "2026-01-01T00:00:00Z", from, to, reason })}\n\n`;
+    const calls: string[] = [];
     const client = fakeClient({
       // the stream ends and is reconnected: the same changes again are shown once
-      "GET /api/v1/events?follow=true": { status: 200, events: frame(7, 3, "QUEUED", "SCHEDULED", "placed on m-1") + frame(8, 4, "SCHEDULED", "RUNNING", "running on m-1") },
-      [`GET /api/v1/jobs/${id}`]: { status: 200, body: job({ name: "trainer" }) },
-    });
+      "GET /api/v1/events?follow=true": { status: 200, events: frame(7, id, 3, "QUEUED", "SCHEDULED", "placed on m-1") + frame(8, id, 4, "SCHEDULED", "RUNNING", "running on m-1") },
+      "GET /api/v1/jobs?limit=200": { status: 200, body: { items: [job({ name: "trainer" })] } },
+    }, calls);
     renderWith(<Events />, client);
 
     await waitFor(() => expect(screen.getAllByRole("row")).toHaveLength(3));
@@ -308,5 +310,21 @@ describe("Events", () => {
     await waitFor(() => expect(screen.getAllByRole("link", { name: "trainer" })).toHaveLength(2));
     await new Promise((resolve) => setTimeout(resolve, 700)); // past a reconnect
     expect(screen.getAllByRole("row")).toHaveLength(3);
+    expect(calls).not.toContain(`GET /api/v1/jobs/${id}`); // named from the newest jobs' page
+  });
+
+  it("looks up a few names at a time however many jobs change", async () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`);
+    const calls: string[] = [];
+    const answers: Record<string, { status: number; body?: unknown; events?: string }> = {
+      "GET /api/v1/events?follow=true": { status: 200, events: ids.map((id, i) => frame(i + 1, id, 2, "SUBMITTED", "QUEUED", "admitted")).join("") },
+      "GET /api/v1/jobs?limit=200": { status: 200, body: { items: [] } }, // older jobs, past the newest page
+    };
+    for (const id of ids) answers[`GET /api/v1/jobs/${id}`] = { status: 200, body: job({ id, name: `job-${id.slice(-2)}` }) };
+    renderWith(<Events />, fakeClient(answers, calls));
+
+    await waitFor(() => expect(screen.getAllByRole("row")).toHaveLength(31));
+    await waitFor(() => expect(screen.getAllByRole("link", { name: /^job-/ })).toHaveLength(5));
+    expect(calls.filter((c) => /^GET \/api\/v1\/jobs\/0/.test(c))).toHaveLength(5);
   });
 });
