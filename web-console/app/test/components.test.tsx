@@ -251,6 +251,19 @@ describe("Overview", () => {
     expect((await screen.findByTestId("placements")).textContent).toBe("0.25");
     expect(screen.getByRole("table", { name: "changes by state, five minutes a row" }).textContent).toContain("4");
   });
+
+  it("shows a tenant what its jobs hold against its quota", async () => {
+    const client = fakeClient({
+      "GET /api/v1/activity": { status: 200, body: { windowSeconds: 3600, bucketSeconds: 300, placementsPerSecond: 0, buckets: [] } },
+      "GET /api/v1/tenant": { status: 200, body: { id: "t1", name: "alice", weight: 2, quota: { gpuCount: 8 },
+        usage: { cpu: 1.5, memoryMb: 512, gpuCount: 6, jobs: 3 } } },
+    });
+    renderWith(<Overview />, client);
+
+    expect((await screen.findByTestId("held-jobs")).textContent).toBe("3 jobs placed or running, weight 2");
+    expect(screen.getByRole("meter", { name: "GPUs of the quota" }).getAttribute("aria-valuetext")).toBe("GPUs of the quota: 6 of 8 (75%)");
+    expect(screen.getByText("CPU: 1.5 cores (no quota)")).toBeTruthy();
+  });
 });
 
 describe("Tenants", () => {

@@ -275,6 +275,11 @@ export class FleetJobsClient {
     return this.call("POST", `/api/v1/machines/${enc(machineId)}/${operation}`, { reason });
   }
 
+  /** The caller's own tenant: its weight, quota and what its jobs hold now (`usage`). */
+  ownTenant(): Promise<Tenant> {
+    return this.call("GET", "/api/v1/tenant");
+  }
+
   async tenants(): Promise<Tenant[]> {
     return (await this.call<{ items: Tenant[] }>("GET", "/api/v1/admin/tenants")).items;
   }

@@ -164,6 +164,8 @@ try {
     await page.locator("table[aria-label='changes by state, five minutes a row'] tbody td:not(:first-child)",
       { hasText: /^[1-9]/ }).first().waitFor();
     await page.getByTestId("placements").waitFor();
+    // what the tenant's jobs hold, through the gateway (GET /api/v1/tenant): the sleeper was canceled, nothing runs
+    await page.getByTestId("held-jobs").filter({ hasText: /^0 jobs placed or running, weight 1$/ }).waitFor();
     await shot("07-overview-user");
   });
 
@@ -235,6 +237,7 @@ try {
     await page.goto(BASE + "/console/#/tenants");
     const card = page.locator(`article[data-tenant="${USER_TENANT}"]`);
     await card.getByRole("list", { name: `API keys of ${USER_TENANT}` }).waitFor(); // the card has loaded its keys
+    await card.getByTestId("held-jobs").waitFor();
     await card.getByRole("button", { name: "Issue API key" }).click();
     // a clean-clone run once waited 30 s here with nothing shown (neither the key nor an error): allow a loaded machine
     const key = (await card.getByTestId("issued-key").textContent({ timeout: 60_000 })).trim();

@@ -1,5 +1,6 @@
 import { JOB_STATES, type Activity, type JobState, type Machine } from "@fleetjobs/sdk";
 import { Bar } from "../components/Bar";
+import { Holding } from "../components/Holding";
 import { ErrorBox } from "../components/ErrorBox";
 import { StateBadge } from "../components/StateBadge";
 import { useConsole } from "../context";
@@ -48,10 +49,18 @@ export function Overview() {
   }, 5000, []);
   const fleet = usePoll(() => (session.admin ? client.machines() : Promise.resolve(null)), 5000, [session.admin]);
   const activity = usePoll(() => client.activity(), 5000, []);
+  const own = usePoll(() => (session.admin ? Promise.resolve(null) : client.ownTenant()), 5000, [session.admin]);
 
   return (
     <section aria-labelledby="overview-title">
       <h2 id="overview-title">Overview</h2>
+      {own.data && (
+        <>
+          <h3>What your jobs hold</h3>
+          <Holding tenant={own.data} />
+        </>
+      )}
+      <ErrorBox error={own.error} />
       <h3>Jobs by state</h3>
       <ErrorBox error={counts.error} />
       <ul className="state-counts">

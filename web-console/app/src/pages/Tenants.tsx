@@ -1,6 +1,7 @@
 import type { ApiKeyInfo, Tenant } from "@fleetjobs/sdk";
 import { useState, type FormEvent } from "react";
 import { ErrorBox } from "../components/ErrorBox";
+import { Holding } from "../components/Holding";
 import { useConsole } from "../context";
 import { usePoll } from "../hooks";
 
@@ -87,6 +88,7 @@ function TenantCard({ tenant, onChanged }: { tenant: Tenant; onChanged: () => vo
   return (
     <article className="card wide" aria-label={`tenant ${tenant.name}`} data-tenant={tenant.name}>
       <h3>{tenant.name}</h3>
+      <Holding tenant={tenant} />
       <form className="filters" onSubmit={save} aria-label={`weight and quota of ${tenant.name}`}>
         <label>Weight <input type="number" min="1" value={weight} onChange={(e) => setWeight(e.target.value)} /></label>
         <label>CPU quota <input type="number" value={cpu} onChange={(e) => setCpu(e.target.value)} placeholder="none" /></label>

@@ -22,7 +22,8 @@ import org.springframework.web.servlet.function.ServerResponse;
  * <pre>
  *   /api/v1/jobs/**, /api/v1/admin/**,
  *   /api/v1/webhooks/**,
- *   /api/v1/events/**, /api/v1/activity job-service        (JOBS_JOB_SERVICE_URL)
+ *   /api/v1/events/**, /api/v1/activity,
+ *   /api/v1/tenant                      job-service        (JOBS_JOB_SERVICE_URL)
  *   /api/v1/machines/**                 scheduler-service  (JOBS_SCHEDULER_URL)
  * </pre>
  *
@@ -37,7 +38,7 @@ class Routes {
     RouterFunction<ServerResponse> jobService(GatewayProperties properties) {
         return route("job-service")
                 .route(path("/api/v1/jobs/**").or(path("/api/v1/admin/**")).or(path("/api/v1/webhooks/**"))
-                        .or(path("/api/v1/events/**")).or(path("/api/v1/activity")), http())
+                        .or(path("/api/v1/events/**")).or(path("/api/v1/activity")).or(path("/api/v1/tenant")), http())
                 .before(uri(properties.jobServiceUrl()))
                 .onError(ResourceAccessException.class, (e, request) -> unavailable("job-service"))
                 .build();

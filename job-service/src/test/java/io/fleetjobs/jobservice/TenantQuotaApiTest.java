@@ -1,19 +1,28 @@
 package io.fleetjobs.jobservice;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.fleetjobs.model.JobState;
+import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.Transition;
 import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.testsupport.Api;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import tools.jackson.databind.JsonNode;
 
 /** A tenant's quota of live jobs as the admin sets it and as a submit over it is refused. */
 class TenantQuotaApiTest extends JobServiceTestBase {
     @Autowired
     JdbcClient jdbc;
+    @Autowired
+    JobStore store;
 
     private Api tenantWithQuota(String name, int maxLiveJobs) {
         var created = admin.post("/api/v1/admin/tenants",
@@ -122,5 +131,47 @@ class TenantQuotaApiTest extends JobServiceTestBase {
         Api user = Api.withIdentity(port, SECRET, UUID.randomUUID(), "quota-dora", CallerIdentity.Role.USER);
         assertThat(user.get("/api/v1/admin/tenants").status()).isEqualTo(403);
         assertThat(user.patch("/api/v1/admin/tenants/quota-dora", "{\"weight\": 9}").status()).isEqualTo(403);
+    }
+
+    @Test
+    void aTenantSeesItsQuotaAndWhatItsJobsHoldAndAnAdminSeesEveryTenants() {
+        Api fay = tenantWithQuota("usage-fay", 10);
+        Api gus = newTenant("usage-gus");
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            ids.add(UUID.fromString(fay.post("/api/v1/jobs", spec("held-" + i)).field("id")));
+        }
+        gus.post("/api/v1/jobs", spec("queued-only"));
+        ids.forEach(id -> await().atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> store.get(id).orElseThrow().state() == JobState.QUEUED));
+        move(ids.get(0), JobState.SCHEDULED);
+        move(ids.get(1), JobState.SCHEDULED);
+        move(ids.get(1), JobState.RUNNING); // the third stays QUEUED: it holds nothing
+
+        var own = fay.get("/api/v1/tenant");
+        assertThat(own.status()).as(own.body()).isEqualTo(200);
+        assertThat(own.json().get("name").asString()).isEqualTo("usage-fay");
+        assertThat(own.json().get("quota").get("gpuCount").asInt()).isEqualTo(4);
+        JsonNode usage = own.json().get("usage");
+        assertThat(usage.get("cpu").decimalValue()).isEqualByComparingTo("1");
+        assertThat(usage.get("memoryMb").asLong()).isEqualTo(512);
+        assertThat(usage.get("gpuCount").asInt()).isZero();
+        assertThat(usage.get("jobs").asLong()).isEqualTo(2);
+        assertThat(gus.get("/api/v1/tenant").json().get("usage").get("jobs").asLong()).as("its own, not fay's").isZero();
+
+        var listed = admin.get("/api/v1/admin/tenants").json().get("items");
+        JsonNode fayListed = java.util.stream.StreamSupport.stream(listed.spliterator(), false)
+                .filter(t -> t.get("name").asString().equals("usage-fay")).findFirst().orElseThrow();
+        assertThat(fayListed.get("usage")).isEqualTo(usage);
+        assertThat(admin.get("/api/v1/admin/tenants/usage-fay").json().get("usage")).isEqualTo(usage);
+    }
+
+    private void move(UUID id, JobState next) {
+        var job = store.get(id).orElseThrow();
+        Transition t = Transition.to(next, "test");
+        if (next == JobState.SCHEDULED) {
+            t.onAttempt(1, null);
+        }
+        assertThat(store.transition(job, t)).isPresent();
     }
 }

@@ -80,10 +80,7 @@ public final class PlacementStore {
         return jdbc.sql("""
                         select t.id, t.weight, t.quota_cpu_millis, t.quota_memory_mb, t.quota_gpu_count,
                                coalesce(u.cpu, 0) as cpu, coalesce(u.mem, 0) as mem, coalesce(u.gpu, 0) as gpu
-                        from tenants t left join (
-                            select tenant_id, sum(cpu_millis * replicas) as cpu, sum(memory_mb * replicas) as mem,
-                                   sum(gpu_count * replicas) as gpu
-                            from jobs where state in ('SCHEDULED', 'RUNNING') group by tenant_id) u on u.tenant_id = t.id""")
+                        from tenants t left join (""" + TenantStore.HELD + " group by tenant_id) u on u.tenant_id = t.id")
                 .query((rs, n) -> new TenantUsage(rs.getObject("id", UUID.class), rs.getInt("weight"),
                         (Long) rs.getObject("quota_cpu_millis"), (Long) rs.getObject("quota_memory_mb"),
                         (Integer) rs.getObject("quota_gpu_count"), new Amounts(rs.getLong("cpu"), rs.getLong("mem"), rs.getInt("gpu"))))

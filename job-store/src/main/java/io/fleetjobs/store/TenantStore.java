@@ -7,7 +7,9 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.InstantSource;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.RowMapper;
@@ -71,6 +73,45 @@ public final class TenantStore {
     /** Every tenant, by name. */
     public List<Tenant> list() {
         return jdbc.sql("select * from tenants order by name").query(TENANT).list();
+    }
+
+    public Optional<Tenant> byId(UUID id) {
+        return jdbc.sql("select * from tenants where id = :id").param("id", id).query(TENANT).optional();
+    }
+
+    /**
+     * What a tenant's jobs hold on machines now: those SCHEDULED or RUNNING, each replica of a gang counted (what its
+     * quota and its fair share are weighed against).
+     */
+    public record Held(long cpuMillis, long memoryMb, int gpuCount, long jobs) {
+        public static final Held NOTHING = new Held(0, 0, 0, 0);
+    }
+
+    /**
+     * What each tenant holds ({@code tenant_id, cpu, mem, gpu, jobs}), less its {@code group by}: a range of the
+     * index by tenant and state for one tenant; the scheduler's fair share reads it for all.
+     */
+    static final String HELD = """
+            select tenant_id, sum(cpu_millis * replicas) as cpu, sum(memory_mb * replicas) as mem,
+                   sum(gpu_count * replicas) as gpu, count(*) as jobs
+            from jobs where state in ('SCHEDULED', 'RUNNING')""";
+
+    private static final RowMapper<Held> HELD_ROW = (rs, n) -> new Held(rs.getLong("cpu"), rs.getLong("mem"),
+            rs.getInt("gpu"), rs.getLong("jobs"));
+
+    /** What every tenant that holds anything holds, by tenant id. */
+    public Map<UUID, Held> held() {
+        Map<UUID, Held> held = new HashMap<>();
+        jdbc.sql(HELD + " group by tenant_id").query(rs -> {
+            held.put(rs.getObject("tenant_id", UUID.class), HELD_ROW.mapRow(rs, 0));
+        });
+        return held;
+    }
+
+    /** What one tenant holds. */
+    public Held held(UUID tenantId) {
+        return jdbc.sql(HELD + " and tenant_id = :t group by tenant_id").param("t", tenantId).query(HELD_ROW).optional()
+                .orElse(Held.NOTHING);
     }
 
     /**

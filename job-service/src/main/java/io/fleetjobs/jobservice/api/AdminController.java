@@ -63,13 +63,24 @@ class AdminController {
             @Min(1) @Max(1000) Integer weight, @Valid Quota quota) {
     }
 
-    record TenantView(UUID id, String name, int weight, Quota quota, boolean allowPrivateWebhooks) {
-        static TenantView of(Tenant t) {
+    /**
+     * What a tenant's jobs hold on machines now (SCHEDULED or RUNNING, each replica counted), what its quota and fair
+     * share are weighed against.
+     */
+    record Usage(BigDecimal cpu, long memoryMb, int gpuCount, long jobs) {
+        static Usage of(TenantStore.Held held) {
+            return new Usage(BigDecimal.valueOf(held.cpuMillis(), 3).stripTrailingZeros(), held.memoryMb(), held.gpuCount(),
+                    held.jobs());
+        }
+    }
+
+    record TenantView(UUID id, String name, int weight, Quota quota, boolean allowPrivateWebhooks, Usage usage) {
+        static TenantView of(Tenant t, TenantStore.Held held) {
             Quota q = t.quotaCpuMillis() == null && t.quotaMemoryMb() == null && t.quotaGpuCount() == null
                     && t.maxLiveJobs() == null && t.maxPriority() == null ? null
                     : new Quota(t.quotaCpuMillis() == null ? null : BigDecimal.valueOf(t.quotaCpuMillis(), 3).stripTrailingZeros(),
                             t.quotaMemoryMb(), t.quotaGpuCount(), t.maxLiveJobs(), t.maxPriority());
-            return new TenantView(t.id(), t.name(), t.weight(), q, t.allowPrivateWebhooks());
+            return new TenantView(t.id(), t.name(), t.weight(), q, t.allowPrivateWebhooks(), Usage.of(held));
         }
     }
 
@@ -88,21 +99,24 @@ class AdminController {
         Tenant t = tenants.create(body.name(), body.weight() == null ? 1 : body.weight(),
                         body.quota() == null ? null : body.quota().stored())
                 .orElseThrow(() -> ApiException.conflict("tenant " + body.name() + " exists"));
-        return ResponseEntity.status(HttpStatus.CREATED).body(TenantView.of(t));
+        return ResponseEntity.status(HttpStatus.CREATED).body(TenantView.of(t, TenantStore.Held.NOTHING));
     }
 
     @Operation(operationId = "listTenants", summary = "List tenants")
     @GetMapping("/tenants")
     JobView.Items<TenantView> listTenants(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller) {
         requireAdmin(caller);
-        return new JobView.Items<>(tenants.list().stream().map(TenantView::of).toList());
+        var held = tenants.held();
+        return new JobView.Items<>(tenants.list().stream()
+                .map(t -> TenantView.of(t, held.getOrDefault(t.id(), TenantStore.Held.NOTHING))).toList());
     }
 
     @Operation(operationId = "getTenant", summary = "Get a tenant")
     @GetMapping("/tenants/{name}")
     TenantView getTenant(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String name) {
         requireAdmin(caller);
-        return TenantView.of(tenants.byName(name).orElseThrow(() -> ApiException.notFound("tenant " + name)));
+        Tenant t = tenants.byName(name).orElseThrow(() -> ApiException.notFound("tenant " + name));
+        return TenantView.of(t, tenants.held(t.id()));
     }
 
     /** Changes a tenant's weight or quota; jobs already over a lowered quota stay, new submits wait for room. */
@@ -115,9 +129,10 @@ class AdminController {
             throw ApiException.badRequest("body", "a change is required");
         }
         validate(body);
-        return TenantView.of(tenants.update(name, body.weight(), body.quota() == null ? null : body.quota().stored(),
+        Tenant t = tenants.update(name, body.weight(), body.quota() == null ? null : body.quota().stored(),
                         body.allowPrivateWebhooks())
-                .orElseThrow(() -> ApiException.notFound("tenant " + name)));
+                .orElseThrow(() -> ApiException.notFound("tenant " + name));
+        return TenantView.of(t, tenants.held(t.id()));
     }
 
     private void validate(Object body) {
