@@ -223,6 +223,32 @@ final class JobCommands {
         }
     }
 
+    @Command(name = "tenant", description = "Shows your tenant: its weight, and what its jobs hold now against its quota.")
+    static final class OwnTenant extends CommandBase {
+        @Override
+        public Integer call() {
+            String body = client().jobs().getOwnTenantWithResponseSpec().body(String.class);
+            if (json()) {
+                printJson(body);
+                return JobCtl.OK;
+            }
+            io.fleetjobs.sdk.model.Tenant t = read(body, io.fleetjobs.sdk.model.Tenant.class);
+            if (t.getUsage() == null) {
+                throw new JobCtl.CliException(JobCtl.FAILED, "this server does not say what the tenant's jobs hold");
+            }
+            out().println("tenant " + Table.printable(t.getName()) + ", weight " + t.getWeight() + ", "
+                    + t.getUsage().getJobs() + " jobs placed or running");
+            var quota = t.getQuota();
+            Table table = new Table("RESOURCE", "HELD", "QUOTA");
+            table.row("cpu", t.getUsage().getCpu().stripTrailingZeros().toPlainString(),
+                    quota == null || quota.getCpu() == null ? null : quota.getCpu().stripTrailingZeros().toPlainString());
+            table.row("memoryMb", t.getUsage().getMemoryMb(), quota == null ? null : quota.getMemoryMb());
+            table.row("gpuCount", t.getUsage().getGpuCount(), quota == null ? null : quota.getGpuCount());
+            table.print(out());
+            return JobCtl.OK;
+        }
+    }
+
     @Command(name = "logs", description = "Prints an attempt's output: stdout here, stderr on stderr (the last 64 KiB of each,"
             + " kept when it ends); with -f, follows one stream live until the attempt ends.")
     static final class Logs extends CommandBase {

@@ -16,7 +16,7 @@ import picocli.CommandLine.ScopeType;
         description = "Submits, follows and cancels FleetJobs jobs.",
         subcommands = {SubmitCommand.class, JobCommands.Get.class, JobCommands.ListJobs.class, JobCommands.Cancel.class,
                 JobCommands.Attempts.class, JobCommands.Events.class, JobCommands.Logs.class, WatchCommand.class,
-                JobCommands.Machines.class, AdminCommands.Admin.class, CommandLine.HelpCommand.class},
+                JobCommands.Machines.class, JobCommands.OwnTenant.class, AdminCommands.Admin.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:success (watch: the job SUCCEEDED)",

@@ -263,6 +263,16 @@ class ClientsEndToEndTest {
         assertThat(both.err()).contains("jobctl watch " + seen);
     }
 
+    @Test
+    void jobctlShowsItsTenantAndWhatItsJobsHold() {
+        Run tenant = jobctl("tenant");
+        assertThat(tenant.code()).as(tenant.err()).isZero();
+        assertThat(tenant.out()).startsWith("tenant clients, weight 1, ").contains("RESOURCE", "HELD", "QUOTA", "gpuCount");
+        JsonNode json = JsonMapper.builder().build().readTree(jobctl("tenant", "-o", "json").out());
+        assertThat(json.path("name").asString()).isEqualTo("clients");
+        assertThat(json.path("usage").path("jobs").isIntegralNumber()).as(json.toString()).isTrue();
+    }
+
     private static String newTenantKey(String name) {
         var admin = FleetJobsClient.connect(platform.clientUrl(), Platform.ADMIN_TOKEN).admin();
         admin.createTenant(new NewTenant().name(name));
