@@ -1,7 +1,10 @@
 package io.fleetjobs.jobservice;
 
 import io.fleetjobs.model.JobEvent;
+import io.fleetjobs.model.JobState;
+import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.TenantStore;
+import io.fleetjobs.store.Transition;
 import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.TestDatabases;
@@ -86,6 +89,18 @@ public abstract class JobServiceTestBase {
             throw new IllegalStateException("tenant: " + created);
         }
         return Api.withIdentity(port, SECRET, UUID.fromString(created.field("id")), name, CallerIdentity.Role.USER);
+    }
+
+    /** Moves a job to {@code next} through the store's write door, as the scheduler and the reports would. */
+    protected static void move(JobStore store, UUID id, JobState next) {
+        var job = store.get(id).orElseThrow();
+        Transition t = Transition.to(next, "test");
+        if (next == JobState.SCHEDULED) {
+            t.onAttempt(1, null);
+        }
+        if (store.transition(job, t).isEmpty()) {
+            throw new AssertionError("job " + id + " did not move from " + job.state() + " to " + next);
+        }
     }
 
     protected static String spec(String name) {

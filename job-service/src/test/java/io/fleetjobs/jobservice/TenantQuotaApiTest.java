@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.store.JobStore;
-import io.fleetjobs.store.Transition;
 import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.testsupport.Api;
 import java.util.ArrayList;
@@ -144,9 +143,9 @@ class TenantQuotaApiTest extends JobServiceTestBase {
         gus.post("/api/v1/jobs", spec("queued-only"));
         ids.forEach(id -> await().atMost(java.time.Duration.ofSeconds(30))
                 .until(() -> store.get(id).orElseThrow().state() == JobState.QUEUED));
-        move(ids.get(0), JobState.SCHEDULED);
-        move(ids.get(1), JobState.SCHEDULED);
-        move(ids.get(1), JobState.RUNNING); // the third stays QUEUED: it holds nothing
+        move(store, ids.get(0), JobState.SCHEDULED);
+        move(store, ids.get(1), JobState.SCHEDULED);
+        move(store, ids.get(1), JobState.RUNNING); // the third stays QUEUED: it holds nothing
 
         var own = fay.get("/api/v1/tenant");
         assertThat(own.status()).as(own.body()).isEqualTo(200);
@@ -164,14 +163,5 @@ class TenantQuotaApiTest extends JobServiceTestBase {
                 .filter(t -> t.get("name").asString().equals("usage-fay")).findFirst().orElseThrow();
         assertThat(fayListed.get("usage")).isEqualTo(usage);
         assertThat(admin.get("/api/v1/admin/tenants/usage-fay").json().get("usage")).isEqualTo(usage);
-    }
-
-    private void move(UUID id, JobState next) {
-        var job = store.get(id).orElseThrow();
-        Transition t = Transition.to(next, "test");
-        if (next == JobState.SCHEDULED) {
-            t.onAttempt(1, null);
-        }
-        assertThat(store.transition(job, t)).isPresent();
     }
 }
