@@ -39,6 +39,28 @@ final class AgentJobs {
     }
 
     /**
+     * Removes the nftables table in which an agent refused its attempts' connections to the platform (worker-agent's
+     * {@code Egress.table}: {@code fleetjobs_} and the machine id, other characters as underscores), where the agent
+     * could not (killed): its rules name this platform's ports, which a later platform on the host may give to something
+     * its jobs must reach. Nothing where nft is missing or there is no such table.
+     */
+    static void unfence(String machineId) {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            return;
+        }
+        String table = "fleetjobs_" + machineId.replaceAll("[^A-Za-z0-9_]", "_");
+        try {
+            Process nft = new ProcessBuilder("nft", "delete", "table", "inet", table)
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            nft.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.io.IOException e) {
+            // no nft: the agent could not have made the table either
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
      * The process groups recorded under {@code runningDir} (the agent's {@code jobId=, attempt=, pgid=,
      * bootId=, startTicks=} files) that may still be the attempts': recorded in this boot, and with a
      * leader that is either gone (the rest of the group may live on) or started when recorded.

@@ -365,6 +365,35 @@ public final class LocalPlatform implements AutoCloseable {
         }
     }
 
+    /**
+     * What a sandboxed job of a local agent may not connect to: every port of the platform but the gateway's API
+     * (PostgreSQL, Kafka, the services and every management port), beside the cloud's metadata endpoint (the agent adds
+     * the scheduler's agent API it dials). On the address the services listen on, or on every address where that is a
+     * wildcard.
+     */
+    private List<String> platformDestinations() {
+        String address = config.bindAddress;
+        boolean everywhere = "0.0.0.0".equals(address) || "::".equals(address) || "[::]".equals(address);
+        String host = address.contains(":") && !address.startsWith("[") ? "[" + address + "]" : address;
+        List<Integer> ports = new ArrayList<>();
+        if (components.get(POSTGRES) instanceof EmbeddedPostgresServer pg) {
+            ports.add(pg.port());
+        }
+        if (components.get(KAFKA) instanceof KafkaBroker k) {
+            ports.add(k.kafka().port());
+            ports.add(k.kafka().controllerPort());
+        }
+        servicePorts.forEach((name, port) -> {
+            if (!name.equals(API_GATEWAY)) {
+                ports.add(port);
+            }
+        });
+        ports.addAll(managementPorts.values());
+        List<String> destinations = new ArrayList<>(List.of("169.254.169.254"));
+        ports.forEach(port -> destinations.add((everywhere ? "*" : host) + ":" + port));
+        return destinations;
+    }
+
     public String adminToken() {
         return adminToken;
     }
@@ -619,7 +648,8 @@ public final class LocalPlatform implements AutoCloseable {
                         "--jobs.worker.cpu=" + config.agentCpu,
                         "--jobs.worker.memory-mb=" + config.agentMemoryMb,
                         "--jobs.worker.gpu-count=0",
-                        "--jobs.worker.work-dir=" + workDir));
+                        "--jobs.worker.work-dir=" + workDir,
+                        "--jobs.worker.isolation.deny-egress=" + String.join(",", platformDestinations())));
                 Map<String, String> env = new HashMap<>();
                 env.put("JOBS_WORKER_JOIN_TOKEN", joinToken); // not on the command line, where ps shows it
                 args.addAll(config.agentArgs);
@@ -631,6 +661,7 @@ public final class LocalPlatform implements AutoCloseable {
                         JavaProcess.logSays("joined as machine"),
                         (descendants, grace) -> {
                             int ended = AgentJobs.end(running, descendants, grace);
+                            AgentJobs.unfence(machine); // the agent removes them itself, unless it was killed
                             if (ended > 0) {
                                 config.listener.note(name + ": ended " + ended + " job process(es) it left running");
                             }

@@ -101,6 +101,42 @@ class LocalPlatformTest {
         assertThat(admin.get("/api/v1/jobs/" + id).field("name")).isEqualTo("kept");
     }
 
+    @Test
+    void aSandboxedJobIsRefusedAtEveryPortOfThePlatformButTheGatewaysApi() {
+        List<Integer> platformPorts = new ArrayList<>();
+        platform.ports().forEach((component, ports) -> {
+            if (component.equals(LocalPlatform.API_GATEWAY)) {
+                platformPorts.add(ports.get(1)); // its management port; its API (ports.get(0)) is the public one
+            } else {
+                platformPorts.addAll(ports);
+            }
+        });
+        int gateway = platform.url().getPort();
+        StringBuilder script = new StringBuilder("echo uid=$(id -u);");
+        for (int port : platformPorts) {
+            script.append(" if (exec 3<>/dev/tcp/127.0.0.1/%1$d) 2>/dev/null; then echo %1$d connected; else echo %1$d refused; fi;"
+                    .formatted(port));
+        }
+        script.append(" if (exec 3<>/dev/tcp/127.0.0.1/%1$d) 2>/dev/null; then echo gateway connected; else echo gateway refused; fi"
+                .formatted(gateway));
+        var created = admin.post("/api/v1/jobs", """
+                {"name":"prober","resources":{"cpu":0.1,"memoryMb":16},"execution":{"command":["bash","-c",%s]}}"""
+                .formatted(tools.jackson.databind.json.JsonMapper.builder().build().writeValueAsString(script.toString())));
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        String id = created.field("id");
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> "SUCCEEDED".equals(admin.get("/api/v1/jobs/" + id).field("state")));
+        String out = admin.get("/api/v1/jobs/" + id + "/attempts/1/logs").json().get("stdout").asString();
+        org.junit.jupiter.api.Assumptions.assumeFalse(out.contains("uid=0\n"),
+                "the agent does not sandbox its jobs here (not root): no egress rules to test");
+
+        assertThat(platformPorts).hasSizeGreaterThanOrEqualTo(8); // PostgreSQL, Kafka twice, three services twice, ...
+        for (int port : platformPorts) {
+            assertThat(out).as("port %d", port).contains(port + " refused");
+        }
+        assertThat(out).as("the public API stays open to jobs").contains("gateway connected");
+    }
+
     private static String submit(String sleepSeconds) {
         var created = admin.post("/api/v1/jobs", """
                 {"name":"sleeper","resources":{"cpu":0.1,"memoryMb":16},"execution":{"command":["sleep","%s"]}}"""

@@ -1,11 +1,16 @@
 package io.fleetjobs.agent;
 
+import io.fleetjobs.agent.process.Egress;
+import io.fleetjobs.agent.process.EgressFence;
+import io.fleetjobs.agent.process.Isolation;
 import io.fleetjobs.agent.process.ProcessRunner;
 import io.fleetjobs.agent.simulate.MachinesCsv;
 import io.fleetjobs.agent.simulate.SimulatedMachine;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,8 +42,68 @@ class AgentConfig {
                 properties.logCapBytes(), 64 * 1024, properties.killGrace(), clock, properties.passEnv(),
                 properties.isolation().settings().forMachine(resources.machineId()));
         runner.holdAllAttemptsTo(resources.memoryMb());
-        return new Agent(properties, resources, scheduler, runner, clock,
+        Optional<String> fenced = fenceEgress(properties, resources.machineId(), runner);
+        Agent agent = new Agent(properties, resources, scheduler, runner, clock,
                 CredentialFile.forMachine(properties.workDir(), resources.machineId()));
+        return fenced.<SmartLifecycle>map(table -> new Fenced(agent, table)).orElse(agent);
+    }
+
+    /**
+     * The agent, whose machine's egress rules go when it stops: its attempts, tied to its process, end with it, and
+     * rules left behind would refuse the next attempts on that host ports the platform may no longer use (a later start
+     * of the same machine replaces them anyway).
+     */
+    private record Fenced(SmartLifecycle agent, String table) implements SmartLifecycle {
+        @Override
+        public void start() {
+            agent.start();
+        }
+
+        @Override
+        public void stop() {
+            agent.stop();
+            EgressFence.remove(table).ifPresent(why -> log.warn("cannot remove nftables table {}: {}", table, why));
+        }
+
+        @Override
+        public boolean isRunning() {
+            return agent.isRunning();
+        }
+    }
+
+    /**
+     * Where the machine's sandboxed attempts may not connect: the scheduler's agent API as this agent dials it, and the
+     * operator's {@code deny-egress} ({@link Egress}). A list that does not read, or a scheduler host that does not
+     * resolve, stops the start; rules nftables refuses (no nft, no CAP_NET_ADMIN) leave a warning naming what a job may
+     * then reach.
+     */
+    private static Optional<String> fenceEgress(WorkerProperties properties, String machineId, ProcessRunner runner) {
+        if (runner.isolation() != Isolation.SANDBOX) {
+            return Optional.empty(); // attempts run as the agent's uid, or root: the warning at start says what is not held
+        }
+        Egress egress = egress(properties, Egress.Resolver.DNS);
+        if (!properties.isolation().egressRules()) {
+            log.warn("jobs.worker.isolation.egress-rules=false: attempts may connect to {}", egress.denied());
+            return Optional.empty();
+        }
+        var settings = properties.isolation().settings();
+        String table = Egress.table(machineId);
+        Optional<String> failure = EgressFence.apply(table, egress, settings.firstUid(), settings.uidCount());
+        if (failure.isPresent()) {
+            log.warn("cannot refuse the attempts' connections ({}): a job may connect to {}", failure.get(),
+                    egress.denied());
+            return Optional.empty();
+        }
+        log.info("attempts may not connect to {} (nftables table inet {})", egress.denied(), table);
+        return Optional.of(table);
+    }
+
+    /** Where attempts may not connect: the scheduler's agent API as this agent dials it, then {@code deny-egress}. */
+    static Egress egress(WorkerProperties properties, Egress.Resolver resolver) {
+        List<Egress.Destination> denied = new ArrayList<>(
+                Egress.scheduler(java.net.URI.create(properties.schedulerUrl()), resolver));
+        denied.addAll(Egress.parse(properties.isolation().denyEgress(), resolver));
+        return new Egress(denied);
     }
 
     /**

@@ -69,10 +69,30 @@ public record WorkerProperties(
      * @param deviceDir             where the GPUs' device nodes are (default /dev; tests point it elsewhere)
      * @param userNamespaces        let jobs create user namespaces of their own (default false: a job that is root in a
      *                              namespace of its own reaches much more of the kernel; nested container tools need it)
+     * @param egressRules           refuse the attempts' connections to the scheduler's agent API and to
+     *                              {@code denyEgress}, with nftables rules on their uids (default true; a sandbox only)
+     * @param denyEgress            where else attempts may not connect ({@link io.fleetjobs.agent.process.Egress#parse}:
+     *                              {@code ADDRESS[/PREFIX][:PORT]}, {@code [IPV6]:PORT}, {@code HOST[:PORT]}, {@code *:PORT});
+     *                              default the cloud's metadata endpoint, 169.254.169.254 (a list replaces it)
      */
     public record Isolation(Boolean sandbox, Integer firstUid, Integer uidCount, Long tmpMb, String cgroupParent,
             Long memoryHeadroomMb, Integer memoryHeadroomPercent, Integer pidsMax, Long workDirCapMb,
-            Duration diskCheckInterval, Duration attemptRetention, Path deviceDir, Boolean userNamespaces) {
+            Duration diskCheckInterval, Duration attemptRetention, Path deviceDir, Boolean userNamespaces,
+            Boolean egressRules, java.util.List<String> denyEgress) {
+
+        public Isolation(Boolean sandbox, Integer firstUid, Integer uidCount, Long tmpMb, String cgroupParent,
+                Long memoryHeadroomMb, Integer memoryHeadroomPercent, Integer pidsMax, Long workDirCapMb,
+                Duration diskCheckInterval, Duration attemptRetention, Path deviceDir, Boolean userNamespaces) {
+            this(sandbox, firstUid, uidCount, tmpMb, cgroupParent, memoryHeadroomMb, memoryHeadroomPercent, pidsMax,
+                    workDirCapMb, diskCheckInterval, attemptRetention, deviceDir, userNamespaces, null, null);
+        }
+
+        @org.springframework.boot.context.properties.bind.ConstructorBinding
+        public Isolation {
+            egressRules = egressRules == null || egressRules;
+            denyEgress = denyEgress == null ? io.fleetjobs.agent.process.Egress.DEFAULT_DENIED
+                    : java.util.List.copyOf(denyEgress);
+        }
 
         io.fleetjobs.agent.process.SandboxSettings settings() {
             var d = io.fleetjobs.agent.process.SandboxSettings.DEFAULT;

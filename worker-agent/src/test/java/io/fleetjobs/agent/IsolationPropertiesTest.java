@@ -31,6 +31,24 @@ class IsolationPropertiesTest {
         assertThat(none().settings().userNamespaces()).as("denied unless allowed").isFalse();
     }
 
+    @Test
+    void attemptsMayNotReachTheSchedulerNorTheMetadataEndpointUnlessTheOperatorListsOtherPlaces() {
+        assertThat(none().egressRules()).isTrue();
+        assertThat(AgentConfig.egress(agentOf("http://127.0.0.1:9382", none()), io.fleetjobs.agent.process.Egress.Resolver.DNS)
+                .denied()).map(Object::toString).containsExactly("127.0.0.1:9382", "169.254.169.254");
+
+        var listed = new WorkerProperties.Isolation(null, null, null, null, null, null, null, null, null, null, null, null,
+                null, false, java.util.List.of("10.0.0.0/8:5432", "*:9092"));
+        assertThat(listed.egressRules()).isFalse();
+        assertThat(AgentConfig.egress(agentOf("http://[::1]:8082", listed), io.fleetjobs.agent.process.Egress.Resolver.DNS)
+                .denied()).map(Object::toString).containsExactly("[0:0:0:0:0:0:0:1]:8082", "10.0.0.0/8:5432", "*:9092");
+    }
+
+    private static WorkerProperties agentOf(String schedulerUrl, WorkerProperties.Isolation isolation) {
+        return new WorkerProperties(schedulerUrl, "m-1", null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null, isolation, null);
+    }
+
     private static WorkerProperties.Isolation none() {
         return new WorkerProperties.Isolation(null, null, null, null, null, null, null, null, null, null, null, null,
                 null);

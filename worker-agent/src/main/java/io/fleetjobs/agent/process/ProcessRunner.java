@@ -574,6 +574,16 @@ public final class ProcessRunner implements AttemptRunner {
                 throw new StartFailedException("attempt " + key + ": cannot put its process in its cgroup " + cgroup
                         + ": " + e, e);
             }
+        } else if (sandbox != null) {
+            // a sandbox waits at its gate too; with no cgroup to put it in, it opens at once
+            try {
+                process.getOutputStream().write('\n');
+                process.getOutputStream().flush();
+            } catch (IOException e) {
+                process.destroyForcibly();
+                process.onExit().join();
+                throw new StartFailedException("attempt " + key + ": cannot open its gate: " + e, e);
+            }
         }
         Instant startedAt = clock.instant();
         // the group's lifeline: open while this agent lives, closed at the attempt's end

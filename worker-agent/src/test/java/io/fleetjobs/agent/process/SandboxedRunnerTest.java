@@ -141,6 +141,19 @@ class SandboxedRunnerTest {
     }
 
     @Test
+    void aSandboxOnAMachineWithoutAWritableCgroupHierarchyStillStartsItsJob() throws Exception {
+        // the sandbox waits at a gate for its cgroup; with none to put it in, the gate must open at once
+        ProcessRunner withoutCgroups = new ProcessRunner(workDir.resolve("machine-without-cgroups"), 1 << 20, 8192, GRACE,
+                InstantSource.system(), ProcessRunner.DEFAULT_PASS_ENV, settings(), Isolation.SANDBOX, null);
+
+        Outcome out = outcome(withoutCgroups.start(aKey(), List.of("sh", "-c", "echo uid=$(id -u)"), Map.of(),
+                Requested.NOTHING));
+
+        assertThat(out.exitCode()).isZero();
+        assertThat(out.stdoutTail()).containsPattern("uid=620\\d\\d\\b");
+    }
+
+    @Test
     void theJobRunsAsAnUnprivilegedUidOfItsOwnInItsOwnPidNamespaceWithAPrivateTmp() throws Exception {
         Files.writeString(Path.of("/tmp/fleetjobs-agent-tmp-marker"), "the machine's /tmp");
         try {
