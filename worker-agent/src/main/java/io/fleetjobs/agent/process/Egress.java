@@ -65,7 +65,7 @@ public record Egress(List<Destination> denied) {
             }
             boolean v6 = network instanceof Inet6Address;
             int bits = v6 ? 128 : 32;
-            String address = network.getHostAddress() + (prefix == bits ? "" : "/" + prefix);
+            String address = text(network) + (prefix == bits ? "" : "/" + prefix);
             return port == null ? address : (v6 ? "[" + address + "]" : address) + ":" + port;
         }
 
@@ -74,8 +74,15 @@ public record Egress(List<Destination> denied) {
                 return "";
             }
             int bits = network instanceof Inet6Address ? 128 : 32;
-            return (network instanceof Inet6Address ? "ip6" : "ip") + " daddr " + network.getHostAddress()
+            return (network instanceof Inet6Address ? "ip6" : "ip") + " daddr " + text(network)
                     + (prefix == bits ? "" : "/" + prefix) + " ";
+        }
+
+        /** The address's text without the scope a link-local one may carry ({@code %eth0}), which nft does not read. */
+        private static String text(InetAddress address) {
+            String text = address.getHostAddress();
+            int scope = text.indexOf('%');
+            return scope < 0 ? text : text.substring(0, scope);
         }
     }
 
