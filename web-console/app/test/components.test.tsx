@@ -5,7 +5,7 @@ import { Events } from "../src/pages/Events";
 import { JobPage } from "../src/pages/JobPage";
 import { initialState, Jobs } from "../src/pages/Jobs";
 import { Login } from "../src/pages/Login";
-import { MachineCard } from "../src/pages/Machines";
+import { isolation, MachineCard } from "../src/pages/Machines";
 import { byGpuModel, lastHour, Overview } from "../src/pages/Overview";
 import { groupByReason, Pending } from "../src/pages/Pending";
 import { Submit, toSpec } from "../src/pages/Submit";
@@ -229,6 +229,14 @@ describe("machines", () => {
     expect((screen.getByRole("button", { name: "Drain" }) as HTMLButtonElement).disabled).toBe(true);
     fireEvent.click(screen.getByRole("button", { name: "Uncordon" }));
     expect(onOperate).toHaveBeenCalledWith("uncordon");
+  });
+
+  it("says how each machine holds its jobs apart and what its sandbox does not hold", () => {
+    render(<MachineCard machine={{ ...machine, isolation: "sandbox", isolationGaps: ["egress", "cgroups"] }} />);
+    expect(screen.getByText("sandboxed, not held here: egress, cgroups").className).toBe("reason");
+    expect(isolation({ ...machine, isolation: "sandbox", isolationGaps: [] })).toBe("sandboxed, all of it held");
+    expect(isolation({ ...machine, isolation: "sandbox" })).toBe("sandboxed");
+    expect(isolation({ ...machine, isolation: "none" })).toBe("no sandbox: jobs run as the agent's user and see the machine");
   });
 
   it("sums the fleet by GPU model, lost machines left out", () => {

@@ -49,6 +49,7 @@ export function MachineCard({ machine: m, onOperate }: { machine: Machine; onOpe
       <h3>{m.id} <StateBadge state={m.status} /></h3>
       {m.statusReason && <p className="reason">{m.statusReason}</p>}
       <p className="muted">{m.region} · heartbeat {age(m.lastHeartbeatAt)} ago{m.gpuType ? ` · ${m.gpuType}` : ""}</p>
+      <p className={m.isolation === "sandbox" && !m.isolationGaps?.length ? "muted" : "reason"}>{isolation(m)}</p>
       <Bar label="CPU" used={used.cpu ?? 0} total={cap.cpu ?? 0} />
       <Bar label="Memory" used={used.memoryMb ?? 0} total={cap.memoryMb ?? 0} unit=" MB" />
       {(cap.gpuCount ?? 0) > 0 && <Bar label="GPUs" used={used.gpuCount ?? 0} total={cap.gpuCount ?? 0} />}
@@ -67,4 +68,12 @@ export function MachineCard({ machine: m, onOperate }: { machine: Machine; onOpe
       )}
     </article>
   );
+}
+
+/** How the machine holds its jobs apart, and what its sandbox does not hold there, in words. */
+export function isolation(m: Machine): string {
+  if (m.isolation !== "sandbox") return "no sandbox: jobs run as the agent's user and see the machine";
+  if (m.isolationGaps === undefined) return "sandboxed";
+  if (m.isolationGaps.length === 0) return "sandboxed, all of it held";
+  return `sandboxed, not held here: ${m.isolationGaps.join(", ")}`;
 }

@@ -121,9 +121,28 @@ public final class MachineStore {
 
     /** Records how the machine's agent holds its attempts apart ({@code sandbox}, {@code none}); call at its join. */
     public void recordIsolation(String id, String isolation) {
-        jdbc.sql("update machines set isolation = :isolation where id = :id")
+        recordIsolation(id, isolation, null);
+    }
+
+    /**
+     * The same, with what its sandbox does not hold there ({@code gaps}: names such as {@code egress}; null when the
+     * agent did not say).
+     */
+    public void recordIsolation(String id, String isolation, List<String> gaps) {
+        jdbc.sql("update machines set isolation = :isolation, isolation_gaps = :gaps where id = :id")
                 .param("id", id).param("isolation", "sandbox".equals(isolation) || "none".equals(isolation) ? isolation : null)
+                .param("gaps", gaps == null ? null : gaps.toArray(String[]::new), java.sql.Types.ARRAY)
                 .update();
+    }
+
+    /** What each machine's sandbox does not hold, by machine, for those whose agents said (the machines API). */
+    public Map<String, List<String>> isolationGapsByMachine() {
+        Map<String, List<String>> gaps = new java.util.HashMap<>();
+        jdbc.sql("select id, isolation_gaps from machines where isolation_gaps is not null")
+                .query(rs -> {
+                    gaps.put(rs.getString(1), List.of((String[]) rs.getArray(2).getArray()));
+                });
+        return gaps;
     }
 
     /** The GPU devices a machine offers, by index. */

@@ -135,6 +135,10 @@ class LocalPlatformTest {
             assertThat(out).as("port %d", port).contains(port + " refused");
         }
         assertThat(out).as("the public API stays open to jobs").contains("gateway connected");
+        tools.jackson.databind.JsonNode machine = admin.get("/api/v1/machines").json().get("items").get(0);
+        assertThat(machine.get("isolation").asString()).isEqualTo("sandbox");
+        assertThat(machine.get("isolationGaps")).as("the machine says its egress is held")
+                .map(tools.jackson.databind.JsonNode::asString).doesNotContain("egress");
     }
 
     private static String submit(String sleepSeconds) {

@@ -124,7 +124,9 @@ final class Agent implements SmartLifecycle {
         this.joining = new Joining(properties, resources, scheduler, runner.isolation().wire(), clock, monotonic,
                 credentials, runner instanceof io.fleetjobs.agent.process.ProcessRunner real
                         ? Integer.valueOf(AttemptsAtOnce.of(properties.maxLiveAttempts(), Runtime.getRuntime().maxMemory(), real.sandboxUids()))
-                        : properties.maxLiveAttempts());
+                        : properties.maxLiveAttempts(),
+                runner instanceof io.fleetjobs.agent.process.ProcessRunner real
+                        && real.isolation() == io.fleetjobs.agent.process.Isolation.SANDBOX ? real.isolationGaps() : null);
         this.shipper = new LogShipper(runner, this::pushLogs, io.fleetjobs.model.logs.LogLimits.PUSH_EVERY);
     }
 

@@ -86,9 +86,8 @@ class AgentConfig {
             log.warn("jobs.worker.isolation.egress-rules=false: attempts may connect to {}", egress.denied());
             return Optional.empty();
         }
-        var settings = properties.isolation().settings();
         String table = Egress.table(machineId);
-        Optional<String> failure = EgressFence.apply(table, egress, settings.firstUid(), settings.uidCount());
+        Optional<String> failure = runner.fenceEgress(table, egress);
         if (failure.isPresent()) {
             log.warn("cannot refuse the attempts' connections ({}): a job may connect to {}", failure.get(),
                     egress.denied());

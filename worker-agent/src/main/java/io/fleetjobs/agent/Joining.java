@@ -1,5 +1,6 @@
 package io.fleetjobs.agent;
 
+import java.util.List;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
 import java.time.Duration;
@@ -14,6 +15,7 @@ import org.springframework.web.client.ResourceAccessException;
 /** How an agent joins: its machine described, its kept credential presented, the one it is given kept. */
 final class Joining {
     private final Integer maxLiveAttempts;
+    private final List<String> isolationGaps;
     private static final Logger log = LoggerFactory.getLogger(Joining.class);
 
     private final WorkerProperties properties;
@@ -28,10 +30,13 @@ final class Joining {
      * @param isolation   how the agent's runner holds attempts apart, as the join says it
      * @param credentials where the machine's credential is kept across restarts; null: not kept (the simulator)
      * @param maxLiveAttempts the most attempts the machine runs at once, as the join says it; null: the scheduler's default
+     * @param isolationGaps what the sandbox does not hold on this machine, as the join says it; null: not said
      */
     Joining(WorkerProperties properties, MachineResources resources, SchedulerClient scheduler, String isolation,
-            InstantSource clock, MonotonicClock monotonic, CredentialFile credentials, Integer maxLiveAttempts) {
+            InstantSource clock, MonotonicClock monotonic, CredentialFile credentials, Integer maxLiveAttempts,
+            List<String> isolationGaps) {
         this.maxLiveAttempts = maxLiveAttempts;
+        this.isolationGaps = isolationGaps == null ? null : List.copyOf(isolationGaps);
         this.properties = properties;
         this.resources = resources;
         this.scheduler = scheduler;
@@ -66,7 +71,7 @@ final class Joining {
         String kept = keptCredential();
         JoinRequest request = new JoinRequest(resources.machineId(), properties.region(), properties.labels(),
                 resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuType(),
-                isolation, resources.gpus(), kept, address(properties.address()), maxLiveAttempts);
+                isolation, resources.gpus(), kept, address(properties.address()), maxLiveAttempts, isolationGaps);
         int refusedAsLive = 0;
         JoinResponse identity;
         while (true) {

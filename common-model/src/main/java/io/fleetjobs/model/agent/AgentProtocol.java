@@ -31,10 +31,20 @@ public final class AgentProtocol {
      *                  of a gang; optional (null: the machine id is used)
      * @param maxLiveAttempts the most attempts the agent runs at once (what its memory holds, or what its operator set);
      *                  optional (null: the scheduler's default, {@code jobs.agent.max-live-attempts})
+     * @param isolationGaps with {@code "sandbox"}, what the sandbox does not hold on this machine, where the agent's
+     *                  probe at start found a step refused: {@code cgroups}, {@code read-only-machine},
+     *                  {@code own-user-namespace}, {@code own-session-keyring}, {@code egress}; optional (null: not said)
      */
     public record JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
             int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus, String credential, String address,
-            Integer maxLiveAttempts) {
+            Integer maxLiveAttempts, List<String> isolationGaps) {
+
+        public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
+                int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus, String credential, String address,
+                Integer maxLiveAttempts) {
+            this(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, isolation, gpus, credential, address,
+                    maxLiveAttempts, null);
+        }
 
         public JoinRequest(String machineId, String region, Map<String, String> labels, long cpuMillis, long memoryMb,
                 int gpuCount, String gpuType, String isolation, List<GpuDevice> gpus, String credential, String address) {
@@ -65,7 +75,7 @@ public final class AgentProtocol {
         /** This join without the credential, for a scheduler that does not know the field. */
         public JoinRequest withoutCredential() {
             return new JoinRequest(machineId, region, labels, cpuMillis, memoryMb, gpuCount, gpuType, isolation, gpus, null,
-                    address, maxLiveAttempts);
+                    address, maxLiveAttempts, isolationGaps);
         }
 
         /** Never the credential itself: a join may be logged. */
@@ -74,7 +84,7 @@ public final class AgentProtocol {
             return "JoinRequest[machineId=" + machineId + ", region=" + region + ", labels=" + labels + ", cpuMillis="
                     + cpuMillis + ", memoryMb=" + memoryMb + ", gpuCount=" + gpuCount + ", gpuType=" + gpuType
                     + ", isolation=" + isolation + ", gpus=" + gpus + ", credential=" + (credential == null ? "none" : "***")
-                    + ", address=" + address + "]";
+                    + ", address=" + address + ", isolationGaps=" + isolationGaps + "]";
         }
     }
 

@@ -232,6 +232,36 @@ class SchedulerServiceTest {
     }
 
     @Test
+    void theMachinesApiShowsWhatASandboxDoesNotHoldAsItsAgentSaidAtJoin() {
+        Api join = new Api(port, JOIN_TOKEN);
+        String body = """
+                {"machineId": "%s", "region": "nowhere", "labels": {}, "cpuMillis": 1, "memoryMb": 1, "gpuCount": 0,
+                 "isolation": "%s"%s}""";
+        assertThat(join.post("/agent/v1/join", body.formatted("m-gaps", "sandbox",
+                ", \"isolationGaps\": [\"egress\", \"cgroups\", \"egress\"]")).status()).isEqualTo(200);
+        assertThat(join.post("/agent/v1/join", body.formatted("m-whole", "sandbox", ", \"isolationGaps\": []")).status())
+                .isEqualTo(200);
+        assertThat(join.post("/agent/v1/join", body.formatted("m-older", "sandbox", "")).status()).isEqualTo(200);
+        assertThat(join.post("/agent/v1/join", body.formatted("m-bare", "none", ", \"isolationGaps\": [\"egress\"]"))
+                .status()).isEqualTo(200);
+        var refused = join.post("/agent/v1/join", body.formatted("m-odd", "sandbox", ", \"isolationGaps\": [\"Egress!\"]"));
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.json().get("detail").asString()).contains("isolationGaps");
+        assertThat(machines.get("m-odd")).isEmpty();
+
+        Api admin = Api.withIdentity(port, SECRET, UUID.randomUUID(), "admin", CallerIdentity.Role.ADMIN);
+        Map<String, tools.jackson.databind.JsonNode> listed = new java.util.HashMap<>();
+        admin.get("/api/v1/machines").json().get("items").forEach(m -> listed.put(m.get("id").asString(), m));
+
+        assertThat(listed.get("m-gaps").get("isolationGaps")).map(tools.jackson.databind.JsonNode::asString)
+                .containsExactly("egress", "cgroups");
+        assertThat(listed.get("m-whole").get("isolationGaps")).isEmpty();
+        assertThat(listed.get("m-older").has("isolationGaps")).as("an agent that did not say").isFalse();
+        assertThat(listed.get("m-bare").has("isolationGaps")).as("no sandbox: nothing to hold").isFalse();
+        assertThat(listed.get("m-bare").get("isolation").asString()).isEqualTo("none");
+    }
+
+    @Test
     void theHeartbeatAnswersItsRefusalsAsProblemsNamingItsPath() {
         Api stranger = new Api(port, "not-a-machine-credential");
         var notJson = stranger.post("/agent/v1/heartbeat", "{not json");

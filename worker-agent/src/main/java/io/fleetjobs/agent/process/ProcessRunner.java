@@ -102,6 +102,8 @@ public final class ProcessRunner implements AttemptRunner {
     private final Isolation isolation;
     /** Whether a sandboxed attempt sees the machine's file systems read-only (where the machine allows it). */
     private final boolean readOnlyMachine;
+    /** Whether the machine's egress rules were applied ({@link #fenceEgress}). */
+    private volatile boolean egressFenced;
     /** The sandbox's steps beyond its base that this machine allows ({@link Sandbox.Hardening}). */
     private final Set<Sandbox.Hardening> hardening;
     private final Cgroups cgroups;
@@ -272,6 +274,43 @@ public final class ProcessRunner implements AttemptRunner {
             log.warn("cannot limit the attempts' memory together ({}): many attempts using their headroom could take"
                     + " the machine's memory", e.toString());
         }
+    }
+
+    /**
+     * Applies the machine's egress rules to its attempts' uids ({@link Egress}, {@link EgressFence}); empty when they
+     * hold, else why not. Until it has been called with success, {@link #isolationGaps} names {@code egress}.
+     */
+    public Optional<String> fenceEgress(String table, Egress egress) {
+        Optional<String> failure = EgressFence.apply(table, egress, settings.firstUid(), settings.uidCount());
+        egressFenced = failure.isEmpty();
+        return failure;
+    }
+
+    /**
+     * What the sandbox does not hold on this machine, as the join tells the scheduler: {@code cgroups} (no writable
+     * hierarchy), {@code read-only-machine}, each {@link Sandbox.Hardening} step not taken ({@code own-user-namespace},
+     * {@code own-session-keyring}) and {@code egress} (no rules applied); empty without a sandbox.
+     */
+    public List<String> isolationGaps() {
+        if (isolation != Isolation.SANDBOX) {
+            return List.of();
+        }
+        List<String> gaps = new ArrayList<>();
+        if (cgroups == null) {
+            gaps.add("cgroups");
+        }
+        if (!readOnlyMachine) {
+            gaps.add("read-only-machine");
+        }
+        for (Sandbox.Hardening step : Sandbox.Hardening.values()) {
+            if (!hardening.contains(step)) {
+                gaps.add(step.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+            }
+        }
+        if (!egressFenced) {
+            gaps.add("egress");
+        }
+        return gaps;
     }
 
     /** Runs {@code true} in a sandbox; empty when it worked, else what went wrong. */

@@ -121,6 +121,18 @@ class SandboxedEgressTest {
     }
 
     @Test
+    void theJoinSaysEgressIsNotHeldUntilTheRulesAreApplied() {
+        assertThat(runner.isolationGaps()).as("this runner has no cgroups either").containsSubsequence("cgroups", "egress");
+
+        assertThat(runner.fenceEgress(TABLE, new Egress(List.of()))).isEmpty();
+
+        assertThat(runner.isolationGaps()).contains("cgroups").doesNotContain("egress");
+        assertThat(new ProcessRunner(workDir.resolve("plain"), 1 << 20, 8192, Duration.ofMillis(500),
+                InstantSource.system(), ProcessRunner.DEFAULT_PASS_ENV, settings(), Isolation.NONE, null).isolationGaps())
+                .as("no sandbox: nothing it could hold").isEmpty();
+    }
+
+    @Test
     void aPortDeniedOnEveryAddressAndAppliedTwiceStaysOneSetOfRules() throws Exception {
         Egress egress = new Egress(Egress.parse(List.of("*:" + denied.getLocalPort()), Egress.Resolver.DNS));
         assertThat(EgressFence.apply(TABLE, egress, FIRST_UID, 50)).isEmpty();

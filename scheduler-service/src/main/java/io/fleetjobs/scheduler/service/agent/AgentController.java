@@ -44,6 +44,11 @@ class AgentController {
             return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a join names a machine id (1-128 of [A-Za-z0-9._:-]),"
                     + " a region, positive cpu and memory, gpus >= 0, and maxLiveAttempts >= 1 if it says");
         }
+        if (request.isolationGaps() != null && (request.isolationGaps().size() > 16
+                || !request.isolationGaps().stream().allMatch(g -> g != null && g.matches("[a-z][a-z0-9-]{0,39}")))) {
+            return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a join's isolationGaps are at most 16 names of"
+                    + " [a-z0-9-] (1-40, a letter first)");
+        }
         if (holdsNul(request)) {
             return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a join's text (region, labels, GPU type and devices, "
                     + "isolation, address) " + io.fleetjobs.model.StorableText.NUL_REFUSED);

@@ -199,7 +199,8 @@ public final class AgentService {
             long joined = machines.join(request.machineId(), request.region(), request.labels(), request.gpuType(),
                     request.cpuMillis(), request.memoryMb(), request.gpuCount(), hash(credential));
             machines.offerGpus(request.machineId(), request.gpus());
-            machines.recordIsolation(request.machineId(), request.isolation());
+            machines.recordIsolation(request.machineId(), request.isolation(), request.isolationGaps() == null ? null
+                    : List.copyOf(new java.util.LinkedHashSet<>(request.isolationGaps())));
             machines.recordAddress(request.machineId(), request.address());
             machines.recordMaxLiveAttempts(request.machineId(),
                     request.maxLiveAttempts() == null ? properties.maxLiveAttempts() : request.maxLiveAttempts());

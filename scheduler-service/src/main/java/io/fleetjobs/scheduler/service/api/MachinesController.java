@@ -61,12 +61,16 @@ class MachinesController {
 
     record Machine(String id, String region, Map<String, String> labels, Resources capacity, Resources allocated,
             String gpuType, MachineStatus status, String statusReason, Instant lastHeartbeatAt, List<GpuDevice> gpus,
-            String isolation, int liveAttempts, int maxLiveAttempts) {
-        static Machine of(MachineRow row, List<GpuDevice> gpus) {
+            String isolation,
+            @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+            List<String> isolationGaps, int liveAttempts, int maxLiveAttempts) {
+        /** @param gaps what its sandbox does not hold, as its agent said; null when it did not say (then omitted) */
+        static Machine of(MachineRow row, List<GpuDevice> gpus, List<String> gaps) {
             FleetMachine m = row.machine();
             return new Machine(m.id(), m.region(), m.labels(), Resources.of(m.capacity()), Resources.of(m.allocated()),
                     m.gpuType(), m.status(), row.statusReason(), row.lastHeartbeatAt(), gpus,
-                    row.isolation() == null ? "none" : row.isolation(), m.liveAttempts(), m.maxLiveAttempts());
+                    row.isolation() == null ? "none" : row.isolation(), row.sandboxed() ? gaps : null, m.liveAttempts(),
+                    m.maxLiveAttempts());
         }
     }
 
@@ -81,8 +85,9 @@ class MachinesController {
             return ResponseEntity.status(HttpStatus.FORBIDDEN).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
         }
         Map<String, List<GpuDevice>> gpus = machines.gpusByMachine();
+        Map<String, List<String>> gaps = machines.isolationGapsByMachine();
         return ResponseEntity.ok(new Items(machines.all().stream().sorted(Comparator.comparing(MachineRow::id))
-                .map(m -> Machine.of(m, gpus.getOrDefault(m.id(), List.of()))).toList()));
+                .map(m -> Machine.of(m, gpus.getOrDefault(m.id(), List.of()), gaps.get(m.id()))).toList()));
     }
 
     /**
@@ -197,7 +202,7 @@ class MachinesController {
     }
 
     private Machine view(MachineRow m) {
-        return Machine.of(m, machines.gpus(m.id()));
+        return Machine.of(m, machines.gpus(m.id()), machines.isolationGapsByMachine().get(m.id()));
     }
 
     private static ResponseEntity<ProblemDetail> problem(HttpStatus status, String detail, Map<String, String> error) {
