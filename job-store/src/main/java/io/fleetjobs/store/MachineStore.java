@@ -135,6 +135,13 @@ public final class MachineStore {
                 .update();
     }
 
+    /** What one machine's sandbox does not hold, as its agent said; null when it did not say. */
+    public List<String> isolationGaps(String id) {
+        return jdbc.sql("select isolation_gaps from machines where id = :id and isolation_gaps is not null")
+                .param("id", id)
+                .query((rs, n) -> List.of((String[]) rs.getArray(1).getArray())).optional().orElse(null);
+    }
+
     /** What each machine's sandbox does not hold, by machine, for those whose agents said (the machines API). */
     public Map<String, List<String>> isolationGapsByMachine() {
         Map<String, List<String>> gaps = new java.util.HashMap<>();

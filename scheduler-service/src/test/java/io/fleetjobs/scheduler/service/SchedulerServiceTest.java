@@ -259,6 +259,10 @@ class SchedulerServiceTest {
         assertThat(listed.get("m-older").has("isolationGaps")).as("an agent that did not say").isFalse();
         assertThat(listed.get("m-bare").has("isolationGaps")).as("no sandbox: nothing to hold").isFalse();
         assertThat(listed.get("m-bare").get("isolation").asString()).isEqualTo("none");
+        var cordoned = admin.post("/api/v1/machines/m-gaps/cordon", "{\"reason\": \"a look at its sandbox\"}");
+        assertThat(cordoned.status()).isEqualTo(200);
+        assertThat(cordoned.json().get("isolationGaps")).as("one machine's view says it too")
+                .map(tools.jackson.databind.JsonNode::asString).containsExactly("egress", "cgroups");
     }
 
     @Test

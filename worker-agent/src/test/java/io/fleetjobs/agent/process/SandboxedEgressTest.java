@@ -75,17 +75,7 @@ class SandboxedEgressTest {
             denied.close();
             allowed.close();
         }
-        if (runner != null) {
-            for (RunningAttempt attempt : runner.running()) {
-                attempt.terminate();
-                attempt.exit().join();
-            }
-        }
-        if (workDir != null) {
-            try (var files = Files.walk(workDir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
+        SandboxedRunnerTest.endAttemptsAndRemove(runner, workDir);
     }
 
     /** What a job printed after trying to connect to each port: "PORT connected" or "PORT refused". */

@@ -83,6 +83,11 @@ class SandboxedRunnerTest {
 
     @AfterEach
     void stopWhatIsLeft() throws Exception {
+        endAttemptsAndRemove(runner, workDir);
+    }
+
+    /** Ends what a test's runner still runs and removes the test's directory. */
+    static void endAttemptsAndRemove(ProcessRunner runner, Path workDir) throws java.io.IOException {
         if (runner != null) {
             for (RunningAttempt attempt : runner.running()) {
                 attempt.terminate();

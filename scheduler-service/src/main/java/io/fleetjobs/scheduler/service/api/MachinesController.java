@@ -202,7 +202,7 @@ class MachinesController {
     }
 
     private Machine view(MachineRow m) {
-        return Machine.of(m, machines.gpus(m.id()), machines.isolationGapsByMachine().get(m.id()));
+        return Machine.of(m, machines.gpus(m.id()), machines.isolationGaps(m.id()));
     }
 
     private static ResponseEntity<ProblemDetail> problem(HttpStatus status, String detail, Map<String, String> error) {
