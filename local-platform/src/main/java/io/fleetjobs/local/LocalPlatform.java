@@ -394,6 +394,14 @@ public final class LocalPlatform implements AutoCloseable {
         return destinations;
     }
 
+    /**
+     * Removes the nftables table in which the agent of {@code machineId} refused its attempts' connections, where the
+     * agent could not (killed): for harnesses that start agents of their own.
+     */
+    public static void removeEgressRules(String machineId) {
+        AgentJobs.unfence(machineId);
+    }
+
     public String adminToken() {
         return adminToken;
     }

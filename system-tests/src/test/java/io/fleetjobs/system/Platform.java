@@ -236,8 +236,14 @@ final class Platform implements AutoCloseable {
     }
 
     record AgentProcess(String machineId, Process process, Path log) {
+        /**
+         * SIGKILL, then what the agent would have removed at its stop: the nftables table refusing its attempts this
+         * platform's ports (worker-agent's {@code Egress.table}), which a later test's jobs may need.
+         */
         void kill() {
             process.destroyForcibly();
+            process.onExit().join();
+            io.fleetjobs.local.LocalPlatform.removeEgressRules(machineId);
         }
     }
 
@@ -263,6 +269,7 @@ final class Platform implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            io.fleetjobs.local.LocalPlatform.removeEgressRules(a.machineId()); // where its stop could not
         });
         gateway.destroy();
         try {

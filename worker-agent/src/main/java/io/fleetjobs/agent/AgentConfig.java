@@ -53,7 +53,7 @@ class AgentConfig {
      * rules left behind would refuse the next attempts on that host ports the platform may no longer use (a later start
      * of the same machine replaces them anyway).
      */
-    private record Fenced(SmartLifecycle agent, String table) implements SmartLifecycle {
+    private record Fenced(SmartLifecycle agent, String table) implements SmartLifecycle, AutoCloseable {
         @Override
         public void start() {
             agent.start();
@@ -62,6 +62,12 @@ class AgentConfig {
         @Override
         public void stop() {
             agent.stop();
+            close();
+        }
+
+        /** Also when the context closes without having started it (a join refused at start): Spring calls close. */
+        @Override
+        public void close() {
             EgressFence.remove(table).ifPresent(why -> log.warn("cannot remove nftables table {}: {}", table, why));
         }
 
