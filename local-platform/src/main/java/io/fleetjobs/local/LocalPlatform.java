@@ -68,6 +68,8 @@ public final class LocalPlatform implements AutoCloseable {
     public static final String RECONCILER_SERVICE = "reconciler-service";
     public static final String API_GATEWAY = "api-gateway";
     public static final String AGENT_PREFIX = "agent-";
+    /** Agent {@code agent-N} plays machine {@code local-N}. */
+    static final String MACHINE_PREFIX = "local-";
 
     /** A service: its name, default port and runnable jar (relative to the repository). */
     record Service(String name, int defaultPort, String jar, boolean required) {
@@ -236,6 +238,10 @@ public final class LocalPlatform implements AutoCloseable {
      */
     public void kill(String name) {
         component(name).kill();
+        if (name.startsWith(AGENT_PREFIX)) {
+            // what the agent removes at its stop: its table refusing its attempts this platform's ports
+            AgentJobs.unfence(MACHINE_PREFIX + name.substring(AGENT_PREFIX.length()));
+        }
     }
 
     /** Stops, then starts one component, waiting until it serves again. */
@@ -646,7 +652,7 @@ public final class LocalPlatform implements AutoCloseable {
             }
             for (int i = 1; i <= config.workers; i++) {
                 String name = AGENT_PREFIX + i;
-                String machine = "local-" + i;
+                String machine = MACHINE_PREFIX + i;
                 Path workDir = home.resolve("workers");
                 List<String> args = new ArrayList<>(List.of(
                         "--jobs.worker.scheduler-url=http://127.0.0.1:" + config.agentSchedulerPort.apply(i,
