@@ -39,26 +39,38 @@ final class AgentJobs {
     }
 
     /**
-     * Removes the nftables table in which an agent refused its attempts' connections to the platform (worker-agent's
-     * {@code Egress.table}: {@code fleetjobs_} and the machine id, other characters as underscores), where the agent
+     * Removes the nftables table in which an agent refused its attempts' connections to the platform, where the agent
      * could not (killed): its rules name this platform's ports, which a later platform on the host may give to something
-     * its jobs must reach. Nothing where nft is missing or there is no such table.
+     * its jobs must reach. The agent records the table's name in its machine's work directory (worker-agent's
+     * {@code ProcessRunner.EGRESS_TABLE_FILE}) while the table holds, so the naming rule lives in the agent alone.
+     * Nothing where there is no record (no sandbox, no nft, or the agent removed the table itself).
      */
-    static void unfence(String machineId) {
-        if (!"root".equals(System.getProperty("user.name"))) {
-            return;
+    static void unfence(Path machineDir) {
+        Path record = machineDir.resolve(EGRESS_TABLE_FILE);
+        String table;
+        try {
+            table = Files.readString(record).strip();
+        } catch (IOException e) {
+            return; // none: nothing to remove
         }
-        String table = "fleetjobs_" + machineId.replaceAll("[^A-Za-z0-9_]", "_");
+        if (!table.matches("fleetjobs_[A-Za-z0-9_]{1,48}")) {
+            return; // not a name the agent writes: never hand nft anything else
+        }
         try {
             Process nft = new ProcessBuilder("nft", "delete", "table", "inet", table)
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            nft.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.io.IOException e) {
+            if (nft.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && nft.exitValue() == 0) {
+                Files.deleteIfExists(record);
+            }
+        } catch (IOException e) {
             // no nft: the agent could not have made the table either
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
+
+    /** The file, in a machine's work directory, in which its agent names the nftables table of its attempts. */
+    static final String EGRESS_TABLE_FILE = "egress-table";
 
     /**
      * The process groups recorded under {@code runningDir} (the agent's {@code jobId=, attempt=, pgid=,

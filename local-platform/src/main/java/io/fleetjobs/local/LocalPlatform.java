@@ -240,8 +240,13 @@ public final class LocalPlatform implements AutoCloseable {
         component(name).kill();
         if (name.startsWith(AGENT_PREFIX)) {
             // what the agent removes at its stop: its table refusing its attempts this platform's ports
-            AgentJobs.unfence(MACHINE_PREFIX + name.substring(AGENT_PREFIX.length()));
+            AgentJobs.unfence(agentsWorkDir().resolve(MACHINE_PREFIX + name.substring(AGENT_PREFIX.length())));
         }
+    }
+
+    /** Where the agents keep their machines' directories ({@code jobs.worker.work-dir}). */
+    private Path agentsWorkDir() {
+        return home.resolve("workers");
     }
 
     /** Stops, then starts one component, waiting until it serves again. */
@@ -401,11 +406,12 @@ public final class LocalPlatform implements AutoCloseable {
     }
 
     /**
-     * Removes the nftables table in which the agent of {@code machineId} refused its attempts' connections, where the
-     * agent could not (killed): for harnesses that start agents of their own.
+     * Removes the nftables table in which an agent refused its attempts' connections, where the agent could not
+     * (killed): for harnesses that start agents of their own, given the agent's machine directory
+     * ({@code <jobs.worker.work-dir>/<machine-id>}).
      */
-    public static void removeEgressRules(String machineId) {
-        AgentJobs.unfence(machineId);
+    public static void removeEgressRules(Path machineDir) {
+        AgentJobs.unfence(machineDir);
     }
 
     public String adminToken() {
@@ -653,7 +659,7 @@ public final class LocalPlatform implements AutoCloseable {
             for (int i = 1; i <= config.workers; i++) {
                 String name = AGENT_PREFIX + i;
                 String machine = MACHINE_PREFIX + i;
-                Path workDir = home.resolve("workers");
+                Path workDir = agentsWorkDir();
                 List<String> args = new ArrayList<>(List.of(
                         "--jobs.worker.scheduler-url=http://127.0.0.1:" + config.agentSchedulerPort.apply(i,
                                 schedulerPorts(i)),
@@ -675,7 +681,7 @@ public final class LocalPlatform implements AutoCloseable {
                         JavaProcess.logSays("joined as machine"),
                         (descendants, grace) -> {
                             int ended = AgentJobs.end(running, descendants, grace);
-                            AgentJobs.unfence(machine); // the agent removes them itself, unless it was killed
+                            AgentJobs.unfence(workDir.resolve(machine)); // the agent removes them itself, unless it was killed
                             if (ended > 0) {
                                 config.listener.note(name + ": ended " + ended + " job process(es) it left running");
                             }

@@ -57,6 +57,37 @@ class LeftoversTest {
     }
 
     @Test
+    void theEgressTableAKilledAgentNamedIsRemovedAndNothingElseIsHandedToNft() throws Exception {
+        Files.writeString(dir.resolve(AgentJobs.EGRESS_TABLE_FILE), "fleetjobs_x; flush ruleset\n");
+        AgentJobs.unfence(dir);
+        assertThat(dir.resolve(AgentJobs.EGRESS_TABLE_FILE)).as("not a table's name: left alone").exists();
+
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "not root: no nft");
+        String table = "fleetjobs_leftover_" + UUID.randomUUID().toString().substring(0, 8);
+        org.junit.jupiter.api.Assumptions.assumeTrue(nft("add", "table", "inet", table) == 0, "nft does not work here");
+        try {
+            Files.writeString(dir.resolve(AgentJobs.EGRESS_TABLE_FILE), table + "\n");
+            AgentJobs.unfence(dir);
+            assertThat(nft("list", "table", "inet", table)).as("the table is gone").isNotZero();
+            assertThat(dir.resolve(AgentJobs.EGRESS_TABLE_FILE)).doesNotExist();
+        } finally {
+            nft("delete", "table", "inet", table);
+        }
+    }
+
+    private static int nft(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of("nft"));
+        command.addAll(List.of(args));
+        try {
+            Process nft = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return nft.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) ? nft.exitValue() : -1;
+        } catch (IOException e) {
+            return -1; // no nft
+        }
+    }
+
+    @Test
     void theGroupsAnAgentRecordedAreEnded() throws IOException {
         process = new ProcessBuilder("setsid", "sleep", "60").start(); // a group of its own, as the agent runs a job
         long pgid = process.pid();

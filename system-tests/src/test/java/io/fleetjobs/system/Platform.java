@@ -227,7 +227,8 @@ final class Platform implements AutoCloseable {
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile()));
             builder.environment().putAll(environment);
             Process p = builder.start();
-            AgentProcess agent = new AgentProcess(machineId, p, dir.resolve("agent.log"));
+            AgentProcess agent = new AgentProcess(machineId, p, dir.resolve("agent.log"),
+                    Path.of(settings.getOrDefault("jobs.worker.work-dir", dir.resolve("work").toString())).resolve(machineId));
             agents.add(agent);
             return agent;
         } catch (IOException e) {
@@ -235,15 +236,15 @@ final class Platform implements AutoCloseable {
         }
     }
 
-    record AgentProcess(String machineId, Process process, Path log) {
+    record AgentProcess(String machineId, Process process, Path log, Path machineDir) {
         /**
          * SIGKILL, then what the agent would have removed at its stop: the nftables table refusing its attempts this
-         * platform's ports (worker-agent's {@code Egress.table}), which a later test's jobs may need.
+         * platform's ports, which a later test's jobs may need.
          */
         void kill() {
             process.destroyForcibly();
             process.onExit().join();
-            io.fleetjobs.local.LocalPlatform.removeEgressRules(machineId);
+            io.fleetjobs.local.LocalPlatform.removeEgressRules(machineDir);
         }
     }
 
@@ -269,7 +270,7 @@ final class Platform implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            io.fleetjobs.local.LocalPlatform.removeEgressRules(a.machineId()); // where its stop could not
+            io.fleetjobs.local.LocalPlatform.removeEgressRules(a.machineDir()); // where its stop could not
         });
         gateway.destroy();
         try {

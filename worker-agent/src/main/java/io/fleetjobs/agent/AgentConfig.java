@@ -1,7 +1,6 @@
 package io.fleetjobs.agent;
 
 import io.fleetjobs.agent.process.Egress;
-import io.fleetjobs.agent.process.EgressFence;
 import io.fleetjobs.agent.process.Isolation;
 import io.fleetjobs.agent.process.ProcessRunner;
 import io.fleetjobs.agent.simulate.MachinesCsv;
@@ -45,7 +44,7 @@ class AgentConfig {
         Optional<String> fenced = fenceEgress(properties, resources.machineId(), runner);
         Agent agent = new Agent(properties, resources, scheduler, runner, clock,
                 CredentialFile.forMachine(properties.workDir(), resources.machineId()));
-        return fenced.<SmartLifecycle>map(table -> new Fenced(agent, table)).orElse(agent);
+        return fenced.<SmartLifecycle>map(table -> new Fenced(agent, runner, table)).orElse(agent);
     }
 
     /**
@@ -53,7 +52,7 @@ class AgentConfig {
      * rules left behind would refuse the next attempts on that host ports the platform may no longer use (a later start
      * of the same machine replaces them anyway).
      */
-    private record Fenced(SmartLifecycle agent, String table) implements SmartLifecycle, AutoCloseable {
+    private record Fenced(SmartLifecycle agent, ProcessRunner runner, String table) implements SmartLifecycle, AutoCloseable {
         @Override
         public void start() {
             agent.start();
@@ -68,7 +67,7 @@ class AgentConfig {
         /** Also when the context closes without having started it (a join refused at start): Spring calls close. */
         @Override
         public void close() {
-            EgressFence.remove(table).ifPresent(why -> log.warn("cannot remove nftables table {}: {}", table, why));
+            runner.unfenceEgress(table).ifPresent(why -> log.warn("cannot remove nftables table {}: {}", table, why));
         }
 
         @Override

@@ -8,9 +8,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Applies an {@link Egress} to the machine with {@code nft} (nftables), as root: the table of one machine's agent,
- * replaced whole at each start. It is left in place when the agent stops, since its attempts may outlive it until the
- * next start's cleanup; a machine taken out of the fleet for good drops it with {@code nft delete table inet
- * fleetjobs_<machine>}.
+ * replaced whole at each start and removed at its stop. An agent killed leaves it in place, which is the safe side:
+ * its attempts may outlive it until the next start's cleanup, and stay fenced meanwhile; the agent's machine directory
+ * names the table ({@link ProcessRunner#EGRESS_TABLE_FILE}) for whoever removes it then (a launcher of agents, an
+ * operator taking the machine out: {@code nft delete table inet <name>}).
  */
 public final class EgressFence {
     private EgressFence() {

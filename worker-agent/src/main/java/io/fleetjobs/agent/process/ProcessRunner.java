@@ -104,6 +104,8 @@ public final class ProcessRunner implements AttemptRunner {
     private final boolean readOnlyMachine;
     /** Whether the machine's egress rules were applied ({@link #fenceEgress}). */
     private volatile boolean egressFenced;
+    /** In the machine's work directory: the name of the nftables table {@link #fenceEgress} applied, while it holds. */
+    public static final String EGRESS_TABLE_FILE = "egress-table";
     /** The sandbox's steps beyond its base that this machine allows ({@link Sandbox.Hardening}). */
     private final Set<Sandbox.Hardening> hardening;
     private final Cgroups cgroups;
@@ -283,6 +285,28 @@ public final class ProcessRunner implements AttemptRunner {
     public Optional<String> fenceEgress(String table, Egress egress) {
         Optional<String> failure = EgressFence.apply(table, egress, settings.firstUid(), settings.uidCount());
         egressFenced = failure.isEmpty();
+        if (egressFenced) {
+            try { // for whoever must remove the table after a kill (a launcher of agents): the name, not its rule
+                Files.createDirectories(workRoot);
+                Files.writeString(workRoot.resolve(EGRESS_TABLE_FILE), table + "\n");
+            } catch (IOException e) {
+                log.warn("cannot record the egress table's name in {}: {}", workRoot, e.toString());
+            }
+        }
+        return failure;
+    }
+
+    /** Removes the table {@link #fenceEgress} applied, and its record; empty when done, else why not. */
+    public Optional<String> unfenceEgress(String table) {
+        Optional<String> failure = EgressFence.remove(table);
+        if (failure.isEmpty()) {
+            egressFenced = false;
+            try {
+                Files.deleteIfExists(workRoot.resolve(EGRESS_TABLE_FILE));
+            } catch (IOException e) {
+                log.debug("cannot delete the egress table's record: {}", e.toString());
+            }
+        }
         return failure;
     }
 

@@ -111,12 +111,18 @@ class SandboxedEgressTest {
     }
 
     @Test
-    void theJoinSaysEgressIsNotHeldUntilTheRulesAreApplied() {
+    void theJoinSaysEgressIsNotHeldUntilTheRulesAreApplied() throws Exception {
         assertThat(runner.isolationGaps()).as("this runner has no cgroups either").containsSubsequence("cgroups", "egress");
 
         assertThat(runner.fenceEgress(TABLE, new Egress(List.of()))).isEmpty();
 
         assertThat(runner.isolationGaps()).contains("cgroups").doesNotContain("egress");
+        Path record = workDir.resolve("machine").resolve(ProcessRunner.EGRESS_TABLE_FILE);
+        assertThat(Files.readString(record).strip()).as("the table's name, for a launcher to remove it after a kill")
+                .isEqualTo(TABLE);
+        assertThat(runner.unfenceEgress(TABLE)).isEmpty();
+        assertThat(record).as("removed with the table").doesNotExist();
+        assertThat(runner.isolationGaps()).contains("egress");
         assertThat(new ProcessRunner(workDir.resolve("plain"), 1 << 20, 8192, Duration.ofMillis(500),
                 InstantSource.system(), ProcessRunner.DEFAULT_PASS_ENV, settings(), Isolation.NONE, null).isolationGaps())
                 .as("no sandbox: nothing it could hold").isEmpty();
