@@ -497,94 +497,33 @@ public final class ProcessRunner implements AttemptRunner {
         }
     }
 
+    /**
+     * The start, step by step: the attempt's directory and log files, the argv (the sandbox's, or the agent's lifeline
+     * around the command), the job's environment, whether the command can start at all, the attempt's cgroup, the
+     * process (waiting at its gate where a cgroup or sandbox must take it first), its group's record, and the handle.
+     */
     private RunningAttempt startAs(AttemptKey key, List<String> command, Map<String, String> env, Requested requested,
             Path record, Integer uid) throws StartFailedException {
         Path attemptDir = attemptsDir.resolve(key.fileName());
         Path directory = uid == null ? attemptDir : attemptDir.resolve(WORK);
         Path stdoutFile = attemptDir.resolve(STDOUT);
         Path stderrFile = attemptDir.resolve(STDERR);
-        try {
-            Files.createDirectories(runningDir);
-            deleteTree(attemptDir);
-            ended.remove(key.fileName());
-            Files.createDirectories(attemptDir);
-            Files.createFile(stdoutFile);
-            Files.createFile(stderrFile);
-            if (uid != null) {
-                Sandboxing.prepare(workRoot, attemptsDir, runningDir, attemptDir, stdoutFile, stderrFile, directory, uid);
-            }
-        } catch (IOException | UncheckedIOException e) {
-            throw new StartFailedException("attempt " + key + ": cannot make its working directory " + directory + ": "
-                    + e, e);
-        }
+        prepareDirectories(key, attemptDir, stdoutFile, stderrFile, directory, uid);
 
-        List<String> argv;
-        Sandbox sandbox = null;
-        if (uid != null) {
-            List<Integer> own = requested == null ? List.of() : requested.gpuDevices();
-            List<Path> otherGpus;
-            try {
-                otherGpus = Sandbox.otherGpus(settings.deviceDir(), own);
-            } catch (UncheckedIOException e) {
-                throw new StartFailedException("attempt " + key + ": " + e.getMessage() + ": " + e.getCause(), e);
-            }
-            List<Path> readOnly;
-            try {
-                readOnly = readOnlyMachine ? writableMounts() : List.of();
-            } catch (IOException e) {
-                throw new StartFailedException("attempt " + key + ": cannot read the machine's mounts: " + e, e);
-            }
-            sandbox = new Sandbox(uid, settings.tmpBytes(), otherGpus, directory, readOnly, hardening);
-            argv = List.of(); // below, once the job's environment is known
-        } else if (cgroups != null) {
-            argv = Sandbox.gatedArgv(command);
-        } else {
-            argv = new ArrayList<>(command.size() + 6);
-            argv.addAll(List.of("setsid", "sh", "-c", TIED_TO_AGENT, "fleetjobs-attempt"));
-            argv.addAll(command);
-        }
-        ProcessBuilder builder = new ProcessBuilder(argv).directory(directory.toFile());
+        Sandbox sandbox = uid == null ? null : sandbox(key, requested, uid, directory);
+        ProcessBuilder builder = new ProcessBuilder(sandbox != null ? List.of() // below, once the job's environment is known
+                : cgroups != null ? Sandbox.gatedArgv(command) : tiedToAgent(command)).directory(directory.toFile());
         Map<String, String> environment = builder.environment();
-        environment.keySet().removeIf(name -> !passed(name));
-        try {
-            if (uid != null) {
-                // the agent's HOME, USER and TMPDIR are not the job's
-                environment.keySet().removeAll(List.of("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL"));
-                environment.putIfAbsent("PATH", SANDBOX_PATH);
-                environment.put("HOME", directory.toString());
-                environment.put("TMPDIR", "/tmp");
-            }
-            if (env != null) {
-                env.forEach((name, value) -> {
-                    if (value == null) {
-                        environment.remove(name);
-                    } else {
-                        environment.put(name, value);
-                    }
-                });
-            }
-            environment.put("JOBS_JOB_ID", key.jobId().toString());
-            environment.put("JOBS_ATTEMPT", Integer.toString(key.attempt()));
-            if (sandbox != null) {
-                // the job's environment reaches the job only; root's part of the start runs in a fixed one
+        jobEnvironment(key, environment, env, uid != null ? directory : null);
+        if (sandbox != null) {
+            try { // the job's environment reaches the job only; root's part of the start runs in a fixed one
                 builder.command(sandbox.argv(command, Map.copyOf(environment)));
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new StartFailedException("attempt " + key + ": invalid environment: " + e.getMessage(), e);
             }
-        } catch (IllegalArgumentException | NullPointerException e) {
-            throw new StartFailedException("attempt " + key + ": invalid environment: " + e.getMessage(), e);
         }
         String program = command.getFirst();
-        Startable startable = uid == null
-                ? findExecutable(program, environment.get("PATH"), directory).isPresent() ? Startable.YES : Startable.NOT_FOUND
-                : Sandboxing.startableBy(program, environment.get("PATH"), directory, uid);
-        if (startable != Startable.YES) {
-            String path = environment.getOrDefault("PATH", DEFAULT_PATH);
-            throw startable == Startable.NOT_FOUND
-                    ? new CommandNotStartableException("attempt " + key + ": command not found: " + program + " (PATH="
-                            + path + ")", CommandNotStartableException.NOT_FOUND)
-                    : new CommandNotStartableException("attempt " + key + ": command not executable by the job's user"
-                            + (uid == null ? "" : " (uid " + uid + ")") + ": " + program + " (PATH=" + path + ")",
-                            CommandNotStartableException.NOT_EXECUTABLE);
-        }
+        requireStartable(key, program, environment, directory, uid);
         if (sandbox != null) {
             environment.clear();
             environment.putAll(Sandbox.ROOT_ENVIRONMENT);
@@ -595,58 +534,12 @@ public final class ProcessRunner implements AttemptRunner {
                     CommandNotStartableException.NOT_EXECUTABLE);
         }
 
-        Cgroups.AttemptCgroup cgroup = null;
-        Cgroups.Limits limits = null;
-        if (cgroups != null) {
-            limits = Cgroups.Limits.of(requested.cpuMillis(), requested.memoryMb(), settings.minHeadroomMb(),
-                    settings.headroomPercent(), settings.pidsMax());
-            try {
-                cgroup = cgroups.create(key.fileName(), limits);
-            } catch (IOException | RuntimeException e) {
-                throw new StartFailedException("attempt " + key + ": cannot make its cgroup (" + cgroups.version() + " under "
-                        + settings.cgroupParent() + "): " + e, e);
-            }
-        }
-
-        Process process;
-        try {
-            process = builder.start();
-        } catch (IOException e) {
-            if (cgroup != null) {
-                cgroup.remove();
-            }
-            String message = String.valueOf(e.getMessage());
-            if (message.contains("error=7,") || message.contains("error: 7 (")) { // E2BIG: all of them together
-                throw new CommandNotStartableException("attempt " + key + ": its command and environment are too long"
-                        + " together for the machine's exec (E2BIG)", CommandNotStartableException.NOT_EXECUTABLE);
-            }
-            throw new StartFailedException("attempt " + key + ": cannot start " + program
-                    + " (are setsid, unshare and setpriv, from util-linux, on the agent's PATH?): " + e.getMessage(), e);
-        }
-        if (cgroup != null) {
-            scoreForOom(process.pid(), requested);
-            try {
-                cgroup.add(process.pid());
-                // the gate opens: from now on everything the attempt forks is in its cgroup
-                process.getOutputStream().write('\n');
-                process.getOutputStream().flush();
-            } catch (IOException | RuntimeException e) {
-                process.destroyForcibly();
-                process.onExit().join();
-                cgroup.remove();
-                throw new StartFailedException("attempt " + key + ": cannot put its process in its cgroup " + cgroup
-                        + ": " + e, e);
-            }
-        } else if (sandbox != null) {
-            // a sandbox waits at its gate too; with no cgroup to put it in, it opens at once
-            try {
-                process.getOutputStream().write('\n');
-                process.getOutputStream().flush();
-            } catch (IOException e) {
-                process.destroyForcibly();
-                process.onExit().join();
-                throw new StartFailedException("attempt " + key + ": cannot open its gate: " + e, e);
-            }
+        Cgroups.Limits limits = cgroups == null ? null : Cgroups.Limits.of(requested.cpuMillis(), requested.memoryMb(),
+                settings.minHeadroomMb(), settings.headroomPercent(), settings.pidsMax());
+        Cgroups.AttemptCgroup cgroup = limits == null ? null : cgroup(key, limits);
+        Process process = spawn(key, builder, program, cgroup);
+        if (cgroup != null || sandbox != null) {
+            openGate(key, process, cgroup, requested);
         }
         Instant startedAt = clock.instant();
         // the group's lifeline: open while this agent lives, closed at the attempt's end
@@ -682,6 +575,154 @@ public final class ProcessRunner implements AttemptRunner {
         log.info("attempt {} started: pgid {}{}{}, {}", key, process.pid(), uid == null ? "" : ", uid " + uid,
                 cgroup == null ? "" : ", " + cgroup, command);
         return attempt;
+    }
+
+    /** A fresh attempt directory with empty log files; in a sandbox, owned and locked down for the attempt's uid. */
+    private void prepareDirectories(AttemptKey key, Path attemptDir, Path stdoutFile, Path stderrFile, Path directory,
+            Integer uid) throws StartFailedException {
+        try {
+            Files.createDirectories(runningDir);
+            deleteTree(attemptDir);
+            ended.remove(key.fileName());
+            Files.createDirectories(attemptDir);
+            Files.createFile(stdoutFile);
+            Files.createFile(stderrFile);
+            if (uid != null) {
+                Sandboxing.prepare(workRoot, attemptsDir, runningDir, attemptDir, stdoutFile, stderrFile, directory, uid);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            throw new StartFailedException("attempt " + key + ": cannot make its working directory " + directory + ": "
+                    + e, e);
+        }
+    }
+
+    /** The attempt's sandbox: its uid, the GPUs it may not see, the mounts it may not write. */
+    private Sandbox sandbox(AttemptKey key, Requested requested, int uid, Path directory) throws StartFailedException {
+        List<Integer> own = requested == null ? List.of() : requested.gpuDevices();
+        List<Path> otherGpus;
+        try {
+            otherGpus = Sandbox.otherGpus(settings.deviceDir(), own);
+        } catch (UncheckedIOException e) {
+            throw new StartFailedException("attempt " + key + ": " + e.getMessage() + ": " + e.getCause(), e);
+        }
+        List<Path> readOnly;
+        try {
+            readOnly = readOnlyMachine ? writableMounts() : List.of();
+        } catch (IOException e) {
+            throw new StartFailedException("attempt " + key + ": cannot read the machine's mounts: " + e, e);
+        }
+        return new Sandbox(uid, settings.tmpBytes(), otherGpus, directory, readOnly, hardening);
+    }
+
+    /** Neither sandbox nor cgroup: the command in a session of its own, killed with its group once the agent goes. */
+    private static List<String> tiedToAgent(List<String> command) {
+        List<String> argv = new ArrayList<>(command.size() + 6);
+        argv.addAll(List.of("setsid", "sh", "-c", TIED_TO_AGENT, "fleetjobs-attempt"));
+        argv.addAll(command);
+        return argv;
+    }
+
+    /**
+     * The job's environment, made in place from the agent's: only the names passed on, then (in a sandbox, {@code
+     * sandboxHome} not null) the job's own HOME, PATH and TMPDIR, the job's variables (null removes one) and the
+     * attempt's names.
+     */
+    private void jobEnvironment(AttemptKey key, Map<String, String> environment, Map<String, String> env,
+            Path sandboxHome) throws StartFailedException {
+        environment.keySet().removeIf(name -> !passed(name));
+        try {
+            if (sandboxHome != null) {
+                // the agent's HOME, USER and TMPDIR are not the job's
+                environment.keySet().removeAll(List.of("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL"));
+                environment.putIfAbsent("PATH", SANDBOX_PATH);
+                environment.put("HOME", sandboxHome.toString());
+                environment.put("TMPDIR", "/tmp");
+            }
+            if (env != null) {
+                env.forEach((name, value) -> {
+                    if (value == null) {
+                        environment.remove(name);
+                    } else {
+                        environment.put(name, value);
+                    }
+                });
+            }
+            environment.put("JOBS_JOB_ID", key.jobId().toString());
+            environment.put("JOBS_ATTEMPT", Integer.toString(key.attempt()));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new StartFailedException("attempt " + key + ": invalid environment: " + e.getMessage(), e);
+        }
+    }
+
+    /** Refuses, as the job's failure, a command not found on the job's PATH or not executable by the job's user. */
+    private static void requireStartable(AttemptKey key, String program, Map<String, String> environment,
+            Path directory, Integer uid) throws CommandNotStartableException {
+        Startable startable = uid == null
+                ? findExecutable(program, environment.get("PATH"), directory).isPresent() ? Startable.YES : Startable.NOT_FOUND
+                : Sandboxing.startableBy(program, environment.get("PATH"), directory, uid);
+        if (startable != Startable.YES) {
+            String path = environment.getOrDefault("PATH", DEFAULT_PATH);
+            throw startable == Startable.NOT_FOUND
+                    ? new CommandNotStartableException("attempt " + key + ": command not found: " + program + " (PATH="
+                            + path + ")", CommandNotStartableException.NOT_FOUND)
+                    : new CommandNotStartableException("attempt " + key + ": command not executable by the job's user"
+                            + (uid == null ? "" : " (uid " + uid + ")") + ": " + program + " (PATH=" + path + ")",
+                            CommandNotStartableException.NOT_EXECUTABLE);
+        }
+    }
+
+    private Cgroups.AttemptCgroup cgroup(AttemptKey key, Cgroups.Limits limits) throws StartFailedException {
+        try {
+            return cgroups.create(key.fileName(), limits);
+        } catch (IOException | RuntimeException e) {
+            throw new StartFailedException("attempt " + key + ": cannot make its cgroup (" + cgroups.version() + " under "
+                    + settings.cgroupParent() + "): " + e, e);
+        }
+    }
+
+    /** Starts the process; a failure removes the cgroup made for it. */
+    private static Process spawn(AttemptKey key, ProcessBuilder builder, String program, Cgroups.AttemptCgroup cgroup)
+            throws StartFailedException {
+        try {
+            return builder.start();
+        } catch (IOException e) {
+            if (cgroup != null) {
+                cgroup.remove();
+            }
+            String message = String.valueOf(e.getMessage());
+            if (message.contains("error=7,") || message.contains("error: 7 (")) { // E2BIG: all of them together
+                throw new CommandNotStartableException("attempt " + key + ": its command and environment are too long"
+                        + " together for the machine's exec (E2BIG)", CommandNotStartableException.NOT_EXECUTABLE);
+            }
+            throw new StartFailedException("attempt " + key + ": cannot start " + program
+                    + " (are setsid, unshare and setpriv, from util-linux, on the agent's PATH?): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Lets the process waiting at its gate go on: into its cgroup first, where there is one (from then on everything
+     * the attempt forks is in it), with its OOM score; a sandbox without a cgroup opens at once. A failure kills it.
+     */
+    private void openGate(AttemptKey key, Process process, Cgroups.AttemptCgroup cgroup, Requested requested)
+            throws StartFailedException {
+        if (cgroup != null) {
+            scoreForOom(process.pid(), requested);
+        }
+        try {
+            if (cgroup != null) {
+                cgroup.add(process.pid());
+            }
+            process.getOutputStream().write('\n');
+            process.getOutputStream().flush();
+        } catch (IOException | RuntimeException e) {
+            process.destroyForcibly();
+            process.onExit().join();
+            if (cgroup != null) {
+                cgroup.remove();
+            }
+            throw new StartFailedException("attempt " + key + ": cannot "
+                    + (cgroup != null ? "put its process in its cgroup " + cgroup : "open its gate") + ": " + e, e);
+        }
     }
 
     /** The attempt's first process (still at its gate) gets its OOM score, which everything it starts inherits. */
