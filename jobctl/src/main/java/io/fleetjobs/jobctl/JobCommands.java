@@ -287,7 +287,7 @@ final class JobCommands {
                 });
                 return JobCtl.OK;
             }
-            String body = client().jobs().getAttemptLogsWithResponseSpec(job, n, null, null, null, replica).body(String.class);
+            String body = client().jobs().getAttemptLogsWithResponseSpec(job, n, null, null, null, replica, null).body(String.class);
             if (json()) {
                 printJson(body);
                 return JobCtl.OK;

@@ -1,9 +1,7 @@
 package io.fleetjobs.sdk;
 
 import io.fleetjobs.sdk.model.StreamedEvent;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -116,26 +114,10 @@ final class EventStream {
                 // the stream ended first
             }
         });
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(response.getBody(), StandardCharsets.UTF_8))) {
-            String eventId = null;
-            String name = null;
-            StringBuilder data = null;
-            String line;
-            while ((line = lines.readLine()) != null) {
-                if (line.isEmpty()) {
-                    if (data != null && name == null && give(eventId, data.toString(), onChange)) {
-                        return Outcome.ENDED;
-                    }
-                    eventId = null;
-                    name = null;
-                    data = null;
-                } else if (line.startsWith("id:")) {
-                    eventId = value(line);
-                } else if (line.startsWith("event:")) {
-                    name = value(line);
-                } else if (line.startsWith("data:")) {
-                    data = data == null ? new StringBuilder(value(line)) : data.append('\n').append(value(line));
-                }
+        try {
+            if (ServerSentEvents.read(response.getBody(),
+                    e -> e.name() == null && give(e.id(), e.data(), onChange))) {
+                return Outcome.ENDED;
             }
         } catch (IOException closed) {
             // dropped, or closed at the deadline
@@ -156,10 +138,5 @@ final class EventStream {
         }
         versions.put(e.getJobId(), e.getVersion());
         return onChange.test(e);
-    }
-
-    private static String value(String line) {
-        String v = line.substring(line.indexOf(':') + 1);
-        return v.startsWith(" ") ? v.substring(1) : v;
     }
 }

@@ -120,8 +120,12 @@ public final class FleetJobsClient {
 
     /**
      * Follows one stream of an attempt (live logs, {@code GET …/logs?follow=true}): {@code onBytes} gets each piece
-     * of output as it arrives, within about a second of the job printing it; returns when the attempt ended and
-     * every byte up to its end was read. A refusal (404, 400) throws {@link RestClientResponseException}.
+     * of output as printed (CR and bytes that are not UTF-8 included) as it arrives, within about a second of the job
+     * printing it; returns when the attempt ended and every byte up to its end was read. A connection cut on the way
+     * (an instance going away, a network reset, 503) is followed again from the last byte read, after the {@link
+     * #withPollInterval poll interval} (doubled at each cut in a row), so each byte comes once, in order;
+     * {@value LogFollow#RETRIES} cuts in a row with nothing read between them end the follow with the last one's
+     * exception. A refusal (404, 400, 429) throws {@link RestClientResponseException}.
      *
      * @param stream {@code stdout} or {@code stderr}
      * @param offset where to start: a byte offset (0 for the whole output), negative for the last bytes, null for
@@ -134,7 +138,7 @@ public final class FleetJobsClient {
     /** The same, of one replica of a gang's attempt ({@code replica} its rank; 0 for a job of one replica). */
     public void followLogs(UUID jobId, int attempt, int replica, String stream, Long offset, Consumer<byte[]> onBytes) {
         StringBuilder uri = new StringBuilder(apiClient.getBasePath()).append("/api/v1/jobs/").append(jobId)
-                .append("/attempts/").append(attempt).append("/logs?follow=true&stream=")
+                .append("/attempts/").append(attempt).append("/logs?follow=true&encoding=base64&stream=")
                 .append(Objects.requireNonNull(stream, "stream"));
         if (replica != 0) {
             uri.append("&replica=").append(replica);
@@ -142,31 +146,7 @@ public final class FleetJobsClient {
         if (offset != null) {
             uri.append("&offset=").append(offset);
         }
-        var auth = apiClient.getAuthentication("bearerAuth");
-        String token = auth instanceof io.fleetjobs.sdk.invoker.auth.HttpBearerAuth bearer ? bearer.getBearerToken() : null;
-        apiClient.getRestClient().get().uri(java.net.URI.create(uri.toString()))
-                .headers(h -> {
-                    h.setAccept(List.of(org.springframework.http.MediaType.TEXT_PLAIN));
-                    if (token != null && !token.isBlank()) {
-                        h.setBearerAuth(token);
-                    }
-                })
-                .exchange((request, response) -> {
-                    if (response.getStatusCode().isError()) {
-                        byte[] body = response.getBody().readAllBytes();
-                        throw new RestClientResponseException("following the logs of " + jobId + "/" + attempt
-                                + " failed: " + response.getStatusCode(), response.getStatusCode(),
-                                response.getStatusText(), response.getHeaders(), body, null);
-                    }
-                    try (var in = response.getBody()) {
-                        byte[] buffer = new byte[8192];
-                        int n;
-                        while ((n = in.read(buffer)) != -1) {
-                            onBytes.accept(java.util.Arrays.copyOf(buffer, n));
-                        }
-                    }
-                    return null;
-                }, true);
+        new LogFollow(apiClient.getRestClient(), java.net.URI.create(uri.toString()), token, pollInterval).follow(onBytes);
     }
 
     /** Every job of the caller in {@code state} (null for all), newest first, fetching pages of {@code pageSize} as read. */

@@ -206,4 +206,55 @@ class FleetJobsClientTest {
         assertThatThrownBy(() -> client().withPollInterval(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> FleetJobsClient.connect(null, "t")).isInstanceOf(NullPointerException.class);
     }
+
+    /** A base64 log event as job-service sends it with {@code encoding=base64}. */
+    private static String logEvent(byte[] bytes, long offset) {
+        return "data: " + java.util.Base64.getEncoder().encodeToString(bytes) + "\nid: " + offset + "\n\n";
+    }
+
+    @Test
+    void followLogsGivesTheBytesAsPrintedAndAfterACutResumesFromTheLastOffsetReached() {
+        String path = "/api/v1/jobs/" + id + "/attempts/1/logs";
+        byte[] first = {'1', '0', '%', '\r'};
+        byte[] second = {(byte) 0xFF, '\n'};
+        byte[] third = {'d', 'o', 'n', 'e', '\n'};
+        api.on("GET", path,
+                new Answer(200, "text/event-stream", logEvent(first, 104) + ": keep-alive\n\n" + logEvent(second, 106)),
+                Answer.problem(503, "an instance going away"),
+                new Answer(200, "text/event-stream", logEvent(third, 111) + "event: end\ndata: \n\n"));
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+
+        client().followLogs(id, 1, "stdout", 100L, out::writeBytes);
+
+        assertThat(out.toByteArray()).as("every byte once, in order, CR and a byte that is not UTF-8 included")
+                .isEqualTo(new byte[] {'1', '0', '%', '\r', (byte) 0xFF, '\n', 'd', 'o', 'n', 'e', '\n'});
+        var calls = api.calls("GET", path);
+        assertThat(calls).hasSize(3);
+        assertThat(calls.getFirst().query()).isEqualTo("follow=true&encoding=base64&stream=stdout&offset=100");
+        assertThat(calls.getFirst().header("Accept")).isEqualTo("text/event-stream");
+        assertThat(calls.getFirst().header("Last-Event-ID")).isNull();
+        assertThat(calls.get(1).header("Last-Event-ID")).as("the stream was cut after offset 106").isEqualTo("106");
+        assertThat(calls.get(2).header("Last-Event-ID")).as("a 503 read nothing").isEqualTo("106");
+    }
+
+    @Test
+    void followLogsGivesUpAfterSoManyCutsInARowWithNothingReadAndAtOnceWhenRefused() {
+        String path = "/api/v1/jobs/" + id + "/attempts/1/logs";
+        api.on("GET", path, new Answer(200, "text/event-stream", ": keep-alive\n\n"));
+        assertThatThrownBy(() -> client().followLogs(id, 1, "stdout", null, bytes -> { }))
+                .isInstanceOf(java.io.UncheckedIOException.class).hasMessageContaining("ended before its end");
+        assertThat(api.calls("GET", path)).hasSize(LogFollow.RETRIES + 1);
+
+        StubApi other = new StubApi();
+        try {
+            other.on("GET", path, Answer.problem(404, "no attempt 1"));
+            assertThatThrownBy(() -> FleetJobsClient.connect(other.url(), "fj_token")
+                    .followLogs(id, 1, "stdout", null, bytes -> { }))
+                    .isInstanceOfSatisfying(org.springframework.web.client.RestClientResponseException.class,
+                            e -> assertThat(e.getStatusCode().value()).isEqualTo(404));
+            assertThat(other.calls()).hasSize(1);
+        } finally {
+            other.close();
+        }
+    }
 }

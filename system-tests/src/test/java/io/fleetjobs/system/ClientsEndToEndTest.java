@@ -90,7 +90,7 @@ class ClientsEndToEndTest {
         List<Event> events = fleet.jobs().listEvents(job.getId(), null, null, null).getItems();
         assertThat(events.getFirst().getFrom()).isNull();
         assertThat(events.getLast().getTo()).isEqualTo(JobState.SUCCEEDED);
-        var logs = fleet.jobs().getAttemptLogs(job.getId(), 1, null, null, null, null);
+        var logs = fleet.jobs().getAttemptLogs(job.getId(), 1, null, null, null, null, null);
         assertThat(logs.getStdout()).isEqualTo("hi\n");
         assertThat(logs.getStderr()).isEqualTo("oops\n");
     }

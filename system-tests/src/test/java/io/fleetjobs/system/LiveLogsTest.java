@@ -69,9 +69,13 @@ class LiveLogsTest {
         final CompletableFuture<Void> done;
 
         Followed(UUID job, String stream, Long offset) {
+            this(fleet, job, stream, offset);
+        }
+
+        Followed(FleetJobsClient client, UUID job, String stream, Long offset) {
             // a thread of its own: the common pool has one thread on two cores, and a second follow waited there for
             // the first to end
-            done = CompletableFuture.runAsync(() -> fleet.followLogs(job, 1, stream, offset, piece -> {
+            done = CompletableFuture.runAsync(() -> client.followLogs(job, 1, stream, offset, piece -> {
                 synchronized (bytes) {
                     bytes.writeBytes(piece);
                 }
@@ -81,6 +85,12 @@ class LiveLogsTest {
         String text() {
             synchronized (bytes) {
                 return bytes.toString(StandardCharsets.UTF_8);
+            }
+        }
+
+        byte[] bytes() {
+            synchronized (bytes) {
+                return bytes.toByteArray();
             }
         }
     }
@@ -129,6 +139,41 @@ class LiveLogsTest {
         await().atMost(WITHIN).until(() -> again.done.isDone() && stderr.done.isDone());
         assertThat(again.text()).isEqualTo("before\nafter the follow began\n");
         assertThat(stderr.text()).isEqualTo("to stderr\n");
+    }
+
+    /**
+     * The SDK (and so {@code jobctl logs -f}) through a connection that is cut while the job runs: it follows again from
+     * the last offset it read, and the caller gets every byte once, as printed, CR and a byte that is not UTF-8
+     * included. The SDK before read {@code text/plain}, which has no offsets, and ended with the cut.
+     */
+    @Test
+    void aFollowCutWhileTheJobRunsGoesOnFromWhereItWasWithTheBytesAsPrinted() throws Exception {
+        try (ServerSocket gate = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             io.fleetjobs.testsupport.TcpProxy proxy = new io.fleetjobs.testsupport.TcpProxy(
+                     java.net.URI.create(platform.clientUrl()).getPort())) {
+            gate.setSoTimeout((int) WITHIN.toMillis());
+            Job job = submit("printf 'first 10%%\\r'; printf '\\377\\n'; exec 3<>/dev/tcp/127.0.0.1/" + gate.getLocalPort()
+                    + "; read -r word <&3; printf 'then 100%%\\r\\n'", "bash");
+            await().atMost(WITHIN).until(() -> fleet.get(job.getId()).getState() == JobState.RUNNING);
+            byte[] before = {'f', 'i', 'r', 's', 't', ' ', '1', '0', '%', '\r', (byte) 0xFF, '\n'};
+
+            Followed followed = new Followed(FleetJobsClient.connect("http://127.0.0.1:" + proxy.port(), token)
+                    .withPollInterval(Duration.ofMillis(50)), job.getId(), "stdout", 0L);
+            await().atMost(WITHIN).until(() -> java.util.Arrays.equals(followed.bytes(), before));
+            proxy.cut(); // the follow's connection reset under it
+            proxy.restore();
+            try (Socket waiting = gate.accept()) {
+                waiting.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
+                waiting.getOutputStream().flush();
+                await().atMost(WITHIN).until(followed.done::isDone);
+            }
+            assertThat(followed.done).as("%s", followed.done.isCompletedExceptionally() ? followed.done.exceptionNow() : "")
+                    .isCompleted();
+            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            all.writeBytes(before);
+            all.writeBytes("then 100%\r\n".getBytes(StandardCharsets.UTF_8));
+            assertThat(followed.bytes()).as("every byte once, in order").isEqualTo(all.toByteArray());
+        }
     }
 
     /** A follow read as Server-Sent Events through the gateway: the output joined as SSE joins it, the last id, the end. */
@@ -226,6 +271,19 @@ class LiveLogsTest {
         assertThat(whole.ended()).isTrue();
         // a client that reconnects after the event with id 4 ("one\n") gets the rest, not the whole again
         assertThat(Events.follow(job.getId(), "", "4").text()).isEqualTo("two\nthree");
+    }
+
+    @Test
+    void anEncodingThatDoesNotExistIsRefusedNamingTheField() throws Exception {
+        Job job = submit("true");
+        await().atMost(WITHIN).until(() -> fleet.get(job.getId()).getAttempt() >= 1);
+        var response = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(platform.clientUrl() + "/api/v1/jobs/" + job.getId()
+                                + "/attempts/1/logs?follow=true&encoding=utf16"))
+                .header("Authorization", "Bearer " + token).timeout(WITHIN).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).contains("encoding");
     }
 
     @Test

@@ -69,7 +69,8 @@ class AttemptLogStreamController {
     void follow(@RequestAttribute(CallerIdentity.ATTRIBUTE) CallerIdentity caller, @PathVariable String id,
             @PathVariable int attempt, @RequestParam(defaultValue = "0") int replica,
             @RequestParam(defaultValue = "stdout") String stream,
-            @RequestParam(required = false) Long offset, @RequestHeader(name = "Accept", required = false) String accept,
+            @RequestParam(required = false) Long offset, @RequestParam(defaultValue = "text") String encoding,
+            @RequestHeader(name = "Accept", required = false) String accept,
             @RequestHeader(name = "Last-Event-ID", required = false) String lastEventId, HttpServletResponse response)
             throws IOException {
         JobsController.requireReplica(replica);
@@ -78,7 +79,10 @@ class AttemptLogStreamController {
                 .orElseThrow(() -> ApiException.badRequest("stream", "is stdout or stderr")).wire();
         LogStreams.AttemptOnMachine onMachine = logs.attempt(job.id(), attempt, replica)
                 .orElseThrow(() -> ApiException.notFound(JobsController.attemptName(attempt, replica) + " of job " + id));
-        LogEvents events = wantsPlainText(accept) ? null : new LogEvents();
+        if (!encoding.equals("text") && !encoding.equals("base64")) {
+            throw ApiException.badRequest("encoding", "is text or base64");
+        }
+        LogEvents events = wantsPlainText(accept) ? null : encoding.equals("base64") ? LogEvents.base64() : new LogEvents();
         long from = events != null && lastEventId != null ? resumeAt(lastEventId)
                 : offset == null ? LogLimits.DEFAULT_FROM : offset;
         if (!follows.tryOpen(caller.tenantId())) {

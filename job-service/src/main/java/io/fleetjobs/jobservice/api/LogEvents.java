@@ -5,6 +5,7 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 
 /**
  * A followed log stream as Server-Sent Events: each piece of output one event, its text in {@code data:} lines, its
@@ -12,11 +13,30 @@ import java.nio.charset.StandardCharsets;
  * resumes where it was ({@code offset}). Joined as SSE joins them (the data lines of an event with line feeds), the
  * events' data, one after the other, are the output as the job printed it, but that each CR or CR LF is a line feed
  * (an SSE line cannot hold a CR) and bytes that are not UTF-8 are U+FFFD. A character cut by a piece's end waits for
- * the next piece. Pure: bytes in, text out, one instance a stream.
+ * the next piece. {@link #base64()} events carry the bytes exactly instead ({@code encoding=base64}): each piece's
+ * bytes as one base64 {@code data:} line, its id the offset it reaches, for a client that must pass the output on as
+ * printed and resume where a cut left it (the SDK, {@code jobctl logs -f}). Pure: bytes in, text out, one instance a
+ * stream.
  */
 final class LogEvents {
     /** The last event of a stream that ended: a client stops here rather than reconnect. */
     static final String END = "event: end\ndata: \n\n";
+
+    private final boolean base64;
+
+    /** Text events (the default). */
+    LogEvents() {
+        this(false);
+    }
+
+    private LogEvents(boolean base64) {
+        this.base64 = base64;
+    }
+
+    /** Events whose data is the base64 of the bytes as printed. */
+    static LogEvents base64() {
+        return new LogEvents(true);
+    }
 
     private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
             .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
@@ -28,6 +48,13 @@ final class LogEvents {
      * of the stream ({@code end} < 0: not known, the event has no id); "" when they complete no character.
      */
     String of(byte[] data, int from, int length, long end) {
+        if (base64) {
+            if (length == 0) {
+                return "";
+            }
+            return "data: " + Base64.getEncoder().encodeToString(java.util.Arrays.copyOfRange(data, from, from + length))
+                    + "\n" + (end >= 0 ? "id: " + end + "\n" : "") + "\n";
+        }
         ByteBuffer in = ByteBuffer.allocate(pending.remaining() + length).put(pending).put(data, from, length).flip();
         CharBuffer text = CharBuffer.allocate(in.remaining());
         decoder.decode(in, text, false); // never overflows: UTF-8 decodes to no more chars than bytes

@@ -63,4 +63,16 @@ class LogEventsTest {
         LogEvents events = new LogEvents();
         assertThat(events.of(new byte[] {'x', (byte) 0xFF, 'y'}, 0, 3, -1)).isEqualTo("data: x\uFFFDy\n\n");
     }
+
+    @Test
+    void base64EventsCarryTheBytesAsPrintedCrAndAllAndEachIdIsTheOffsetReached() {
+        LogEvents events = LogEvents.base64();
+        byte[] printed = {'1', '0', '%', '\r', (byte) 0xFF, '\n', (byte) 0xE2, (byte) 0x82}; // a euro sign cut after 2 bytes
+        String event = events.of(printed, 0, printed.length, 108);
+        assertThat(event).isEqualTo("data: " + java.util.Base64.getEncoder().encodeToString(printed) + "\nid: 108\n\n");
+        assertThat(events.of(new byte[] {(byte) 0xAC, 'x'}, 0, 1, 109)).as("no character waits: the id is exact")
+                .isEqualTo("data: rA==\nid: 109\n\n");
+        assertThat(events.of(printed, 0, 0, 109)).isEmpty();
+        assertThat(events.of(printed, 0, 2, -1)).as("a tail: no id").isEqualTo("data: MTA=\n\n");
+    }
 }
