@@ -56,6 +56,15 @@ public record JobSpec(
         labels = Copies.map(labels);
     }
 
+    /**
+     * Whether only a machine that sandboxes its jobs may run it: asked for ({@code placement.requireIsolation}), or
+     * implied by a network of its own ({@code execution.network} {@value Execution#NO_NETWORK}), which only the
+     * sandbox makes. The claim's query reads the same from the stored spec ({@code QueuedJobs}).
+     */
+    public boolean requiresSandbox() {
+        return placement.requireIsolation() || execution.ownNetwork();
+    }
+
     /** The patterns that names in the spec follow. */
     public static final class Names {
         public static final String NAME = "[A-Za-z0-9._-]{1,128}";

@@ -72,6 +72,8 @@ class ValidationTest extends JobServiceTestBase {
                 Arguments.of("fractional priority", "{\"name\": \"n\", \"priority\": 1.5, " + RES + ", " + EXE + "}", "priority"),
                 Arguments.of("command not a list", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": \"echo hi\"}}", "execution.command"),
                 Arguments.of("bad env name", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"true\"], \"env\": {\"1X\": \"v\"}}}", "execution.env[1X]"),
+                Arguments.of("a network that does not exist", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"true\"], \"network\": \"bridge\"}}", "execution.network"),
+                Arguments.of("a gang of its own network", "{\"name\": \"n\", \"replicas\": 2, " + RES + ", \"execution\": {\"command\": [\"true\"], \"network\": \"none\"}}", "execution.network"),
                 Arguments.of("bad gpu type", "{\"name\": \"n\", \"resources\": {\"cpu\": 1, \"memoryMb\": 1, \"gpuType\": \"A100||\"}, " + EXE + "}", "resources.gpuType"),
                 // PostgreSQL's text cannot hold NUL: each of these failed at the insert with a 500
                 Arguments.of("NUL in an argument", "{\"name\": \"n\", " + RES + ", \"execution\": {\"command\": [\"sh\", \"a\\u0000\"]}}", "execution.command[1]"),

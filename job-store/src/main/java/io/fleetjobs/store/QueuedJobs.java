@@ -97,7 +97,8 @@ final class QueuedJobs {
     private static final String CLAIM_COLUMNS = """
             id, tenant_id, version, priority, cpu_millis, memory_mb, gpu_count, gpu_type, region, created_at,
             spec->'placement'->'labels' as labels, spec->'placement'->>'strategy' as strategy,
-            spec->'placement'->>'requireIsolation' = 'true' as require_isolation, replicas, gang_scope, requeued_ahead,
+            (spec->'placement'->>'requireIsolation' = 'true' or spec->'execution'->>'network' = 'none') as require_isolation,
+            replicas, gang_scope, requeued_ahead,
             unplaced_kind, state_reason""";
 
     static final String DUE_NEVER_FITTING_SQL = """

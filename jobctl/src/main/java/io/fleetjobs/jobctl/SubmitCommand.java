@@ -82,6 +82,11 @@ final class SubmitCommand extends CommandBase {
             description = "Time limit per attempt: 90s, 10m, 2h.")
     Duration timeout;
 
+    @Option(names = "--network", paramLabel = "MODE", description = "host (the machine's network, the default) or none"
+            + " (a network of its own with only its loopback: it reaches nothing and nothing reaches it; sandboxing"
+            + " machines only).")
+    String network;
+
     @Option(names = "--max-attempts", paramLabel = "N", description = "Attempts in all for the job's own failures (1-20; default 3).")
     Integer maxAttempts;
 
@@ -175,7 +180,7 @@ final class SubmitCommand extends CommandBase {
             }
             spec.setPlacement(p);
         }
-        if ((command != null && !command.isEmpty()) || env != null || timeout != null) {
+        if ((command != null && !command.isEmpty()) || env != null || timeout != null || network != null) {
             Execution e = spec.getExecution() == null ? new Execution() : spec.getExecution();
             if (command != null && !command.isEmpty()) {
                 e.setCommand(new ArrayList<>(command));
@@ -185,6 +190,9 @@ final class SubmitCommand extends CommandBase {
             }
             if (timeout != null) {
                 e.setTimeoutSeconds(Math.toIntExact(Math.max(1, timeout.toSeconds())));
+            }
+            if (network != null) {
+                e.setNetwork(network(network));
             }
             spec.setExecution(e);
         }
@@ -250,5 +258,13 @@ final class SubmitCommand extends CommandBase {
         Map<String, String> m = new LinkedHashMap<>(base == null ? Map.of() : base);
         m.putAll(over);
         return m;
+    }
+
+    private Execution.NetworkEnum network(String mode) {
+        try {
+            return Execution.NetworkEnum.fromValue(mode);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(super.spec.commandLine(), "--network must be host or none, was '" + mode + "'");
+        }
     }
 }

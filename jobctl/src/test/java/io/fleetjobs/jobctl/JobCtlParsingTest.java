@@ -76,6 +76,17 @@ class JobCtlParsingTest {
     }
 
     @Test
+    void submitTakesANetworkOfItsOwnAndRefusesAModeThatDoesNotExist() {
+        JobSpec spec = ((SubmitCommand) command(parse("submit", "--name", "n", "--cpu", "1", "--memory", "512",
+                "--network", "none", "--", "true"))).spec();
+        assertThat(spec.getExecution().getNetwork()).isEqualTo(io.fleetjobs.sdk.model.Execution.NetworkEnum.NONE);
+        SubmitCommand wrong = command(parse("submit", "--name", "n", "--cpu", "1", "--memory", "512", "--network", "bridge",
+                "--", "true"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(wrong::spec)
+                .isInstanceOf(picocli.CommandLine.ParameterException.class).hasMessageContaining("--network");
+    }
+
+    @Test
     void submitLeavesUnsetFieldsToTheContractsDefaults() {
         SubmitCommand submit = command(parse("submit", "--name", "n", "--cpu", "1", "--memory", "512", "--", "true"));
         JobSpec spec = submit.spec();

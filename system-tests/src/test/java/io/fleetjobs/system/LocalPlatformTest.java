@@ -140,6 +140,36 @@ class LocalPlatformTest {
         assertThat(out).as("the public API stays open to jobs").contains("gateway connected");
     }
 
+    /**
+     * {@code execution.network} none through the public API, on a sandboxing agent: the job reaches not even the
+     * gateway's API, which the job above (the machine's network) reaches, and its own loopback works.
+     */
+    @Test
+    void aJobWithANetworkOfItsOwnReachesNotEvenThePublicApiButItsLoopbackWorks() {
+        tools.jackson.databind.JsonNode machine = admin.get("/api/v1/machines").json().get("items").get(0);
+        org.junit.jupiter.api.Assumptions.assumeTrue("sandbox".equals(machine.get("isolation").asString()),
+                "the agent does not sandbox its jobs here (not root): it cannot run a job of its own network");
+        String script = "echo interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ,);"
+                + " if (exec 3<>/dev/tcp/127.0.0.1/%1$d) 2>/dev/null; then echo gateway connected; else echo gateway refused; fi;"
+                .formatted(platform.url().getPort())
+                + " perl -MIO::Socket::INET -e '$l = IO::Socket::INET->new(Listen => 1, LocalAddr => \"127.0.0.1\","
+                + " LocalPort => 0) or die; IO::Socket::INET->new(PeerAddr => \"127.0.0.1\", PeerPort => $l->sockport)"
+                + " or die; print \"loopback works\\n\"'";
+        var created = admin.post("/api/v1/jobs", """
+                {"name":"alone","resources":{"cpu":0.1,"memoryMb":16},
+                 "execution":{"command":["bash","-c",%s],"network":"none"}}"""
+                .formatted(tools.jackson.databind.json.JsonMapper.builder().build().writeValueAsString(script)));
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        assertThat(created.json().get("execution").get("network").asString()).isEqualTo("none");
+        String id = created.field("id");
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> List.of("SUCCEEDED", "FAILED").contains(admin.get("/api/v1/jobs/" + id).field("state")));
+        var logs = admin.get("/api/v1/jobs/" + id + "/attempts/1/logs").json();
+        assertThat(admin.get("/api/v1/jobs/" + id).field("state")).as(logs.toString()).isEqualTo("SUCCEEDED");
+        assertThat(logs.get("stdout").asString()).contains("interfaces=lo,\n").contains("gateway refused")
+                .contains("loopback works");
+    }
+
     private static String submit(String sleepSeconds) {
         var created = admin.post("/api/v1/jobs", """
                 {"name":"sleeper","resources":{"cpu":0.1,"memoryMb":16},"execution":{"command":["sleep","%s"]}}"""

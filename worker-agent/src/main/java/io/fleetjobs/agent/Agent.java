@@ -323,7 +323,8 @@ final class Agent implements SmartLifecycle {
     private void startInContext(AttemptKey key, Lease lease) {
         try {
             Attempt process = runner.start(key, lease.command(), inGang(withDevices(lease.env(), lease.gpus()), lease.gang()),
-                    new Requested(lease.cpuMillis(), lease.memoryMb(), resources.deviceMinors(lease.gpus())));
+                    new Requested(lease.cpuMillis(), lease.memoryMb(), resources.deviceMinors(lease.gpus()),
+                            lease.ownNetwork()));
             Instant deadline = lease.timeoutSeconds() == null ? null
                     : process.startedAt().plusSeconds(lease.timeoutSeconds());
             Tracked tracked = new Tracked(lease, process, deadline);

@@ -176,11 +176,24 @@ public final class AgentProtocol {
      *                  clocks are compared): past it the reconciler ends the attempt and retries the job, and the
      *                  agent does not start it; optional (null from older schedulers: no deadline known)
      * @param gang      the attempt's place in its gang; null for a job of one replica
+     * @param network   the job's {@code execution.network}: {@code none} for a network of its own; null (older
+     *                  schedulers) or {@code host} for the machine's
      */
     public record Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
-            Integer timeoutSeconds, Long cpuMillis, Long memoryMb, List<Integer> gpus, Long startWithinMs, Gang gang) {
+            Integer timeoutSeconds, Long cpuMillis, Long memoryMb, List<Integer> gpus, Long startWithinMs, Gang gang,
+            String network) {
         public Lease {
             gpus = gpus == null ? List.of() : List.copyOf(gpus);
+        }
+
+        public Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,
+                Integer timeoutSeconds, Long cpuMillis, Long memoryMb, List<Integer> gpus, Long startWithinMs, Gang gang) {
+            this(jobId, attempt, epoch, command, env, timeoutSeconds, cpuMillis, memoryMb, gpus, startWithinMs, gang, null);
+        }
+
+        /** Whether the attempt runs in a network of its own. */
+        public boolean ownNetwork() {
+            return io.fleetjobs.model.Execution.NO_NETWORK.equals(network);
         }
 
         public Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,

@@ -84,6 +84,10 @@ class JobsController {
                     .sorted(Comparator.comparing(ApiException.FieldError::field))
                     .toList());
         }
+        if (spec.replicas() > 1 && spec.execution().ownNetwork()) {
+            throw ApiException.badRequest("execution.network", "must be " + io.fleetjobs.model.Execution.HOST_NETWORK
+                    + " for a gang (replicas above 1): its replicas reach each other over the network");
+        }
         return switch (store.submit(caller.tenantId(), spec, idempotencyKey, admitOnSubmit)) {
             case Submission.Accepted(JobRecord job, boolean created) -> logged(job, created, caller)
                     .location(URI.create("/api/v1/jobs/" + job.id()))

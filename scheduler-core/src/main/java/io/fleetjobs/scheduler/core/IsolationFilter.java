@@ -1,6 +1,9 @@
 package io.fleetjobs.scheduler.core;
 
-/** The machine sandboxes its jobs, when the job requires it ({@code placement.requireIsolation}). */
+/**
+ * The machine sandboxes its jobs, when the job requires it ({@code placement.requireIsolation}, or a network of its own,
+ * {@code execution.network} none, which only the sandbox makes: {@code JobSpec.requiresSandbox}).
+ */
 final class IsolationFilter implements MachineFilter {
 
     @Override
@@ -26,6 +29,6 @@ final class IsolationFilter implements MachineFilter {
     @Override
     public String explain(PendingJob job, int machines) {
         return MachineFilter.counted(machines, "does", "do") + " not sandbox their jobs (isolation none), and this job"
-                + " requires it (placement.requireIsolation)";
+                + " requires it (placement.requireIsolation, or execution.network none)";
     }
 }

@@ -102,7 +102,7 @@ public record PendingJob(
         return new PendingJob(jobId, tenantId, spec.priority(),
                 resources.cpuMillis(), resources.memoryMb(), resources.gpuCount(), resources.gpuTypes(),
                 spec.placement().region(), spec.placement().labels(), spec.placement().strategy(), order,
-                spec.placement().requireIsolation(), spec.replicas(), spec.replicas() > 1 ? spec.placement().gangScope() : null);
+                spec.requiresSandbox(), spec.replicas(), spec.replicas() > 1 ? spec.placement().gangScope() : null);
     }
 
     /** The same job, chosen for by another strategy. */

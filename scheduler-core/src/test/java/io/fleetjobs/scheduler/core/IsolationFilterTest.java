@@ -4,6 +4,7 @@ import static io.fleetjobs.scheduler.core.Jobs.aJob;
 import static io.fleetjobs.scheduler.core.Machines.aMachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** A job that requires a sandbox goes only to machines that sandbox their jobs, and says why it waits. */
@@ -27,6 +28,19 @@ class IsolationFilterTest {
 
         assertThat(Snapshots.machinesOf(Snapshots.plan(snapshot, strict))).containsEntry(strict.jobId(), "sandboxed");
         assertThat(Snapshots.machinesOf(Snapshots.plan(snapshot, relaxed))).containsEntry(relaxed.jobId(), "plain");
+    }
+
+    @Test
+    void aNetworkOfItsOwnNeedsASandboxAsAskingForOneDoes() {
+        var ownNetwork = new io.fleetjobs.model.JobSpec("n", null, null, io.fleetjobs.model.Resources.of(1, 256), null,
+                new io.fleetjobs.model.Execution(List.of("true"), java.util.Map.of(), null, io.fleetjobs.model.Execution.NO_NETWORK),
+                null, null);
+        var host = new io.fleetjobs.model.JobSpec("n", null, null, io.fleetjobs.model.Resources.of(1, 256), null,
+                new io.fleetjobs.model.Execution(List.of("true"), java.util.Map.of(), null, "host"), null, null);
+        assertThat(PendingJob.of(java.util.UUID.randomUUID(), java.util.UUID.randomUUID(), ownNetwork, 0).requireIsolation())
+                .isTrue();
+        assertThat(PendingJob.of(java.util.UUID.randomUUID(), java.util.UUID.randomUUID(), host, 0).requireIsolation())
+                .isFalse();
     }
 
     @Test

@@ -474,6 +474,11 @@ public final class ProcessRunner implements AttemptRunner {
         if (command == null || command.isEmpty() || command.stream().anyMatch(Objects::isNull)) {
             throw new StartFailedException("attempt " + key + ": the command is empty or has a null argument");
         }
+        if (requested != null && requested.ownNetwork() && isolation != Isolation.SANDBOX) {
+            // the scheduler places such jobs on sandboxing machines only: not the job's failure
+            throw new StartFailedException("attempt " + key + ": a network of its own (execution.network none) needs the"
+                    + " sandbox, and this machine does not sandbox its jobs");
+        }
         Path record = runningDir.resolve(key.fileName() + PgidRecord.SUFFIX);
         if (Files.exists(record)) {
             throw new StartFailedException("attempt " + key + ": a previous agent's process group is still recorded in "
@@ -611,7 +616,8 @@ public final class ProcessRunner implements AttemptRunner {
         } catch (IOException e) {
             throw new StartFailedException("attempt " + key + ": cannot read the machine's mounts: " + e, e);
         }
-        return new Sandbox(uid, settings.tmpBytes(), otherGpus, directory, readOnly, hardening);
+        return new Sandbox(uid, settings.tmpBytes(), otherGpus, directory, readOnly, hardening,
+                requested != null && requested.ownNetwork());
     }
 
     /** Neither sandbox nor cgroup: the command in a session of its own, killed with its group once the agent goes. */

@@ -7,12 +7,17 @@ package io.fleetjobs.agent.process;
  * @param memoryMb  memory in MiB: the cgroup's limit is this plus the agent's headroom
  * @param gpuDevices the GPUs the attempt holds, by their device nodes' minor numbers ({@code /dev/nvidia<N>}, which
  *                   is not always nvidia-smi's index): in a sandbox every other {@code nvidia<N>} is hidden
+ * @param ownNetwork a network of its own, with only its loopback ({@code execution.network} none): in a sandbox only
  */
-public record Requested(Long cpuMillis, Long memoryMb, java.util.List<Integer> gpuDevices) {
+public record Requested(Long cpuMillis, Long memoryMb, java.util.List<Integer> gpuDevices, boolean ownNetwork) {
     public static final Requested NOTHING = new Requested(null, null);
 
     public Requested(Long cpuMillis, Long memoryMb) {
         this(cpuMillis, memoryMb, java.util.List.of());
+    }
+
+    public Requested(Long cpuMillis, Long memoryMb, java.util.List<Integer> gpuDevices) {
+        this(cpuMillis, memoryMb, gpuDevices, false);
     }
 
     public Requested {

@@ -21,6 +21,7 @@ import java.util.stream.Stream;
  * <pre>
  *   JVM ─ setsid sh (GATE: waits for the agent's "go", sent once the agent has put it in the attempt's cgroup)
  *          └ exec unshare --pid --fork --kill-child --mount --ipc --mount-proc      (root, outside; pgid leader)
+ *                   [--net, for a network of its own: only its loopback, brought up first]
  *              └ sh (pid 1 of the new pid namespace): the machine's file systems read-only but for the
  *                  working directory, a private tmpfs on /tmp and /dev/shm
  *                  ├ sh (root, for a moment): once pid 1 is in its user namespace, maps every uid and gid to itself
@@ -77,9 +78,11 @@ import java.util.stream.Stream;
  *                 for none (the probe)
  * @param readOnly the mount points made read-only ({@link #writableMounts}); empty where the machine does not allow it
  * @param hardening the steps beyond the base that this machine allows ({@link Hardening})
+ * @param ownNetwork a network namespace of the attempt's own, in which only its loopback is up: it reaches nothing
+ *                  beyond itself and nothing reaches it ({@code execution.network} none)
  */
 public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List<Path> readOnly,
-        Set<Hardening> hardening) {
+        Set<Hardening> hardening, boolean ownNetwork) {
     /** What a sandbox does beyond its base where the machine allows it; the probe at the agent's start finds which. */
     public enum Hardening {
         /** A user namespace of the attempt's own, in which it can create none. */
@@ -131,6 +134,11 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
         this(uid, tmpBytes, masked, null, List.of(), Hardening.candidates());
     }
 
+    /** On the machine's network. */
+    public Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List<Path> readOnly, Set<Hardening> hardening) {
+        this(uid, tmpBytes, masked, work, readOnly, hardening, false);
+    }
+
     public Sandbox {
         masked = masked == null ? List.of() : List.copyOf(masked);
         readOnly = readOnly == null ? List.of() : List.copyOf(readOnly);
@@ -158,6 +166,13 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
     static final java.util.Map<String, String> ROOT_ENVIRONMENT = java.util.Map.of("PATH",
             "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 
+    /**
+     * In a network namespace of its own, the loopback starts down: brought up (iproute2's {@code ip}, as root of the
+     * namespace, before anything of the job runs), so that the job's processes still talk to each other over it.
+     */
+    static final String LOOPBACK_UP = "ip link set lo up || { echo 'fleetjobs: cannot bring up the loopback of the"
+            + " network of the attempt: is ip, from iproute2, on the PATH of the agent?' >&2; exit 125; }";
+
     /** As {@link #argv(List, java.util.Map)} with an empty environment. */
     List<String> argv(List<String> command) {
         return argv(command, java.util.Map.of());
@@ -174,9 +189,9 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
                 GATE,
                 "inner=$1; shift",
                 "exec unshare --pid --fork --kill-child --mount --ipc --mount-proc --propagation private"
-                        + " -- sh -c \"$inner\" fleetjobs-sandbox \"$@\"");
+                        + (ownNetwork ? " --net" : "") + " -- sh -c \"$inner\" fleetjobs-sandbox \"$@\"");
         String inner = String.join("\n",
-                readOnlyMachine(),
+                (ownNetwork ? LOOPBACK_UP + "\n" : "") + readOnlyMachine(),
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-tmp /tmp || exit 125",
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-shm /dev/shm 2>/dev/null",
                 masks(),

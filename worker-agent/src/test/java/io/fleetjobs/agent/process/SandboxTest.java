@@ -97,6 +97,19 @@ class SandboxTest {
     }
 
     @Test
+    void aNetworkOfItsOwnIsANetworkNamespaceWhoseLoopbackComesUpBeforeTheJob() {
+        List<String> own = new Sandbox(61007, 1 << 20, List.of(), null, List.of(), java.util.Set.of(), true)
+                .argv(List.of("true"));
+        assertThat(own.get(3)).as("the outer script's unshare").contains(" --net ");
+        assertThat(own.get(5)).startsWith(Sandbox.LOOPBACK_UP + "\n");
+        assertThat(own.get(5).indexOf("ip link set lo up")).isLessThan(own.get(5).indexOf("setpriv"));
+
+        List<String> host = new Sandbox(61007, 1 << 20).argv(List.of("true"));
+        assertThat(host.get(3)).doesNotContain("--net");
+        assertThat(host.get(5)).doesNotContain("ip link");
+    }
+
+    @Test
     void withoutTheDeviceDirectoryOrGpuNodesInItNothingIsMasked(@TempDir Path dir) throws Exception {
         assertThat(Sandbox.otherGpus(dir.resolve("no-such-dir"), List.of())).isEmpty();
         Files.writeString(dir.resolve("nvidiactl"), "");

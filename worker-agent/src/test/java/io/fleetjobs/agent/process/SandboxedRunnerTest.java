@@ -158,6 +158,44 @@ class SandboxedRunnerTest {
         assertThat(out.stdoutTail()).containsPattern("uid=620\\d\\d\\b");
     }
 
+    /**
+     * {@code execution.network} none: the job has a network of its own, with only its loopback (up), so it reaches
+     * nothing of the machine's (a port another job or service listens on) while its own processes still talk over
+     * 127.0.0.1; the same job on the machine's network reaches the port (so the first part can fail).
+     */
+    @Test
+    void aJobWithANetworkOfItsOwnReachesNothingOfTheMachineButItsLoopbackWorks() throws Exception {
+        try (java.net.ServerSocket machines = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+            String script = "echo uid=$(id -u); echo interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort"
+                    + " | tr '\\n' ,);"
+                    + " if (exec 3<>/dev/tcp/127.0.0.1/" + machines.getLocalPort() + ") 2>/dev/null; then echo machine"
+                    + " reached; else echo machine refused; fi;"
+                    + " perl -MIO::Socket::INET -e '$l = IO::Socket::INET->new(Listen => 1, LocalAddr => \"127.0.0.1\","
+                    + " LocalPort => 0) or die \"no listen: $!\\n\"; IO::Socket::INET->new(PeerAddr => \"127.0.0.1\","
+                    + " PeerPort => $l->sockport) or die \"no loopback: $!\\n\"; print \"loopback works\\n\"'";
+
+            Outcome own = outcome(runner.start(aKey(), List.of("bash", "-c", script), Map.of(),
+                    new Requested(null, null, List.of(), true)));
+            assertThat(own.exitCode()).as(own.stdoutTail() + own.stderrTail()).isZero();
+            assertThat(own.stdoutTail()).containsPattern("uid=620\\d\\d\\b").contains("interfaces=lo,\n")
+                    .contains("machine refused").contains("loopback works");
+
+            Outcome host = outcome(runner.start(aKey(), List.of("bash", "-c", script), Map.of(), Requested.NOTHING));
+            assertThat(host.stdoutTail()).as("on the machine's network").contains("machine reached")
+                    .doesNotContain("interfaces=lo,\n");
+        }
+    }
+
+    @Test
+    void aNetworkOfItsOwnWithoutTheSandboxIsRefusedAtStartNotRunOnTheMachinesNetwork() {
+        ProcessRunner plain = new ProcessRunner(workDir.resolve("plain"), 1 << 20, 8192, GRACE, InstantSource.system(),
+                ProcessRunner.DEFAULT_PASS_ENV, settings(), Isolation.NONE, null);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> plain.start(aKey(), List.of("true"), Map.of(),
+                        new Requested(null, null, List.of(), true)))
+                .isInstanceOf(StartFailedException.class).isNotInstanceOf(CommandNotStartableException.class)
+                .hasMessageContaining("execution.network none");
+    }
+
     @Test
     void theJobRunsAsAnUnprivilegedUidOfItsOwnInItsOwnPidNamespaceWithAPrivateTmp() throws Exception {
         Files.writeString(Path.of("/tmp/fleetjobs-agent-tmp-marker"), "the machine's /tmp");

@@ -146,7 +146,8 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle,
             } else if (a.state() == AttemptState.SCHEDULED) {
                 var execution = a.execution();
                 start.add(new Lease(a.jobId(), a.attempt(), a.epoch(), execution.command(), execution.env(),
-                        execution.timeoutSeconds(), a.cpuMillis(), a.memoryMb(), a.gpus(), a.startWithinMs(), a.gang()));
+                        execution.timeoutSeconds(), a.cpuMillis(), a.memoryMb(), a.gpus(), a.startWithinMs(), a.gang(),
+                        execution.network()));
             }
         }
         return new AgentDiff(List.copyOf(start), List.copyOf(kill), List.copyOf(settle), later);
