@@ -1,6 +1,7 @@
 package io.fleetjobs.agent;
 
 import io.fleetjobs.agent.process.Egress;
+import io.fleetjobs.agent.process.EgressRefresh;
 import io.fleetjobs.agent.process.Isolation;
 import io.fleetjobs.agent.process.ProcessRunner;
 import io.fleetjobs.agent.simulate.MachinesCsv;
@@ -41,10 +42,12 @@ class AgentConfig {
                 properties.logCapBytes(), 64 * 1024, properties.killGrace(), clock, properties.passEnv(),
                 properties.isolation().settings().forMachine(resources.machineId()));
         runner.holdAllAttemptsTo(resources.memoryMb());
-        Optional<String> fenced = fenceEgress(properties, resources.machineId(), runner);
+        Optional<Fence> fenced = fenceEgress(properties, resources.machineId(), runner);
         Agent agent = new Agent(properties, resources, scheduler, runner, clock,
                 CredentialFile.forMachine(properties.workDir(), resources.machineId()));
-        return fenced.<SmartLifecycle>map(table -> new Fenced(agent, runner, table)).orElse(agent);
+        return fenced.<SmartLifecycle>map(fence -> new Fenced(agent, runner, fence.table(), new EgressRefresh(fence.egress(),
+                () -> egress(properties, Egress.Resolver.DNS), fresh -> runner.fenceEgress(fence.table(), fresh)),
+                properties.isolation().egressRefresh())).orElse(agent);
     }
 
     /**
@@ -52,10 +55,32 @@ class AgentConfig {
      * rules left behind would refuse the next attempts on that host ports the platform may no longer use (a later start
      * of the same machine replaces them anyway).
      */
-    private record Fenced(SmartLifecycle agent, ProcessRunner runner, String table) implements SmartLifecycle, AutoCloseable {
+    private static final class Fenced implements SmartLifecycle, AutoCloseable {
+        private final SmartLifecycle agent;
+        private final ProcessRunner runner;
+        private final String table;
+        private final EgressRefresh refresh;
+        private final Duration every;
+        private java.util.concurrent.ScheduledExecutorService refresher;
+
+        Fenced(SmartLifecycle agent, ProcessRunner runner, String table, EgressRefresh refresh, Duration every) {
+            this.agent = agent;
+            this.runner = runner;
+            this.table = table;
+            this.refresh = refresh;
+            this.every = every;
+        }
+
+        /** The agent, and the rules' host names resolved again every {@code every} (none where it is 0). */
         @Override
-        public void start() {
+        public synchronized void start() {
             agent.start();
+            if (every.isPositive()) {
+                refresher = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                        Thread.ofVirtual().name("egress-refresh").factory());
+                refresher.scheduleWithFixedDelay(refresh::refresh, every.toMillis(), every.toMillis(),
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
         }
 
         @Override
@@ -66,7 +91,16 @@ class AgentConfig {
 
         /** Also when the context closes without having started it (a join refused at start): Spring calls close. */
         @Override
-        public void close() {
+        public synchronized void close() {
+            if (refresher != null) {
+                refresher.shutdownNow();
+                try { // a refresh under way would make the table again after its removal below
+                    refresher.awaitTermination(15, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                refresher = null;
+            }
             runner.unfenceEgress(table).ifPresent(why -> log.warn("cannot remove nftables table {}: {}", table, why));
         }
 
@@ -82,7 +116,11 @@ class AgentConfig {
      * resolve, stops the start; rules nftables refuses (no nft, no CAP_NET_ADMIN) leave a warning naming what a job may
      * then reach.
      */
-    private static Optional<String> fenceEgress(WorkerProperties properties, String machineId, ProcessRunner runner) {
+    /** The table of the machine's egress rules, and the rules in it. */
+    private record Fence(String table, Egress egress) {
+    }
+
+    private static Optional<Fence> fenceEgress(WorkerProperties properties, String machineId, ProcessRunner runner) {
         if (runner.isolation() != Isolation.SANDBOX) {
             return Optional.empty(); // attempts run as the agent's uid, or root: the warning at start says what is not held
         }
@@ -99,7 +137,7 @@ class AgentConfig {
             return Optional.empty();
         }
         log.info("attempts may not connect to {} (nftables table inet {})", egress.denied(), table);
-        return Optional.of(table);
+        return Optional.of(new Fence(table, egress));
     }
 
     /** Where attempts may not connect: the scheduler's agent API as this agent dials it, then {@code deny-egress}. */

@@ -74,11 +74,23 @@ public record WorkerProperties(
      * @param denyEgress            where else attempts may not connect ({@link io.fleetjobs.agent.process.Egress#parse}:
      *                              {@code ADDRESS[/PREFIX][:PORT]}, {@code [IPV6]:PORT}, {@code HOST[:PORT]}, {@code *:PORT});
      *                              default the cloud's metadata endpoint, 169.254.169.254 (a list replaces it)
+     * @param egressRefresh         how often the rules' host names (the scheduler's, those of {@code denyEgress}) are
+     *                              resolved again, and the rules applied again where they moved (default 1m; 0: never,
+     *                              as resolved at start)
      */
     public record Isolation(Boolean sandbox, Integer firstUid, Integer uidCount, Long tmpMb, String cgroupParent,
             Long memoryHeadroomMb, Integer memoryHeadroomPercent, Integer pidsMax, Long workDirCapMb,
             Duration diskCheckInterval, Duration attemptRetention, Path deviceDir, Boolean userNamespaces,
-            Boolean egressRules, java.util.List<String> denyEgress) {
+            Boolean egressRules, java.util.List<String> denyEgress, Duration egressRefresh) {
+
+        public Isolation(Boolean sandbox, Integer firstUid, Integer uidCount, Long tmpMb, String cgroupParent,
+                Long memoryHeadroomMb, Integer memoryHeadroomPercent, Integer pidsMax, Long workDirCapMb,
+                Duration diskCheckInterval, Duration attemptRetention, Path deviceDir, Boolean userNamespaces,
+                Boolean egressRules, java.util.List<String> denyEgress) {
+            this(sandbox, firstUid, uidCount, tmpMb, cgroupParent, memoryHeadroomMb, memoryHeadroomPercent, pidsMax,
+                    workDirCapMb, diskCheckInterval, attemptRetention, deviceDir, userNamespaces, egressRules, denyEgress,
+                    null);
+        }
 
         public Isolation(Boolean sandbox, Integer firstUid, Integer uidCount, Long tmpMb, String cgroupParent,
                 Long memoryHeadroomMb, Integer memoryHeadroomPercent, Integer pidsMax, Long workDirCapMb,
@@ -92,6 +104,11 @@ public record WorkerProperties(
             egressRules = egressRules == null || egressRules;
             denyEgress = denyEgress == null ? io.fleetjobs.agent.process.Egress.DEFAULT_DENIED
                     : java.util.List.copyOf(denyEgress);
+            egressRefresh = egressRefresh == null ? Duration.ofMinutes(1) : egressRefresh;
+            if (egressRefresh.isNegative()) {
+                throw new IllegalArgumentException("jobs.worker.isolation.egress-refresh must not be negative: "
+                        + egressRefresh);
+            }
         }
 
         io.fleetjobs.agent.process.SandboxSettings settings() {

@@ -44,6 +44,17 @@ class IsolationPropertiesTest {
                 .denied()).map(Object::toString).containsExactly("[0:0:0:0:0:0:0:1]:8082", "10.0.0.0/8:5432", "*:9092");
     }
 
+    @Test
+    void theRulesHostNamesAreResolvedAgainEveryMinuteUnlessTold() {
+        assertThat(none().egressRefresh()).isEqualTo(Duration.ofMinutes(1));
+        var never = new WorkerProperties.Isolation(null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null, Duration.ZERO);
+        assertThat(never.egressRefresh()).isZero();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new WorkerProperties.Isolation(null, null, null, null,
+                        null, null, null, null, null, null, null, null, null, null, null, Duration.ofSeconds(-1)))
+                .hasMessageContaining("egress-refresh");
+    }
+
     private static WorkerProperties agentOf(String schedulerUrl, WorkerProperties.Isolation isolation) {
         return new WorkerProperties(schedulerUrl, "m-1", null, null, null, null, null, null, null, null, null, null, null,
                 null, null, null, isolation, null);
