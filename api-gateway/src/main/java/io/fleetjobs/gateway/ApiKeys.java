@@ -81,32 +81,50 @@ final class ApiKeys {
      */
     Optional<CallerIdentity> authenticate(String key, String address) {
         String digest = digest(key);
-        CompletableFuture<Optional<CallerIdentity>> answer = answers.getIfPresent(digest);
-        if (answer == null) {
-            RateLimiter limiter = perAddress.get(address == null ? "" : address, a -> RateLimiter.of("lookups-" + a, limit));
-            if (!limiter.acquirePermission()) {
-                long nanos = limiter instanceof AtomicRateLimiter atomic ? atomic.getDetailedMetrics().getNanosToWait() : 1_000_000_000L;
-                throw new TooManyLookups(Duration.ofSeconds(Math.max(1, (nanos + 999_999_999L) / 1_000_000_000L)));
-            }
-            CompletableFuture<Optional<CallerIdentity>> mine = new CompletableFuture<>();
-            answer = answers.asMap().putIfAbsent(digest, mine);
-            if (answer == null) { // the lookup is this request's; the others for the key wait for it
-                answer = mine;
-                try {
-                    mine.complete(lookup.apply(key).map(ApiKeys::caller));
-                } catch (RuntimeException | Error e) {
-                    mine.completeExceptionally(e);
-                }
-            }
-        }
-        Optional<CallerIdentity> caller;
-        try {
-            caller = answer.join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : e; // a database error, as the lookup threw it
+        Optional<CallerIdentity> caller = null;
+        while (caller == null) {
+            caller = answer(key, digest, address);
         }
         caller.ifPresent(c -> used.accept(digest));
         return caller;
+    }
+
+    /**
+     * The key's answer: the cached one, the one of a lookup in flight, or this request's own lookup; null where the
+     * lookup this request waited for was refused for another address's permits (it then asks again, on its own).
+     */
+    private Optional<CallerIdentity> answer(String key, String digest, String address) {
+        CompletableFuture<Optional<CallerIdentity>> answer = answers.getIfPresent(digest);
+        boolean mine = false;
+        if (answer == null) {
+            // the lookup is claimed before a permit is spent: requests arriving together wait for the one that won
+            CompletableFuture<Optional<CallerIdentity>> claim = new CompletableFuture<>();
+            answer = answers.asMap().putIfAbsent(digest, claim);
+            if (answer == null) {
+                answer = claim;
+                mine = true;
+                RateLimiter limiter = perAddress.get(address == null ? "" : address, a -> RateLimiter.of("lookups-" + a, limit));
+                if (!limiter.acquirePermission()) {
+                    long nanos = limiter instanceof AtomicRateLimiter atomic ? atomic.getDetailedMetrics().getNanosToWait() : 1_000_000_000L;
+                    answers.asMap().remove(digest, claim);
+                    claim.completeExceptionally(new TooManyLookups(Duration.ofSeconds(Math.max(1, (nanos + 999_999_999L) / 1_000_000_000L))));
+                } else {
+                    try {
+                        claim.complete(lookup.apply(key).map(ApiKeys::caller));
+                    } catch (RuntimeException | Error e) {
+                        claim.completeExceptionally(e);
+                    }
+                }
+            }
+        }
+        try {
+            return answer.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof TooManyLookups && !mine) {
+                return null;
+            }
+            throw e.getCause() instanceof RuntimeException r ? r : e; // a database error, as the lookup threw it
+        }
     }
 
     private static CallerIdentity caller(Principal p) {

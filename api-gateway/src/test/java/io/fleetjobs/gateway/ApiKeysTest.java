@@ -80,6 +80,38 @@ class ApiKeysTest {
         assertThat(lookups).hasValue(1);
     }
 
+    /**
+     * Requests with one working key arriving at the same instant on a cold cache (a gateway just started, 50 clients
+     * behind one address): one of them looks the key up and spends the address's permit, the others wait for it. They
+     * used to take a permit each before finding the lookup in flight, and past the address's burst were refused as a
+     * guesser would be.
+     */
+    @Test
+    void requestsArrivingTogetherOnAColdCacheSpendOnePermit() throws Exception {
+        for (int round = 0; round < 50; round++) {
+            ApiKeys cold = new ApiKeys(key -> {
+                lookups.incrementAndGet();
+                return Optional.of(alice);
+            }, clock, Duration.ofSeconds(5), 1);
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(16);
+            List<java.util.concurrent.Future<Optional<io.fleetjobs.support.CallerIdentity>>> answers = new java.util.ArrayList<>();
+            var threads = java.util.concurrent.Executors.newFixedThreadPool(16);
+            try {
+                for (int i = 0; i < 16; i++) {
+                    answers.add(threads.submit(() -> {
+                        start.await();
+                        return cold.authenticate("good", "10.0.0.1");
+                    }));
+                }
+                for (var answer : answers) {
+                    assertThat(answer.get()).as("round " + round + ": answered, not refused").isPresent();
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
     /** A lookup that fails (the database unreachable) is not kept: the next request asks again. */
     @Test
     void aFailedLookupIsNotReused() {
