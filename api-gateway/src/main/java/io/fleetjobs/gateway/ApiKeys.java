@@ -30,8 +30,9 @@ import java.util.function.Function;
  * is held to {@code lookupsPerSecond} lookups per address, with a burst of as many: past it the request is refused
  * ({@link TooManyLookups}, 429 with {@code Retry-After}) before the database is asked. Keys already answered cost
  * no permit, so a client with a working key is never slowed by this: nor are its requests that arrive while its key
- * is being looked up (its answer expired, say, under 50 requests at once), which wait for that one lookup instead of
- * each asking the database, and each spending a permit, again.
+ * is being looked up, or together with the one that looks it up (its answer expired, or the gateway just started,
+ * under 50 requests at once): the lookup is claimed before its permit is spent, and the others wait for that one
+ * lookup instead of each asking the database, and each spending a permit, again.
  */
 final class ApiKeys {
     static final long MAX_ENTRIES = 100_000;
