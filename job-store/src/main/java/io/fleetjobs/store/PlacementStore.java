@@ -229,6 +229,42 @@ public final class PlacementStore {
     }
 
     /**
+     * Every live attempt's room and when, by its job's time limit, it will have ended ({@code endsAt} null: no limit),
+     * for backfill. An attempt that has not started yet is counted as starting {@code now}.
+     */
+    public List<LiveEnd> liveEnds(Instant now) {
+        return jdbc.sql("""
+                        select a.machine_id, a.cpu_millis, a.memory_mb, a.gpu_count,
+                               coalesce(a.started_at, :now) + make_interval(secs => (j.spec->'execution'->>'timeoutSeconds')::int)
+                        from attempts a join jobs j on j.id = a.job_id
+                        where a.released_at is null and a.state in ('SCHEDULED', 'RUNNING')""")
+                .param("now", JobRows.ts(now))
+                .query((rs, n) -> new LiveEnd(rs.getString(1), new Amounts(rs.getLong(2), rs.getLong(3), rs.getInt(4)),
+                        JobRows.instant(rs, 5)))
+                .list();
+    }
+
+    /** The time limits ({@code execution.timeoutSeconds}) of those of the jobs that have one. */
+    public Map<UUID, Duration> timeLimits(java.util.Collection<UUID> jobIds) {
+        Map<UUID, Duration> limits = new HashMap<>();
+        if (jobIds.isEmpty()) {
+            return limits;
+        }
+        jdbc.sql("""
+                        select id, (spec->'execution'->>'timeoutSeconds')::int from jobs
+                        where id = any(:ids) and spec->'execution'->>'timeoutSeconds' is not null""")
+                .param("ids", jobIds.toArray(UUID[]::new))
+                .query(rs -> {
+                    limits.put(rs.getObject(1, UUID.class), Duration.ofSeconds(rs.getInt(2)));
+                });
+        return limits;
+    }
+
+    /** A live attempt's room on its machine, and when it ends by its time limit (null: it has none). */
+    public record LiveEnd(String machineId, Amounts room, Instant endsAt) {
+    }
+
+    /**
      * Lets jobs waiting out a "fits nowhere" wait ({@link UnplacedKind#CAN_NEVER_FIT}) be claimed at once: call it when
      * the fleet changed (a machine joined). See {@link QueuedJobs#wakeUnplaceable}.
      *

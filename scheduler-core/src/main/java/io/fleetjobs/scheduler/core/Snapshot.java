@@ -1,8 +1,11 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.Amounts;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -62,6 +65,30 @@ public record Snapshot(List<MachineView> machines, Map<UUID, TenantView> tenants
             }
         }
         return true;
+    }
+
+    /**
+     * The same snapshot with {@code placed} counted: on their machines as allocated (and as attempts), on their tenants
+     * as used. How a pass after a plan sees the fleet the plan leaves.
+     */
+    public Snapshot withPlaced(List<Assignment> placed) {
+        if (placed.isEmpty()) {
+            return this;
+        }
+        Map<String, Amounts> added = Reservations.byMachine(placed);
+        Map<String, Integer> attempts = Reservations.attemptsByMachine(placed);
+        List<MachineView> after = new ArrayList<>(machines.size());
+        for (MachineView m : machines) {
+            Amounts more = added.get(m.id());
+            after.add(more == null ? m : m.allocating(more, attempts.getOrDefault(m.id(), 0)));
+        }
+        Map<UUID, TenantView> used = new HashMap<>(tenants);
+        Reservations.byTenant(placed).forEach((id, more) -> {
+            TenantView t = tenant(id);
+            used.put(id, new TenantView(id, t.weight(), t.usedCpuMillis() + more.cpuMillis(),
+                    t.usedMemoryMb() + more.memoryMb(), t.usedGpus() + more.gpus(), t.quota()));
+        });
+        return new Snapshot(after, used, heartbeatFreshness, gpuDemand);
     }
 
     public TenantView tenant(UUID id) {

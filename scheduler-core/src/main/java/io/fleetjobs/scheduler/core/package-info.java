@@ -10,7 +10,9 @@
  * ({@link io.fleetjobs.scheduler.core.Assignment}, {@link io.fleetjobs.scheduler.core.Unplaced}). Around the
  * plan, the cycle's policy: {@link io.fleetjobs.scheduler.core.ClaimPolicy} (what to claim next, by
  * {@link io.fleetjobs.scheduler.core.QueuePosition}) and {@link io.fleetjobs.scheduler.core.Reservations}
- * (room planned and not yet committed). Everything else is package-private.
+ * (room planned and not yet committed). After a plan: {@link io.fleetjobs.scheduler.core.Preemptions} (whom a job that
+ * fits nowhere may end) and {@link io.fleetjobs.scheduler.core.Backfill} (which jobs run on a waiting gang's room until
+ * it can start). Everything else is package-private.
  *
  * <h2>Pipeline</h2>
  * <pre>

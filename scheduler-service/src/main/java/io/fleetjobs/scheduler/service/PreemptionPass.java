@@ -1,12 +1,9 @@
 package io.fleetjobs.scheduler.service;
 
-import io.fleetjobs.model.Amounts;
 import io.fleetjobs.scheduler.core.Assignment;
-import io.fleetjobs.scheduler.core.MachineView;
 import io.fleetjobs.scheduler.core.PendingJob;
 import io.fleetjobs.scheduler.core.Preemption;
 import io.fleetjobs.scheduler.core.Preemptions;
-import io.fleetjobs.scheduler.core.Reservations;
 import io.fleetjobs.scheduler.core.RunningAttempt;
 import io.fleetjobs.scheduler.core.Snapshot;
 import io.fleetjobs.store.PreemptionStore;
@@ -56,7 +53,7 @@ final class PreemptionPass {
         }
         List<PendingJob> first = noRoom.stream().sorted(Comparator.comparingInt(PendingJob::priority).reversed()
                 .thenComparingLong(PendingJob::order)).limit(PER_ROUND).toList();
-        Snapshot after = withPlanned(snapshot, planned);
+        Snapshot after = snapshot.withPlaced(planned);
         List<PreemptionStore.Candidate> candidates = null;
         Set<String> taken = new HashSet<>();
         for (PendingJob job : first) {
@@ -99,20 +96,5 @@ final class PreemptionPass {
             reasons.put(job.jobId(), p.reason());
         }
         return reasons;
-    }
-
-    /** The snapshot with what the plan placed counted as allocated. */
-    private static Snapshot withPlanned(Snapshot snapshot, List<Assignment> planned) {
-        if (planned.isEmpty()) {
-            return snapshot;
-        }
-        Map<String, Amounts> added = Reservations.byMachine(planned);
-        Map<String, Integer> attempts = Reservations.attemptsByMachine(planned);
-        List<MachineView> machines = new ArrayList<>(snapshot.machines().size());
-        for (MachineView m : snapshot.machines()) {
-            Amounts more = added.get(m.id());
-            machines.add(more == null ? m : m.allocating(more, attempts.getOrDefault(m.id(), 0)));
-        }
-        return new Snapshot(machines, snapshot.tenants(), snapshot.heartbeatFreshness(), snapshot.gpuDemand());
     }
 }

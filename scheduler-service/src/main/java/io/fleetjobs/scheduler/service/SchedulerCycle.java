@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.service;
 
+import io.fleetjobs.scheduler.core.Backfill;
 import io.fleetjobs.scheduler.core.ClaimPolicy;
 import io.fleetjobs.scheduler.core.NoRoomReasons;
 import io.fleetjobs.scheduler.core.PendingJob;
@@ -15,7 +16,9 @@ import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.GangHoldRows;
 import io.fleetjobs.store.PlacementStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -180,9 +183,13 @@ public final class SchedulerCycle {
         Instant now = jobs.clock().instant();
         List<PendingJob> pending = ClaimedJobs.pending(claimed, now, properties.gangHolds());
         Snapshot[] seen = new Snapshot[1];
+        BackfillReads backfill = pending.stream().anyMatch(PendingJob::gangDue) ? BackfillReads.of(placement, pending, now)
+                : null;
         Plan plan = fleet.plan(token, now, pending, snapshot -> {
             seen[0] = snapshot;
-            return meters.plan.record(() -> engine.plan(snapshot, pending));
+            Plan decided = meters.plan.record(() -> engine.plan(snapshot, pending));
+            return backfill == null ? decided : Backfill.plan(engine, snapshot, pending, decided, backfill.limits(),
+                    backfill.ends(), properties.gangBackfillMargin(), now);
         });
         Map<UUID, String> preempting = preemption == null ? Map.of() : preemption.decide(seen[0], plan.assignments(),
                 pending.stream().filter(j -> !j.isGang() && plan.unplaced().containsKey(j.jobId())
@@ -205,6 +212,21 @@ public final class SchedulerCycle {
         var outcome = new ClaimPolicy.Outcome(committed.scheduled().size(), writes.noRoom(), writes.passedOver(),
                 lastInClaimOrder(claimed), roomLeft);
         return new Round(claimed.size(), outcome, plan.unplaced().size(), committed.conflicts(), machines);
+    }
+
+    /**
+     * What backfill needs, read before the plan (outside the fleet's lock) when a due gang is in the batch: the batch's
+     * time limits and when every live attempt ends by its limit ({@link Backfill}).
+     */
+    private record BackfillReads(Map<UUID, Duration> limits, Map<String, List<Backfill.Ending>> ends) {
+        static BackfillReads of(PlacementStore placement, List<PendingJob> pending, Instant now) {
+            Map<String, List<Backfill.Ending>> ends = new HashMap<>();
+            for (PlacementStore.LiveEnd e : placement.liveEnds(now)) {
+                ends.computeIfAbsent(e.machineId(), m -> new ArrayList<>()).add(new Backfill.Ending(e.room(),
+                        e.endsAt() == null ? Backfill.Ending.NEVER : e.endsAt().toEpochMilli()));
+            }
+            return new BackfillReads(placement.timeLimits(pending.stream().map(PendingJob::jobId).toList()), ends);
+        }
     }
 
     /**

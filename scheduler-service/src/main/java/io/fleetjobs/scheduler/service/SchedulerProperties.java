@@ -34,14 +34,22 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param gangHold how long due gangs hold at a stretch; default 10 min
  * @param gangRest how long they then rest, all at once, so that the jobs behind them take the room; 0: never; default
  *     1 min
+ * @param gangBackfillMargin what a job backfilled onto a waiting gang's room must leave, besides its time limit, before
+ *     the gang can start ({@link io.fleetjobs.scheduler.core.Backfill}): its start, its kill grace, the report of its
+ *     end; default 1 min
  */
 @ConfigurationProperties("jobs.scheduler")
 public record SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,
         Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps,
         Duration retryStillNeverFits, Duration noRoomReasonAfter, Duration fairShareMaxAge, Duration retryNeverFitsMax,
-        Duration gangPatience, Duration gangHold, Duration gangRest) {
+        Duration gangPatience, Duration gangHold, Duration gangRest, Duration gangBackfillMargin) {
     @org.springframework.boot.context.properties.bind.ConstructorBinding
     public SchedulerProperties {
+        gangBackfillMargin = gangBackfillMargin == null ? Duration.ofMinutes(1) : gangBackfillMargin;
+        if (gangBackfillMargin.isNegative()) {
+            throw new IllegalArgumentException("jobs.scheduler.gang-backfill-margin must not be negative, was "
+                    + gangBackfillMargin);
+        }
         gangPatience = gangPatience == null ? GangHolds.DEFAULT.patience() : gangPatience;
         gangHold = gangHold == null ? GangHolds.DEFAULT.hold() : gangHold;
         gangRest = gangRest == null ? GangHolds.DEFAULT.rest() : gangRest;
@@ -92,7 +100,7 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
             Duration retryNoRoom, Duration retryNeverFits, Duration snapshotMaxAge, Integer workers, Duration gatherWakeUps,
             Duration retryStillNeverFits, Duration noRoomReasonAfter, Duration fairShareMaxAge, Duration retryNeverFitsMax) {
         this(batchSize, interval, heartbeatFreshness, leaseTtl, retryNoRoom, retryNeverFits, snapshotMaxAge, workers,
-                gatherWakeUps, retryStillNeverFits, noRoomReasonAfter, fairShareMaxAge, retryNeverFitsMax, null, null, null);
+                gatherWakeUps, retryStillNeverFits, noRoomReasonAfter, fairShareMaxAge, retryNeverFitsMax, null, null, null, null);
     }
 
     public SchedulerProperties(Integer batchSize, Duration interval, Duration heartbeatFreshness, Duration leaseTtl,

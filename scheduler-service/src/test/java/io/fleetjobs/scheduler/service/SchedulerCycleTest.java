@@ -89,6 +89,48 @@ class SchedulerCycleTest {
         assertThat(fleet.count("select count(*) from gang_holds")).as("placed, it holds nothing").isZero();
     }
 
+    /**
+     * Backfill: behind a due gang that holds two machines and waits for a third, busy for an hour by its job's limit, a
+     * job whose limit (and the margin) ends before then runs on the gang's room; one that would end later, and one
+     * without a limit, wait.
+     */
+    @Test
+    void aJobThatEndsBeforeAWaitingGangCanStartRunsOnItsRoom() {
+        long period = Duration.ofMinutes(11).toMillis(); // into a hold of GangHolds: gangs rest a minute in eleven
+        clock.advance(Duration.ofMillis(period - Math.floorMod(clock.instant().toEpochMilli(), period)));
+        fleet.machines.register("g-3", "eu", Map.of(), null, 4_000, 8_192, 0);
+        fleet.queue(tenant, List.of(timed("hour", Fleet.spec("hour", 4, 1024, 0, null, "eu"), 3600)));
+        scheduler.cycle().runOnce(); // g-3 busy for an hour by its job's limit
+        assertThat(fleet.count("select count(*) from attempts where machine_id = 'g-3'")).isEqualTo(1);
+        fleet.machines.register("g-1", "eu", Map.of(), null, 4_000, 8_192, 0);
+        fleet.machines.register("g-2", "eu", Map.of(), null, 4_000, 8_192, 0);
+        fleet.queue(tenant, List.of(Fleet.spec("gang", 4, 1024, 0, null, "eu")));
+        fleet.count("update jobs set replicas = 3, created_at = created_at - interval '5 minutes' where name = 'gang'"
+                + " returning 1");
+        fleet.queue(tenant, List.of(
+                timed("ten-minutes", Fleet.spec("ten-minutes", 4, 1024, 0, null, "eu"), 600),
+                timed("two-hours", Fleet.spec("two-hours", 4, 1024, 0, null, "eu"), 7200),
+                Fleet.spec("no-limit", 4, 1024, 0, null, "eu")));
+
+        scheduler.cycle().lookAgain();
+        scheduler.cycle().runOnce();
+
+        assertThat(fleet.count("select count(*) from jobs where name = 'ten-minutes' and state = 'SCHEDULED'"
+                + " and machine_id in ('g-1', 'g-2')")).as("backfilled onto the gang's room").isEqualTo(1);
+        assertThat(fleet.count("select count(*) from jobs where name in ('two-hours', 'no-limit', 'gang')"
+                + " and state = 'QUEUED'")).isEqualTo(3);
+        assertThat(fleet.count("select count(*) from gang_holds")).as("it holds the machine not lent").isEqualTo(1);
+        clock.advance(Duration.ofSeconds(6)); // past the wait before a first "no room" reason is written
+        scheduler.cycle().runOnce();
+        assertThat(fleet.count("select count(*) from jobs where name = 'gang' and state_reason like '%can start by %'"
+                + " and state_reason like '%(backfill)%'")).isEqualTo(1);
+    }
+
+    private static io.fleetjobs.model.JobSpec timed(String name, io.fleetjobs.model.JobSpec spec, int seconds) {
+        return new io.fleetjobs.model.JobSpec(name, spec.queue(), spec.priority(), spec.resources(), spec.placement(),
+                new io.fleetjobs.model.Execution(List.of("true"), Map.of(), seconds), null, null);
+    }
+
     @Test
     void aJobThatFitsNowhereStaysQueuedWithAReasonAndWaitsItsBackoff() {
         for (int i = 0; i < 3; i++) {
