@@ -92,7 +92,9 @@ public final class Backfill {
 
         List<Assignment> backfilled = new ArrayList<>();
         Set<String> taken = new HashSet<>();
-        Snapshot fleet = after;
+        Map<String, MachineView> lendable = new TreeMap<>(); // the held machines, as the plan and backfill leave them
+        after.machines().stream().filter(m -> window.containsKey(m.id())).forEach(m -> lendable.put(m.id(), m));
+        Map<UUID, TenantView> tenants = after.tenants();
         for (Map.Entry<UUID, Unplaced> e : plan.unplaced().entrySet()) {
             PendingJob job = byId.get(e.getKey());
             Duration limit = limits.get(e.getKey());
@@ -100,23 +102,20 @@ public final class Backfill {
                 continue;
             }
             long endsBy = nowMillis + limit.plus(margin).toMillis();
-            Set<String> may = new HashSet<>();
-            window.forEach((machine, start) -> {
-                if (start != Ending.NEVER && endsBy <= start) {
-                    may.add(machine);
-                }
-            });
-            if (may.isEmpty()) {
+            List<MachineView> room = lendable.values().stream()
+                    .filter(m -> window.get(m.id()) != Ending.NEVER && endsBy <= window.get(m.id())).toList();
+            if (room.isEmpty()) {
                 continue;
             }
-            List<MachineView> room = fleet.machines().stream().filter(m -> may.contains(m.id())).toList();
-            Plan one = engine.plan(new Snapshot(room, fleet.tenants(), fleet.heartbeatFreshness(), fleet.gpuDemand()),
-                    List.of(job));
+            Snapshot lent = new Snapshot(room, tenants, after.heartbeatFreshness(), after.gpuDemand());
+            Plan one = engine.plan(lent, List.of(job));
             if (!one.assignments().isEmpty()) {
                 Assignment a = one.assignments().getFirst();
                 backfilled.add(a);
                 taken.add(a.machineId());
-                fleet = fleet.withPlaced(List.of(a));
+                Snapshot then = lent.withPlaced(one.assignments());
+                then.machines().forEach(m -> lendable.put(m.id(), m));
+                tenants = then.tenants();
             }
         }
 
