@@ -216,16 +216,22 @@ public final class SchedulerCycle {
 
     /**
      * What backfill needs, read before the plan (outside the fleet's lock) when a due gang is in the batch: the batch's
-     * time limits and when every live attempt ends by its limit ({@link Backfill}).
+     * time limits and, when a job of it other than a gang has one, when every live attempt ends by its limit (one read
+     * over the live attempts; {@link Backfill}).
      */
     private record BackfillReads(Map<UUID, Duration> limits, Map<String, List<Backfill.Ending>> ends) {
+        /** @return null when no job of the batch but a gang has a time limit: none could backfill */
         static BackfillReads of(PlacementStore placement, List<PendingJob> pending, Instant now) {
+            Map<UUID, Duration> limits = placement.timeLimits(pending.stream().map(PendingJob::jobId).toList());
+            if (pending.stream().noneMatch(j -> !j.isGang() && limits.containsKey(j.jobId()))) {
+                return null;
+            }
             Map<String, List<Backfill.Ending>> ends = new HashMap<>();
             for (PlacementStore.LiveEnd e : placement.liveEnds(now)) {
                 ends.computeIfAbsent(e.machineId(), m -> new ArrayList<>()).add(new Backfill.Ending(e.room(),
                         e.endsAt() == null ? Backfill.Ending.NEVER : e.endsAt().toEpochMilli()));
             }
-            return new BackfillReads(placement.timeLimits(pending.stream().map(PendingJob::jobId).toList()), ends);
+            return new BackfillReads(limits, ends);
         }
     }
 
