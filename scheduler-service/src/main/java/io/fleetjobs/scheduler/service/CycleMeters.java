@@ -16,6 +16,7 @@ final class CycleMeters {
     final Timer commit;
     final Counter placements;
     final Counter conflicts;
+    final Counter backfills;
     private final Map<Unplaced.Kind, Counter> unschedulable = new EnumMap<>(Unplaced.Kind.class);
 
     CycleMeters(MeterRegistry meters) {
@@ -28,6 +29,8 @@ final class CycleMeters {
         placements = Counter.builder("scheduler.placements").description("attempts placed").register(meters);
         conflicts = Counter.builder("scheduler.conflicts")
                 .description("placements refused at commit because another replica took the room").register(meters);
+        backfills = Counter.builder("scheduler.backfills")
+                .description("jobs placed on the room a waiting gang holds, ending before it can start").register(meters);
         for (Unplaced.Kind kind : Unplaced.Kind.values()) {
             unschedulable.put(kind, unschedulable(meters, kind));
         }

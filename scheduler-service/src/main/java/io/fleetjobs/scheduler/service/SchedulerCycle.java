@@ -188,8 +188,13 @@ public final class SchedulerCycle {
         Plan plan = fleet.plan(token, now, pending, snapshot -> {
             seen[0] = snapshot;
             Plan decided = meters.plan.record(() -> engine.plan(snapshot, pending));
-            return backfill == null ? decided : Backfill.plan(engine, snapshot, pending, decided, backfill.limits(),
-                    backfill.ends(), properties.gangBackfillMargin(), now);
+            if (backfill == null) {
+                return decided;
+            }
+            Plan lent = Backfill.plan(engine, snapshot, pending, decided, backfill.limits(), backfill.ends(),
+                    properties.gangBackfillMargin(), now);
+            meters.backfills.increment(lent.assignments().size() - decided.assignments().size());
+            return lent;
         });
         Map<UUID, String> preempting = preemption == null ? Map.of() : preemption.decide(seen[0], plan.assignments(),
                 pending.stream().filter(j -> !j.isGang() && plan.unplaced().containsKey(j.jobId())

@@ -103,7 +103,7 @@ class SchedulerServiceTest {
                 HttpResponse.BodyHandlers.ofString()).body();
         assertThat(health).contains("\"kafka\":{\"status\":\"UP\"").contains("\"db\":{\"status\":\"UP\"");
         assertThat(metrics).contains("scheduler_placements_total").contains("scheduler_cycle_seconds")
-                .contains("scheduler_claim_seconds").contains("scheduler_conflicts_total");
+                .contains("scheduler_claim_seconds").contains("scheduler_conflicts_total").contains("scheduler_backfills_total");
     }
 
     @Test
