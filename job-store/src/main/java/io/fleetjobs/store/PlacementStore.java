@@ -6,6 +6,7 @@ import io.fleetjobs.model.JobState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -245,7 +246,7 @@ public final class PlacementStore {
     }
 
     /** The time limits ({@code execution.timeoutSeconds}) of those of the jobs that have one. */
-    public Map<UUID, Duration> timeLimits(java.util.Collection<UUID> jobIds) {
+    public Map<UUID, Duration> timeLimits(Collection<UUID> jobIds) {
         Map<UUID, Duration> limits = new HashMap<>();
         if (jobIds.isEmpty()) {
             return limits;
