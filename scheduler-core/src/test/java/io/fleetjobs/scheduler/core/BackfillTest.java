@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.core;
 
 import static io.fleetjobs.scheduler.core.Jobs.aJob;
+import static io.fleetjobs.scheduler.core.Jobs.asGang;
 import static io.fleetjobs.scheduler.core.Machines.aMachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,9 +25,7 @@ class BackfillTest {
     private static final Amounts EIGHT_CORES = new Amounts(8000, 1024, 0);
 
     private static PendingJob gangOf(int replicas) {
-        PendingJob j = aJob().priority(500).cores(8).memoryMb(1024).build();
-        return new PendingJob(j.jobId(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), j.gpuCount(), j.gpuTypes(),
-                j.region(), j.labels(), j.strategy(), j.order(), j.requireIsolation(), replicas, null).due();
+        return asGang(aJob().priority(500).cores(8).memoryMb(1024).build(), replicas, null).due();
     }
 
     /** a and b empty; c and d full, each with one attempt of 8 cores that ends as given (null: no limit). */
@@ -77,8 +76,7 @@ class BackfillTest {
     @Test
     void withoutTheGangHoldingNothingIsBackfilled() {
         PendingJob gang = gangOf(3);
-        PendingJob notDue = new PendingJob(gang.jobId(), gang.tenantId(), gang.priority(), gang.cpuMillis(), gang.memoryMb(),
-                0, List.of(), null, Map.of(), null, gang.order(), false, 3, null);
+        PendingJob notDue = asGang(gang, 3, null);
         PendingJob quick = aJob().priority(500).cores(8).memoryMb(1024).build();
         Plan plan = backfill(fleet(), ending(Duration.ofHours(1), Duration.ofHours(3)),
                 Map.of(quick.jobId(), Duration.ofMinutes(30)), notDue, quick);
@@ -158,9 +156,8 @@ class BackfillTest {
             Map<UUID, Duration> limits = new HashMap<>();
             Set<UUID> gangs = new HashSet<>();
             for (int g = 0; g < 1 + random.nextInt(2); g++) {
-                PendingJob j = aJob().priority(600).cores(2 + random.nextInt(6)).memoryMb(512).build();
-                PendingJob gang = new PendingJob(j.jobId(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), 0,
-                        List.of(), null, Map.of(), null, j.order(), false, 2 + random.nextInt(machines.size()), null).due();
+                PendingJob gang = asGang(aJob().priority(600).cores(2 + random.nextInt(6)).memoryMb(512).build(),
+                        2 + random.nextInt(machines.size()), null).due();
                 jobs.add(gang);
                 gangs.add(gang.jobId());
             }

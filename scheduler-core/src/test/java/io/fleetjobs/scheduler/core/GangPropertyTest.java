@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.core;
 
 import static io.fleetjobs.scheduler.core.Jobs.aJob;
+import static io.fleetjobs.scheduler.core.Jobs.asGang;
 import static io.fleetjobs.scheduler.core.Machines.aMachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,11 +19,6 @@ import org.junit.jupiter.api.Test;
 /** Gangs: all replicas or none, ranks unique and complete, together where the scope says, never over-filling. */
 class GangPropertyTest {
     private static final String[] SCOPES = {null, PendingJob.SAME_REGION, "label:zone"};
-
-    private static PendingJob asGang(PendingJob j, int replicas, String scope) {
-        return new PendingJob(j.jobId(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), j.gpuCount(), j.gpuTypes(),
-                j.region(), j.labels(), j.strategy(), j.order(), j.requireIsolation(), replicas, scope);
-    }
 
     @Test
     void neverAPartialGangAndRanksAreUniqueAndComplete() {

@@ -25,6 +25,12 @@ final class Jobs {
         return new UUID(0x7e4a47, n);
     }
 
+    /** The same job as a gang of {@code replicas}, together where {@code scope} says (null: anywhere); not due. */
+    static PendingJob asGang(PendingJob j, int replicas, String scope) {
+        return new PendingJob(j.jobId(), j.tenantId(), j.priority(), j.cpuMillis(), j.memoryMb(), j.gpuCount(), j.gpuTypes(),
+                j.region(), j.labels(), j.strategy(), j.order(), j.requireIsolation(), replicas, scope);
+    }
+
     static Builder aJob() {
         return new Builder();
     }
