@@ -12,7 +12,11 @@
  * {@link io.fleetjobs.scheduler.core.QueuePosition}) and {@link io.fleetjobs.scheduler.core.Reservations}
  * (room planned and not yet committed). After a plan: {@link io.fleetjobs.scheduler.core.Preemptions} (whom a job that
  * fits nowhere may end) and {@link io.fleetjobs.scheduler.core.Backfill} (which jobs run on a waiting gang's room until
- * it can start). Everything else is package-private.
+ * it can start). Also public, for the service to keep between plans or to show: {@link
+ * io.fleetjobs.scheduler.core.GpuDemand} (the GPU demand of the jobs claimed lately), {@link
+ * io.fleetjobs.scheduler.core.GangHolds} (room held for waiting gangs), {@link io.fleetjobs.scheduler.core.RunningAttempt}
+ * and {@link io.fleetjobs.scheduler.core.Preemption} (what preemption reads and decides), and {@link
+ * io.fleetjobs.scheduler.core.NoRoomReasons} (the wording of "no room"). Everything else is package-private.
  *
  * <h2>Pipeline</h2>
  * <pre>
@@ -27,13 +31,15 @@
  *       {@link io.fleetjobs.scheduler.core.TenantLedger} (Dominant Resource Fairness, weighted).</li>
  *   <li>Quota: {@link io.fleetjobs.scheduler.core.QuotaCheck}.</li>
  *   <li>Filters ({@link io.fleetjobs.scheduler.core.MachineFilter}), in the order of
- *       {@link io.fleetjobs.scheduler.core.FilterChain}, which documents why: region, GPU type, labels,
- *       total capacity per dimension, READY, fresh heartbeat, free capacity per dimension.</li>
+ *       {@link io.fleetjobs.scheduler.core.FilterChain}, which documents why: region, isolation, GPU type, labels,
+ *       total capacity per dimension, READY, fresh heartbeat, free capacity per dimension, free attempts.</li>
  *   <li>Scorers ({@link io.fleetjobs.scheduler.core.Scorer}, 0 to 100):
  *       {@link io.fleetjobs.scheduler.core.BinPackScorer} by default,
- *       {@link io.fleetjobs.scheduler.core.SpreadScorer} on request, each mixed with
- *       {@link io.fleetjobs.scheduler.core.GpuAvoidanceScorer} by
- *       {@link io.fleetjobs.scheduler.core.WeightedScorer}.</li>
+ *       {@link io.fleetjobs.scheduler.core.SpreadScorer} on request, each mixed by
+ *       {@link io.fleetjobs.scheduler.core.WeightedScorer} with the GPU scorers that keep GPUs usable:
+ *       {@link io.fleetjobs.scheduler.core.GpuAvoidanceScorer}, {@link io.fleetjobs.scheduler.core.GpuScarcityScorer},
+ *       {@link io.fleetjobs.scheduler.core.GpuFragmentationScorer} and
+ *       {@link io.fleetjobs.scheduler.core.GpuShortfallScorer}.</li>
  *   <li>Search: {@link io.fleetjobs.scheduler.core.MachineIndex} and
  *       {@link io.fleetjobs.scheduler.core.CandidateSearch}; explanation:
  *       {@link io.fleetjobs.scheduler.core.Explainer}.</li>
