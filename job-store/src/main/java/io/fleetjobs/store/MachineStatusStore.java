@@ -21,13 +21,18 @@ public final class MachineStatusStore {
         this.machines = new MachineStore(jdbc, clock);
     }
 
-    /** An operator's reset (its disk was lost): the credential forgotten, the machine LOST until its agent joins afresh. */
+    /**
+     * An operator's reset (its disk was lost): the credential forgotten and the incarnation bumped (a heartbeat of the
+     * old one is refused as superseded, by every replica, whatever it remembers), the machine LOST and not heard
+     * ({@code reset_at}, V44) until an agent joins afresh.
+     */
     public boolean reset(String id, String reason) {
         return jdbc.sql("""
-                        update machines set credential_hash = null, status = 'LOST', status_reason = :reason,
-                            status_source = 'platform', capacity_version = capacity_version + 1
+                        update machines set credential_hash = null, incarnation = incarnation + 1, reset_at = :now,
+                            status = 'LOST', status_reason = :reason, status_source = 'platform',
+                            capacity_version = capacity_version + 1
                         where id = :id""")
-                .param("id", id).param("reason", reason)
+                .param("id", id).param("reason", reason).param("now", JobRows.ts(clock.instant()))
                 .update() == 1;
     }
 

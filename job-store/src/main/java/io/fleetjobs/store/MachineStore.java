@@ -92,7 +92,8 @@ public final class MachineStore {
                             gpu_count = excluded.gpu_count, %s,
                             last_heartbeat_at = excluded.last_heartbeat_at, joined_at = excluded.joined_at,
                             capacity_version = machines.capacity_version + 1,
-                            incarnation = machines.incarnation + 1, credential_hash = excluded.credential_hash
+                            incarnation = machines.incarnation + 1, credential_hash = excluded.credential_hash,
+                            reset_at = null
                         returning incarnation""".formatted(KEEP_OPERATORS_STATUS))
                 .param("id", id).param("region", region).param("labels", Json.write(labels == null ? Map.of() : labels))
                 .param("gpuType", gpuType).param("cpu", cpuMillis).param("mem", memoryMb).param("gpu", gpuCount)
@@ -211,7 +212,7 @@ public final class MachineStore {
 
     /**
      * Records the heartbeats of those machines whose row no other transaction holds, in one statement, and
-     * answers which were written. Placements and attempt ends lock machine rows for the length of their
+     * answers which were written. A machine an operator reset is not heard until an agent joins for it (V44). Placements and attempt ends lock machine rows for the length of their
      * transactions; a heartbeat waiting behind them would make a busy machine look silent.
      */
     public java.util.Set<String> heartbeatsAvailable(Map<String, java.time.Instant> lastSeen) {
@@ -231,7 +232,7 @@ public final class MachineStore {
         String[] ids = lastSeen.keySet().toArray(String[]::new);
         String[] at = java.util.Arrays.stream(ids).map(id -> lastSeen.get(id).toString()).toArray(String[]::new);
         return new java.util.HashSet<>(jdbc.sql("""
-                        with locked as (select id from machines where id = any(cast(:ids as text[]))
+                        with locked as (select id from machines where id = any(cast(:ids as text[])) and reset_at is null
                                         order by id for no key update%s)
                         update machines m set last_heartbeat_at = greatest(m.last_heartbeat_at, d.at)
                         from unnest(cast(:ids as text[]), cast(cast(:at as text[]) as timestamptz[])) as d(id, at)

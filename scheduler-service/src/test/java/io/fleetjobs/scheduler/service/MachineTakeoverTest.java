@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fleetjobs.model.MachineStatus;
+import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
 import io.fleetjobs.scheduler.service.agent.AgentProperties;
@@ -24,9 +25,10 @@ import org.junit.jupiter.api.Test;
 class MachineTakeoverTest {
     private final SettableClock clock = new SettableClock(Instant.parse("2026-12-01T00:00:00Z"));
     private final Fleet fleet = new Fleet(clock);
+    private final HeartbeatWriter writer = new HeartbeatWriter(fleet.machines, Duration.ofSeconds(1), Duration.ofSeconds(1),
+            clock);
     private final AgentService agents = new AgentService(fleet.jobs, fleet.machines,
-            new AttemptReports(fleet.jdbc, fleet.jobs, new SecureRandom()), new LeaseBroker(),
-            new HeartbeatWriter(fleet.machines, Duration.ofSeconds(1), Duration.ofSeconds(1), clock),
+            new AttemptReports(fleet.jdbc, fleet.jobs, new SecureRandom()), new LeaseBroker(), writer,
             new AgentProperties("token", Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(5), null,
                     Duration.ofSeconds(15)));
 
@@ -67,6 +69,35 @@ class MachineTakeoverTest {
         assertThatThrownBy(() -> agents.join(join(null, 4_000))).isInstanceOf(AgentService.JoinRefused.class);
         fleet.machines.statuses().reset("node-7", "reset by ops: disk replaced");
         assertThat(fleet.machines.get("node-7").orElseThrow().status()).isEqualTo(MachineStatus.LOST);
-        assertThat(agents.join(join(null, 4_000)).incarnation()).isEqualTo(3);
+        assertThat(agents.join(join(null, 4_000)).incarnation()).as("one for the reset, one for the join").isEqualTo(4);
+    }
+
+    @Test
+    void aResetMachineIsNotHeardOnItsOldCredentialAndComesBackOnlyByAFreshJoin() {
+        JoinResponse first = agents.join(join(null, 4_000));
+        assertThat(agents.identify(first.credential())).as("known, and kept in memory").isPresent();
+        Instant joinedAt = fleet.machines.get("node-7").orElseThrow().lastHeartbeatAt();
+
+        fleet.machines.statuses().reset("node-7", "reset by ops: disk lost");
+        clock.advance(Duration.ofSeconds(1));
+        assertThatThrownBy(() -> agents.heartbeat("node-7", new Heartbeat("node-7", first.incarnation(), List.of(), 0)))
+                .as("the old incarnation's heartbeat, though this replica still knew its credential")
+                .isInstanceOf(AgentService.Superseded.class);
+        writer.flush();
+        clock.advance(Duration.ofSeconds(5));
+        writer.flush(); // past the writer's longest delay: a heartbeat it could not write is given up, not kept
+        var machine = fleet.machines.get("node-7").orElseThrow();
+        assertThat(machine.machine().status()).isEqualTo(MachineStatus.LOST);
+        assertThat(machine.lastHeartbeatAt()).as("not heard: the reconciler would make it READY again").isEqualTo(joinedAt);
+        assertThat(agents.identify(first.credential())).isEmpty();
+
+        JoinResponse again = agents.join(join(null, 4_000));
+        assertThat(again.incarnation()).isGreaterThan(first.incarnation() + 1);
+        assertThat(fleet.machines.get("node-7").orElseThrow().machine().status()).isEqualTo(MachineStatus.READY);
+        clock.advance(Duration.ofSeconds(1));
+        agents.heartbeat("node-7", new Heartbeat("node-7", again.incarnation(), List.of(), 0));
+        writer.flush();
+        assertThat(fleet.machines.get("node-7").orElseThrow().lastHeartbeatAt()).as("heard again once joined")
+                .isEqualTo(clock.instant());
     }
 }
