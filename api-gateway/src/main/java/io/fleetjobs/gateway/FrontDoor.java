@@ -15,12 +15,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessException;
 import org.springframework.security.oauth2.jwt.JwtDecoderInitializationException;
 import org.springframework.security.oauth2.jwt.JwtException;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -35,6 +39,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *               or Bearer &lt;JWT&gt; where an issuer is    bad signature, expired, another issuer or
  *               configured (jobs.gateway.jwt)         audience, no known tenant in it       -> 401
  *               admin paths need the ADMIN role       /api/v1/admin/**, /api/v1/machines/** -> 403
+ *               a write's answer is JSON              POST, PUT, PATCH whose Accept takes no JSON -> 406,
+ *                                                     not forwarded (the service would act, then refuse to answer)
  *               the tenant's rate limit               over it -> 429 with Retry-After
  *               a live stream (GET, follow=true)      the tenant has 64 open here -> 429 with Retry-After
  *               sign the caller's identity for this request to the service behind (once, within 10 s)
@@ -139,6 +145,12 @@ final class FrontDoor extends OncePerRequestFilter {
             problem(response, 403, "Forbidden", "admin role required");
             return;
         }
+        if (refusesJson(request)) {
+            problem(response, 406, "Not Acceptable", "the answer to " + request.getMethod() + " " + path
+                    + " is JSON (application/json, or application/problem+json for an error), which this request's"
+                    + " Accept header does not take; nothing was done");
+            return;
+        }
         Duration wait = limits.acquire(caller.get());
         if (!wait.isZero()) {
             rateLimited.increment();
@@ -172,6 +184,30 @@ final class FrontDoor extends OncePerRequestFilter {
     /** A live stream: it holds its connection for as long as the client follows. */
     private static boolean isStream(HttpServletRequest request) {
         return "GET".equals(request.getMethod()) && "true".equalsIgnoreCase(request.getParameter("follow"));
+    }
+
+    /**
+     * A write (POST, PUT, PATCH) whose {@code Accept} names no type that JSON answers: the service behind would do what
+     * it asks and then answer 406, and a client that retries on that error would do it twice. No {@code Accept}, or one
+     * that does not parse, is left to the service.
+     */
+    static boolean refusesJson(HttpServletRequest request) {
+        String method = request.getMethod();
+        if (!"POST".equals(method) && !"PUT".equals(method) && !"PATCH".equals(method)) {
+            return false;
+        }
+        List<String> accept = Collections.list(request.getHeaders("Accept"));
+        if (accept.isEmpty()) {
+            return false;
+        }
+        List<MediaType> types;
+        try {
+            types = MediaType.parseMediaTypes(accept);
+        } catch (InvalidMediaTypeException e) {
+            return false;
+        }
+        return types.stream().filter(t -> t.getQualityValue() > 0).noneMatch(t ->
+                t.isCompatibleWith(MediaType.APPLICATION_JSON) || t.isCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON));
     }
 
     static boolean adminOnly(String path) {

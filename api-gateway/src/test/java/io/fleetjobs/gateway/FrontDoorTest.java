@@ -109,6 +109,37 @@ class FrontDoorTest {
     }
 
     /**
+     * A write whose client would refuse its JSON answer is refused before it is done: forwarded, the service made the
+     * job and then answered 406 (a retry on that error made it twice). Reads, and any Accept that takes JSON, pass.
+     */
+    @Test
+    void aWriteWhoseAnswerItsClientWouldRefuseIs406AndNotForwarded() {
+        Api alice = user("accepting", Principal.Role.USER);
+        for (String accept : List.of("application/xml", "text/csv, text/plain", "application/json;q=0, text/html")) {
+            int before = JOB_SERVICE.calls.get();
+            var refused = alice.post("/api/v1/jobs", "{}", Map.of("Accept", accept));
+            assertThat(refused.status()).as(accept).isEqualTo(406);
+            assertThat(refused.contentType()).startsWith("application/problem+json");
+            assertThat(refused.field("detail")).contains("nothing was done");
+            assertThat(JOB_SERVICE.calls.get()).as("%s: not forwarded", accept).isEqualTo(before);
+        }
+        for (String accept : List.of("application/json", "*/*", "application/*", "application/problem+json",
+                "text/html, application/*+json;q=0.5", "not a media type")) {
+            int before = JOB_SERVICE.calls.get();
+            alice.post("/api/v1/jobs", "{}", Map.of("Accept", accept));
+            assertThat(JOB_SERVICE.calls.get()).as("%s: forwarded", accept).isEqualTo(before + 1);
+        }
+        int before = JOB_SERVICE.calls.get();
+        try {
+            java.net.http.HttpClient.newHttpClient().send(alice.request("GET", "/api/v1/jobs").header("Accept", "application/xml")
+                    .build(), java.net.http.HttpResponse.BodyHandlers.discarding());
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+        assertThat(JOB_SERVICE.calls.get()).as("a read is the service's to negotiate").isEqualTo(before + 1);
+    }
+
+    /**
      * A service's 429 or 503 reaches the client as the service said it, once: the proxy's client retried an idempotent
      * call on them (Apache HttpClient's default), after the Retry-After, with the identity signed for one call, which
      * the service refused as a replay: the client got 401 for "try again later", seconds late.
