@@ -54,8 +54,12 @@ public final class Transition {
         return to(JobState.QUEUED, "admitted; waiting for placement");
     }
 
+    /**
+     * A job canceled off any machine (SUBMITTED, QUEUED): its end is the cancel, so the exit code and failure reason of
+     * an attempt before it (why it waited for a retry) are cleared, as a cancel an agent carries out clears them.
+     */
     public static Transition cancel(String reason) {
-        return to(JobState.CANCELED, reason);
+        return to(JobState.CANCELED, reason).outcome(null, null);
     }
 
     /** Placed on {@code machineId} as the job's next attempt: what a plan's commit writes. */

@@ -190,6 +190,21 @@ class AttemptReportsTest {
         assertThat(f.jobs.get(job.id()).orElseThrow().state()).isEqualTo(JobState.CANCELED);
     }
 
+    /** Canceled while it waits for its retry: its end is the cancel, not the failure of the attempt before. */
+    @Test
+    void aJobCanceledWhileQueuedForItsRetryEndsWithoutTheEarlierAttemptsOutcome() {
+        JobRecord job = placed(StoreFixture.aJob("retried-then-canceled"));
+        reports.endLiveAttempts("m", FailureReason.AGENT_RESTARTED);
+        JobRecord queued = f.jobs.get(job.id()).orElseThrow();
+        assertThat(queued.failureReason()).as("why it waits for a retry").isEqualTo(FailureReason.AGENT_RESTARTED);
+
+        JobRecord canceled = f.jobs.transition(queued, Transition.cancel("canceled by user")).orElseThrow();
+        assertThat(canceled.state()).isEqualTo(JobState.CANCELED);
+        assertThat(canceled.failureReason()).isNull();
+        assertThat(canceled.exitCode()).isNull();
+        assertThat(f.jobs.get(job.id()).orElseThrow().failureReason()).isNull();
+    }
+
     @Test
     void aRestartedAgentsAttemptsEndOnThePlatformsBudget() {
         JobRecord job = placed(StoreFixture.aJob("restart"));
