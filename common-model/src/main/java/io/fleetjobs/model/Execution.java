@@ -19,10 +19,11 @@ import java.util.Map;
  *                that sandbox their jobs
  */
 public record Execution(
-        @NotEmpty @Size(max = 1024) List<@NotNull @Size(max = 65536) @ExecString String> command,
+        @NotEmpty @Size(max = 1024) List<@NotNull @Size(max = 65536, message = "must be at most 65536 characters") @ExecString String> command,
         @Size(max = 256) Map<@NotNull @jakarta.validation.constraints.Pattern(regexp = "[A-Za-z_][A-Za-z0-9_]{0,127}",
                 message = "must be an environment variable name") String,
-                @NotNull @Size(max = 65536) @ExecString(maxBytes = ExecString.VALUE_BYTES) String> env,
+                @NotNull @Size(max = 65536, message = "must be at most 65536 characters")
+                @ExecString(maxBytes = ExecString.VALUE_BYTES) String> env,
         @Positive @Max(31_536_000) Integer timeoutSeconds,
         @jakarta.validation.constraints.Pattern(regexp = HOST_NETWORK + "|" + NO_NETWORK,
                 message = "must be " + HOST_NETWORK + " or " + NO_NETWORK) String network) {

@@ -50,6 +50,15 @@ class JobSpecValidationTest {
                 .containsExactly("execution.env[A].<map value>");
     }
 
+    /** A value past both limits is told both, in words that agree: characters, then bytes. */
+    @Test
+    void aValuePastBothLimitsIsToldEachInItsOwnUnit() {
+        var spec = spec("n", Resources.of(1, 1), new Execution(List.of("echo"), Map.of("A", "x".repeat(1 << 20)), null));
+        assertThat(VALIDATOR.validate(spec)).extracting(jakarta.validation.ConstraintViolation::getMessage)
+                .containsExactlyInAnyOrder("must be at most 65536 characters",
+                        "must be at most 130942 bytes in UTF-8, the longest string a program is given");
+    }
+
     @Test
     void eachBadFieldIsNamed() {
         assertThat(fieldsAtFault(spec("bad name!", Resources.of(1, 1), Execution.of("x")))).containsExactly("name");
