@@ -99,6 +99,17 @@ class ValidationTest extends JobServiceTestBase {
     }
 
     @Test
+    void aBodyThatIsNotAnObjectIsToldSoWithoutTheServersOwnNames() {
+        for (String body : List.of("[]", "\"x\"", "42")) {
+            var response = user.post("/api/v1/jobs", body);
+            assertThat(response.status()).as(body).isEqualTo(400);
+            assertThat(response.json().path("errors").get(0).path("message").asString()).as(body)
+                    .isEqualTo("must be a JSON object");
+            assertThat(response.body()).as(body).doesNotContain("io.fleetjobs").doesNotContain("JsonToken");
+        }
+    }
+
+    @Test
     void eachFieldAtFaultIsListed() {
         var response = user.post("/api/v1/jobs", """
                 {"name": "", "priority": 5000, "resources": {"cpu": -1, "memoryMb": 0}, "execution": {"command": []}}""");

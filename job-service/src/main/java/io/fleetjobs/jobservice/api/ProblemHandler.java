@@ -54,6 +54,9 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
             error = new ApiException.FieldError(FieldPaths.of(u.getPath()), "unknown field");
         } else if (cause instanceof MismatchedInputException m && !m.getPath().isEmpty()) {
             error = new ApiException.FieldError(FieldPaths.of(m.getPath()), "has the wrong type or format");
+        } else if (cause instanceof MismatchedInputException) {
+            // the whole body is of the wrong kind ([], "x", 42): said without the server's own type names
+            error = new ApiException.FieldError("body", "must be a JSON object");
         } else if (cause instanceof InputCoercionException c && !c.getPath().isEmpty()) {
             error = new ApiException.FieldError(FieldPaths.of(c.getPath()),
                     "is out of range: " + firstLine(c.getOriginalMessage()));
