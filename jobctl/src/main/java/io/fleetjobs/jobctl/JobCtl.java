@@ -65,7 +65,8 @@ public final class JobCtl {
 
     /** The command line with jobctl's exit codes and error reporting; tests set its out and err. */
     public static CommandLine commandLine() {
-        CommandLine cmd = new CommandLine(new JobCtl());
+        JobCtl jobctl = new JobCtl();
+        CommandLine cmd = new CommandLine(jobctl);
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         cmd.setParameterExceptionHandler((e, args) -> {
             PrintWriter err = e.getCommandLine().getErr();
@@ -78,7 +79,7 @@ public final class JobCtl {
         cmd.setExecutionExceptionHandler((e, command, parseResult) -> {
             PrintWriter err = command.getErr();
             int code = exitCode(e);
-            err.println("jobctl: " + describe(e));
+            err.println("jobctl: " + describe(e, jobctl.url));
             if (e instanceof RestClientResponseException response) {
                 FleetJobsClient.problem(response).ifPresent(problem -> {
                     if (problem.getErrors() != null) {
@@ -116,7 +117,7 @@ public final class JobCtl {
         return FAILED;
     }
 
-    private static String describe(Exception e) {
+    private static String describe(Exception e, String url) {
         if (e instanceof RestClientResponseException r) {
             var problem = FleetJobsClient.problem(r);
             String detail = problem.map(p -> p.getDetail()).orElse(null);
@@ -127,8 +128,14 @@ public final class JobCtl {
             while (cause.getCause() != null) {
                 cause = cause.getCause();
             }
-            return "cannot reach the API: " + cause.getClass().getSimpleName()
-                    + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
+            String why = switch (cause) {
+                case java.net.ConnectException c -> "nothing answers there (connection refused)";
+                case java.nio.channels.ClosedChannelException c -> "nothing answers there (connection refused or closed)";
+                case java.net.UnknownHostException u -> "unknown host " + u.getMessage();
+                case java.net.http.HttpTimeoutException t -> "it did not answer in time";
+                default -> cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
+            };
+            return "cannot reach the API at " + url + " (--url or JOBS_URL): " + why;
         }
         return e.getMessage() == null ? e.toString() : e.getMessage();
     }

@@ -402,7 +402,7 @@ class JobCtlAgainstStubTest {
             args.addAll(List.of(command));
             Run r = run(args.toArray(String[]::new));
             assertThat(r.code()).as(command[0]).isEqualTo(JobCtl.UNAVAILABLE);
-            assertThat(r.err()).as(command[0]).contains("cannot reach the API");
+            assertThat(r.err()).as(command[0]).contains("cannot reach the API at " + url + " (--url or JOBS_URL): nothing answers there");
         }
     }
 }
