@@ -133,6 +133,11 @@ class ValidationTest extends JobServiceTestBase {
         assertThat(fields(user.get("/api/v1/jobs/" + java.util.UUID.randomUUID() + "/attempts/99999999999/logs").json()))
                 .containsExactly("attempt");
         String someJob = "/api/v1/jobs/" + java.util.UUID.randomUUID();
+        for (String logs : List.of("/attempts/0/logs", "/attempts/-1/logs", "/attempts/0/logs?follow=true")) {
+            var response = user.get(someJob + logs);
+            assertThat(response.status()).as(logs).isEqualTo(400); // attempts are numbered from 1: not "no such attempt"
+            assertThat(fields(response.json())).as(logs).containsExactly("attempt");
+        }
         for (String notTrueOrFalse : List.of("1", "TRUE", "yes", "")) {
             assertThat(fields(user.get(someJob + "/attempts/1/logs?follow=" + notTrueOrFalse).json())).containsExactly("follow");
             assertThat(fields(user.get(someJob + "/events?follow=" + notTrueOrFalse).json())).containsExactly("follow");

@@ -73,6 +73,7 @@ class AttemptLogStreamController {
             @RequestHeader(name = "Accept", required = false) String accept,
             @RequestHeader(name = "Last-Event-ID", required = false) String lastEventId, HttpServletResponse response)
             throws IOException {
+        JobsController.requireAttempt(attempt);
         JobsController.requireReplica(replica);
         JobRecord job = find(caller, id);
         String wire = LogStream.ofWire(stream)

@@ -202,9 +202,17 @@ class JobsController {
             @PathVariable int attempt, @RequestParam(defaultValue = "0") int replica,
             @io.swagger.v3.oas.annotations.Parameter(hidden = true) @RequestParam(required = false) String follow) {
         requireFollowNotAsked(follow);
+        requireAttempt(attempt);
         requireReplica(replica);
         return store.logs(find(caller, id).id(), attempt, replica)
                 .orElseThrow(() -> ApiException.notFound(attemptName(attempt, replica) + " of job " + id));
+    }
+
+    /** Attempts are numbered from 1 (the Job's {@code attempt} is 0 only before the first). */
+    static void requireAttempt(int attempt) {
+        if (attempt < 1) {
+            throw ApiException.badRequest("attempt", "must be 1 or more (attempts are numbered from 1)");
+        }
     }
 
     /** A gang's replica is 0 or more; a job of one replica has replica 0 only. */
