@@ -100,16 +100,20 @@ public final class LogStreams {
     }
 
     /**
-     * Stores a chunk an agent pushed, when the attempt is {@code machineId}'s with lease {@code epoch}, keeping at
-     * most {@link LogLimits#STORED_PER_STREAM} of the stream (older chunks go). The agent names the attempt by job and
-     * number; which replica it is follows from the machine (a gang has one replica a machine).
+     * Stores a chunk an agent pushed, when the attempt is {@code machineId}'s with lease {@code epoch} and the push
+     * comes from the machine's current {@code incarnation}, for an attempt that ran in it (live, or ended after the
+     * incarnation joined: its last output comes after its end), keeping at most {@link LogLimits#STORED_PER_STREAM}
+     * below the stream's furthest byte (older chunks go). The agent names the attempt by job and number; which replica
+     * it is follows from the machine (a gang has one replica a machine). The incarnation is the database's, not what a
+     * replica remembers of the credential: a machine reset or joined again elsewhere stops its old pushes at once.
      */
-    public PushOutcome push(String machineId, UUID jobId, int attempt, long epoch, String stream, long offset,
-            byte[] data, boolean eof) {
+    public PushOutcome push(String machineId, long incarnation, UUID jobId, int attempt, long epoch, String stream,
+            long offset, byte[] data, boolean eof) {
         Optional<Integer> replica = jdbc.sql("""
-                        select replica from attempts where job_id = :j and attempt = :a and machine_id = :m
-                            and lease_epoch = :e""")
-                .param("j", jobId).param("a", attempt).param("m", machineId).param("e", epoch)
+                        select a.replica from attempts a join machines m on m.id = a.machine_id
+                        where a.job_id = :j and a.attempt = :a and a.machine_id = :m and a.lease_epoch = :e
+                          and m.incarnation = :i and (a.released_at is null or a.released_at > m.joined_at)""")
+                .param("j", jobId).param("a", attempt).param("m", machineId).param("e", epoch).param("i", incarnation)
                 .query(Integer.class).optional();
         if (replica.isEmpty()) {
             return PushOutcome.FENCED;
@@ -119,11 +123,18 @@ public final class LogStreams {
                         values (:j, :a, :r, :s, :o, :d, :eof, :now) on conflict do nothing""")
                 .param("j", jobId).param("a", attempt).param("r", replica.get()).param("s", stream).param("o", offset)
                 .param("d", data).param("eof", eof).param("now", JobRows.ts(clock.instant())).update();
+        // below the furthest byte stored, not the one pushed: pushes going back in steps would keep every chunk
+        long end = jdbc.sql("""
+                        select coalesce(max(start_offset + octet_length(data)), 0) from log_chunks
+                        where job_id = :j and attempt = :a and replica = :r and stream = :s""")
+                .param("j", jobId).param("a", attempt).param("r", replica.get()).param("s", stream)
+                .query(Long.class).single();
         jdbc.sql("""
                         delete from log_chunks where job_id = :j and attempt = :a and replica = :r and stream = :s
                             and start_offset < :keep""")
                 .param("j", jobId).param("a", attempt).param("r", replica.get()).param("s", stream)
-                .param("keep", LogWindow.keepFrom(offset + data.length, LogLimits.STORED_PER_STREAM)).update();
+                .param("keep", LogWindow.keepFrom(Math.max(end, offset + data.length), LogLimits.STORED_PER_STREAM))
+                .update();
         boolean followed = jdbc.sql("""
                         select exists (select 1 from log_follows where job_id = :j and attempt = :a and replica = :r
                             and stream = :s and expires_at > :now)""")

@@ -15,6 +15,11 @@ public final class LogLimits {
     public static final Duration PUSH_EVERY = Duration.ofMillis(250);
     /** The most bytes of one stream kept in the database; older chunks go first (8 MiB). */
     public static final long STORED_PER_STREAM = 8L * 1024 * 1024;
+    /**
+     * The furthest offset a push may start at (1 PiB): far past any stream's length, and far enough from
+     * {@code Long.MAX_VALUE} that an offset plus a push's bytes never wraps round (in Java, or as bigint in PostgreSQL).
+     */
+    public static final long MAX_OFFSET = 1L << 50;
     /** Where a follow starts by default: the last 64 KiB, as {@code tail -f} shows the last lines first. */
     public static final long DEFAULT_FROM = -64L * 1024;
     /** How long a follow lasts unless its reader renews it. */

@@ -49,6 +49,10 @@ class AgentController {
             return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a join's isolationGaps are at most 16 names of"
                     + " [a-z0-9-] (1-40, a letter first)");
         }
+        String tooLarge = tooLarge(request);
+        if (tooLarge != null) {
+            return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a join's " + tooLarge);
+        }
         if (holdsNul(request)) {
             return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a join's text (region, labels, GPU type and devices, "
                     + "isolation, address) " + io.fleetjobs.model.StorableText.NUL_REFUSED);
@@ -58,6 +62,30 @@ class AgentController {
         } catch (AgentService.JoinRefused e) {
             return AgentCalls.problem(HttpStatus.CONFLICT, e.getMessage());
         }
+    }
+
+    /** The most GPUs a join may offer: a real machine has 8 or 16, and each counted GPU is an object at every placement. */
+    static final int MAX_GPUS = 1024;
+
+    /**
+     * What of the join is past its bound, or null: a join with the cluster's token alone offered a hundred million
+     * GPUs, and every GPU placement there, and the machines list, then built an object for each and ran out of memory.
+     */
+    static String tooLarge(JoinRequest request) {
+        if (request.gpuCount() > MAX_GPUS || (request.gpus() != null && request.gpus().size() > MAX_GPUS)) {
+            return "gpus are at most " + MAX_GPUS;
+        }
+        if (request.labels() != null && (request.labels().size() > 64 || request.labels().entrySet().stream()
+                .anyMatch(e -> e.getKey() == null || e.getKey().length() > 128
+                        || (e.getValue() != null && e.getValue().length() > 256)))) {
+            return "labels are at most 64, each a name of at most 128 characters and a value of at most 256";
+        }
+        for (String text : new String[] {request.region(), request.gpuType(), request.isolation(), request.address()}) {
+            if (text != null && text.length() > 256) {
+                return "region, GPU type, isolation and address are at most 256 characters each";
+            }
+        }
+        return null;
     }
 
     /** Whether any text of the join holds NUL, which PostgreSQL's text cannot store (the join failed with a 500). */

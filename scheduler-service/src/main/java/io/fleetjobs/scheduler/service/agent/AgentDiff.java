@@ -54,12 +54,29 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle,
      */
     static final Duration TIME_LIMIT_SLACK = Duration.ofSeconds(5);
 
-    /** What a heartbeat says of its machine's attempts, each report bound to the machine of its credential. */
+    /**
+     * The most reports of one job a heartbeat is heard on: an agent has at most an attempt or two of a job at once (a
+     * gang puts one replica on a machine); reports of one job are applied one after another, each its own statements.
+     */
+    static final int MAX_REPORTS_PER_JOB = 4;
+
+    /**
+     * What a heartbeat says of its machine's attempts, each report bound to the machine of its credential. A report
+     * given again (the same attempt and lease epoch) counts once, and reports of one job past
+     * {@link #MAX_REPORTS_PER_JOB} are not heard: one machine's heartbeat of thousands of copies held a database
+     * permit of the agent API for as many rounds of statements, and sixteen of them turned every other agent away.
+     */
     record Reported(String machineId, Map<AttemptRef, AttemptReport> running, List<AttemptReport> ended) {
         static Reported of(String machineId, List<AttemptReport> reports) {
             Map<AttemptRef, AttemptReport> running = new LinkedHashMap<>();
             List<AttemptReport> ended = new ArrayList<>();
+            Set<List<Object>> seen = new java.util.HashSet<>();
+            Map<java.util.UUID, Integer> perJob = new HashMap<>();
             for (AttemptReport report : reports) {
+                if (!seen.add(java.util.Arrays.asList(report.jobId(), report.attempt(), report.epoch()))
+                        || perJob.merge(report.jobId(), 1, Integer::sum) > MAX_REPORTS_PER_JOB) {
+                    continue;
+                }
                 AttemptReport own = withMachine(report, machineId);
                 if (own.endsAttempt()) {
                     ended.add(own);

@@ -56,12 +56,13 @@ class AgentLogsController {
         }
         MachineStore.Identity machine = identity.get();
         if (push.jobId() == null || push.attempt() < 1 || LogStream.ofWire(push.stream()).isEmpty() || push.offset() < 0
-                || push.data() == null || push.data().length > LogLimits.PUSH_MAX_BYTES) {
+                || push.offset() > LogLimits.MAX_OFFSET || push.data() == null
+                || push.data().length > LogLimits.PUSH_MAX_BYTES) {
             return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a push names a job, an attempt >= 1, a stream (stdout or stderr), an"
-                    + " offset >= 0 and at most " + LogLimits.PUSH_MAX_BYTES + " bytes of data");
+                    + " offset from 0 to " + LogLimits.MAX_OFFSET + " and at most " + LogLimits.PUSH_MAX_BYTES + " bytes of data");
         }
-        return switch (logs.push(machine.machineId(), push.jobId(), push.attempt(), push.epoch(), push.stream(),
-                push.offset(), push.data(), push.eof())) {
+        return switch (logs.push(machine.machineId(), push.incarnation(), push.jobId(), push.attempt(), push.epoch(),
+                push.stream(), push.offset(), push.data(), push.eof())) {
             case FENCED -> AgentCalls.problem(HttpStatus.CONFLICT, "attempt " + push.attempt() + " of job " + push.jobId()
                     + " is not this machine's with lease epoch " + push.epoch() + "; nothing stored");
             case FOLLOWED -> ResponseEntity.ok(new LogPushResponse(true));

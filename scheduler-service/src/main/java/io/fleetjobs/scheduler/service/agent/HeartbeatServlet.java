@@ -25,12 +25,15 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>The machine credential the join returned is required (401 before the body is read), and acts only for its
  * machine: a heartbeat naming another
  * machine is 403, one of a superseded incarnation 409, one the scheduler cannot answer now (its database busy or out of
- * reach, its heartbeat writer failing) 503 with {@code Retry-After}; a body that is not a heartbeat is 400. Every
+ * reach, its heartbeat writer failing) 503 with {@code Retry-After}; a machine with {@link HeartbeatsInFlight#PER_MACHINE}
+ * heartbeats in progress already, 429 with {@code Retry-After} before the body is read; a body that is not a heartbeat
+ * is 400. Every
  * refusal is problem+json, as from the rest of the API.
  */
 public final class HeartbeatServlet extends HttpServlet {
     private final transient AgentService agents;
     private final transient JsonMapper json;
+    private final transient HeartbeatsInFlight inFlight = new HeartbeatsInFlight();
 
     public HeartbeatServlet(AgentService agents, JsonMapper json) {
         this.agents = agents;
@@ -49,20 +52,31 @@ public final class HeartbeatServlet extends HttpServlet {
                 problem(request, response, stranger.status(), stranger.detail());
                 return;
             }
-            Heartbeat heartbeat;
+            String machineId = identity.get().machineId();
+            if (!inFlight.tryEnter(machineId)) {
+                response.setHeader("Retry-After", "1");
+                problem(request, response, HttpStatus.TOO_MANY_REQUESTS, "machine " + machineId + " has "
+                        + HeartbeatsInFlight.PER_MACHINE + " heartbeats in progress here already; an agent sends one at a time");
+                return;
+            }
             try {
-                heartbeat = AgentCalls.read(json, request.getInputStream().readAllBytes(), Heartbeat.class, "heartbeat");
-            } catch (AgentCalls.BadBody e) {
-                problem(request, response, HttpStatus.BAD_REQUEST, e.getMessage());
-                return;
+                Heartbeat heartbeat;
+                try {
+                    heartbeat = AgentCalls.read(json, request.getInputStream().readAllBytes(), Heartbeat.class, "heartbeat");
+                } catch (AgentCalls.BadBody e) {
+                    problem(request, response, HttpStatus.BAD_REQUEST, e.getMessage());
+                    return;
+                }
+                AgentCalls.Refusal refused = AgentCalls.refusalOf(identity, heartbeat.machineId(), heartbeat.incarnation());
+                if (refused != null) {
+                    problem(request, response, refused.status(), refused.detail());
+                    return;
+                }
+                HeartbeatResponse answer = agents.heartbeat(machineId, heartbeat);
+                write(response, HttpStatus.OK, "application/json", json.writeValueAsBytes(answer));
+            } finally {
+                inFlight.exit(machineId);
             }
-            AgentCalls.Refusal refused = AgentCalls.refusalOf(identity, heartbeat.machineId(), heartbeat.incarnation());
-            if (refused != null) {
-                problem(request, response, refused.status(), refused.detail());
-                return;
-            }
-            HeartbeatResponse answer = agents.heartbeat(identity.get().machineId(), heartbeat);
-            write(response, HttpStatus.OK, "application/json", json.writeValueAsBytes(answer));
         } catch (AgentService.Superseded e) {
             problem(request, response, HttpStatus.CONFLICT, e.getMessage());
         } catch (AgentService.NotRecorded | AgentService.Busy e) {

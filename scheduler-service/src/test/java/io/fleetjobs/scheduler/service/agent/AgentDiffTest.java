@@ -216,6 +216,22 @@ class AgentDiffTest {
         return buckets.isEmpty() ? List.of("nothing") : buckets;
     }
 
+    @Test
+    void aReportGivenAgainCountsOnceAndOneJobIsHeardOnAFewReportsAtMost() {
+        List<AttemptReport> copies = java.util.Collections.nCopies(10_000, report(JOB, AttemptState.FAILED, 4));
+        assertThat(AgentDiff.Reported.of("m1", copies).ended()).hasSize(1);
+
+        List<AttemptReport> manyAttempts = new java.util.ArrayList<>();
+        for (int n = 1; n <= 1_000; n++) {
+            manyAttempts.add(new AttemptReport(JOB, n, 4 + n, "m1", AttemptState.FAILED, 1, null, NOW, NOW, null, null));
+        }
+        UUID other = UUID.randomUUID();
+        manyAttempts.add(report(other, AttemptState.RUNNING, 9));
+        var heard = AgentDiff.Reported.of("m1", manyAttempts);
+        assertThat(heard.ended()).hasSize(AgentDiff.MAX_REPORTS_PER_JOB);
+        assertThat(heard.running()).as("another job's report is heard all the same").hasSize(1);
+    }
+
     private static AttemptReport report(UUID job, AttemptState state, long epoch) {
         return new AttemptReport(job, 1, epoch, "m1", state, state.isLive() ? null : 1, null, NOW, state.isLive() ? null : NOW,
                 null, null);

@@ -28,4 +28,20 @@ class JoinTextTest {
                 .isTrue();
         assertThat(AgentController.holdsNul(join("eu", Map.of(), List.of(), "host\0"))).isTrue();
     }
+
+    @Test
+    void aJoinPastItsBoundsIsRefusedBeforeAnythingIsBuiltForIt() {
+        assertThat(AgentController.tooLarge(join("eu", Map.of("pool", "a"), List.of(), null))).isNull();
+        var eight = new JoinRequest("m-1", "eu", Map.of(), 4_000, 8_192, 8, "H100", "none", null, null, null);
+        assertThat(AgentController.tooLarge(eight)).isNull();
+        var huge = new JoinRequest("m-1", "eu", Map.of(), 4_000, 8_192, 100_000_000, "H100", "none", null, null, null);
+        assertThat(AgentController.tooLarge(huge)).contains("gpus are at most 1024");
+        var manyLabels = new java.util.HashMap<String, String>();
+        for (int i = 0; i < 65; i++) {
+            manyLabels.put("k" + i, "v");
+        }
+        assertThat(AgentController.tooLarge(join("eu", manyLabels, List.of(), null))).contains("labels");
+        assertThat(AgentController.tooLarge(join("eu", Map.of("pool", "v".repeat(257)), List.of(), null))).contains("labels");
+        assertThat(AgentController.tooLarge(join("e".repeat(257), Map.of(), List.of(), null))).contains("region");
+    }
 }
