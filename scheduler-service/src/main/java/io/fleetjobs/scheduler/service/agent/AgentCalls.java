@@ -61,6 +61,13 @@ final class AgentCalls {
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1").body(problem);
     }
 
+    /** 429 with {@code Retry-After}: this machine has as many such calls in progress as it may ({@link CallsInFlight}). */
+    static ResponseEntity<ProblemDetail> tooMany(String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail);
+        problem.setType(URI.create("about:blank"));
+        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).header("Retry-After", "1").body(problem);
+    }
+
     /** A body that is not the call's message of the agent protocol. */
     static final class BadBody extends Exception {
         BadBody(String detail) {

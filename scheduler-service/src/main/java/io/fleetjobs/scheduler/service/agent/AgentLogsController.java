@@ -25,6 +25,7 @@ class AgentLogsController {
     private final AgentService agents;
     private final LogStreams logs;
     private final JsonMapper json;
+    private final CallsInFlight inFlight = new CallsInFlight(CallsInFlight.PUSHES);
 
     AgentLogsController(AgentService agents, LogStreams logs, JsonMapper json) {
         this.agents = agents;
@@ -55,6 +56,18 @@ class AgentLogsController {
             return refused;
         }
         MachineStore.Identity machine = identity.get();
+        if (!inFlight.tryEnter(machine.machineId())) {
+            return AgentCalls.tooMany("machine " + machine.machineId() + " has " + CallsInFlight.PUSHES
+                    + " log pushes in progress here already; an agent pushes one at a time");
+        }
+        try {
+            return store(machine, push);
+        } finally {
+            inFlight.exit(machine.machineId());
+        }
+    }
+
+    private ResponseEntity<?> store(MachineStore.Identity machine, LogPush push) {
         if (push.jobId() == null || push.attempt() < 1 || LogStream.ofWire(push.stream()).isEmpty() || push.offset() < 0
                 || push.offset() > LogLimits.MAX_OFFSET || push.data() == null
                 || push.data().length > LogLimits.PUSH_MAX_BYTES) {

@@ -25,7 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>The machine credential the join returned is required (401 before the body is read), and acts only for its
  * machine: a heartbeat naming another
  * machine is 403, one of a superseded incarnation 409, one the scheduler cannot answer now (its database busy or out of
- * reach, its heartbeat writer failing) 503 with {@code Retry-After}; a machine with {@link HeartbeatsInFlight#PER_MACHINE}
+ * reach, its heartbeat writer failing) 503 with {@code Retry-After}; a machine with {@link CallsInFlight#HEARTBEATS}
  * heartbeats in progress already, 429 with {@code Retry-After} before the body is read; a body that is not a heartbeat
  * is 400. Every
  * refusal is problem+json, as from the rest of the API.
@@ -33,7 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
 public final class HeartbeatServlet extends HttpServlet {
     private final transient AgentService agents;
     private final transient JsonMapper json;
-    private final transient HeartbeatsInFlight inFlight = new HeartbeatsInFlight();
+    private final transient CallsInFlight inFlight = new CallsInFlight(CallsInFlight.HEARTBEATS);
 
     public HeartbeatServlet(AgentService agents, JsonMapper json) {
         this.agents = agents;
@@ -56,7 +56,7 @@ public final class HeartbeatServlet extends HttpServlet {
             if (!inFlight.tryEnter(machineId)) {
                 response.setHeader("Retry-After", "1");
                 problem(request, response, HttpStatus.TOO_MANY_REQUESTS, "machine " + machineId + " has "
-                        + HeartbeatsInFlight.PER_MACHINE + " heartbeats in progress here already; an agent sends one at a time");
+                        + CallsInFlight.HEARTBEATS + " heartbeats in progress here already; an agent sends one at a time");
                 return;
             }
             try {

@@ -8,11 +8,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** One machine holds a few of a replica's heartbeat places at most, whatever it sends; others are not held back. */
-class HeartbeatsInFlightTest {
+class CallsInFlightTest {
     @Test
     void aMachineHoldsAFewPlacesAtMostAndGivesThemBack() {
-        HeartbeatsInFlight inFlight = new HeartbeatsInFlight();
-        for (int i = 0; i < HeartbeatsInFlight.PER_MACHINE; i++) {
+        CallsInFlight inFlight = new CallsInFlight(CallsInFlight.HEARTBEATS);
+        for (int i = 0; i < CallsInFlight.HEARTBEATS; i++) {
             assertThat(inFlight.tryEnter("m-1")).isTrue();
         }
         assertThat(inFlight.tryEnter("m-1")).as("one more of the same machine").isFalse();
@@ -20,7 +20,7 @@ class HeartbeatsInFlightTest {
 
         inFlight.exit("m-1");
         assertThat(inFlight.tryEnter("m-1")).isTrue();
-        for (int i = 0; i < HeartbeatsInFlight.PER_MACHINE; i++) {
+        for (int i = 0; i < CallsInFlight.HEARTBEATS; i++) {
             inFlight.exit("m-1");
         }
         inFlight.exit("m-2");
@@ -29,7 +29,7 @@ class HeartbeatsInFlightTest {
 
     @Test
     void aFloodFromOneMachineAtOnceTakesNoMoreThanItsPlaces() throws InterruptedException {
-        HeartbeatsInFlight inFlight = new HeartbeatsInFlight();
+        CallsInFlight inFlight = new CallsInFlight(CallsInFlight.HEARTBEATS);
         AtomicInteger entered = new AtomicInteger();
         CountDownLatch go = new CountDownLatch(1);
         try (var threads = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -44,6 +44,6 @@ class HeartbeatsInFlightTest {
             }
             go.countDown();
         }
-        assertThat(entered.get()).isEqualTo(HeartbeatsInFlight.PER_MACHINE);
+        assertThat(entered.get()).isEqualTo(CallsInFlight.HEARTBEATS);
     }
 }
