@@ -356,8 +356,10 @@ class SandboxedRunnerTest {
         Outcome out = outcome(writer);
         assertThat(out.breach()).isNotNull();
         assertThat(out.breach().reason()).isEqualTo(FailureReason.DISK_LIMIT_EXCEEDED);
-        assertThat(out.breach().detail()).contains("the machine's disk for working directories").contains("holds the"
-                + " most: 4 MiB");
+        // the check every 100 ms may find the writer part of the way through its 5 MB (1 MiB on a loaded CI machine):
+        // what matters is that the one holding the most is the one that ends
+        assertThat(out.breach().detail()).contains("the machine's disk for working directories")
+                .containsPattern("holds the most: \\d+ MiB");
         assertThat(idle.isAlive()).as("holding nothing, it would free nothing").isTrue();
     }
 
