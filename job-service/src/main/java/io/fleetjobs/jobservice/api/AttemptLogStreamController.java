@@ -52,7 +52,7 @@ class AttemptLogStreamController {
      * Each follow holds a thread and reads {@code log_chunks} every {@code pollEvery}: a tenant's thousands of them
      * (of its own job, or one opened again and again) would be the database's load for everyone.
      */
-    private final io.fleetjobs.jobservice.OpenStreams follows;
+    private final io.fleetjobs.support.PlacesPerKey<java.util.UUID> follows;
 
     AttemptLogStreamController(JobStore store, LogStreams logs, InstantSource clock,
             @Value("${jobs.logs.poll-interval:200ms}") Duration pollEvery,
@@ -61,7 +61,7 @@ class AttemptLogStreamController {
         this.logs = logs;
         this.clock = clock;
         this.pollEvery = pollEvery;
-        this.follows = new io.fleetjobs.jobservice.OpenStreams(maxFollowsPerTenant);
+        this.follows = new io.fleetjobs.support.PlacesPerKey<>(maxFollowsPerTenant);
     }
 
     @io.swagger.v3.oas.annotations.Hidden // in the contract as getAttemptLogs with follow=true (one operation a path)
@@ -86,14 +86,14 @@ class AttemptLogStreamController {
         LogEvents events = wantsPlainText(accept) ? null : encoding.equals("base64") ? LogEvents.base64() : new LogEvents();
         long from = events != null && lastEventId != null ? resumeAt(lastEventId)
                 : offset == null ? LogLimits.DEFAULT_FROM : offset;
-        if (!follows.tryOpen(caller.tenantId())) {
-            throw ApiException.tooManyRequests("tenant " + caller.tenantName() + " follows " + follows.max()
+        if (!follows.tryTake(caller.tenantId())) {
+            throw ApiException.tooManyRequests("tenant " + caller.tenantName() + " follows " + follows.perKey()
                     + " log streams here; close one or try again later", 5);
         }
         try {
             serve(new LogStreams.Stream(job.id(), attempt, replica, wire), onMachine, events, from, response);
         } finally {
-            follows.close(caller.tenantId());
+            follows.giveBack(caller.tenantId());
         }
     }
 

@@ -30,7 +30,7 @@ public final class EventFeed {
     private final java.time.Duration grace;
     /** Made at the first read (the database may not answer while the instance starts). */
     private Watermark watermark;
-    private final io.fleetjobs.jobservice.OpenStreams perTenant;
+    private final io.fleetjobs.support.PlacesPerKey<UUID> perTenant;
     private final int queueCapacity;
     private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
 
@@ -38,7 +38,7 @@ public final class EventFeed {
         this.history = history;
         this.clock = clock;
         this.grace = grace;
-        this.perTenant = new io.fleetjobs.jobservice.OpenStreams(maxStreamsPerTenant);
+        this.perTenant = new io.fleetjobs.support.PlacesPerKey<>(maxStreamsPerTenant);
         this.queueCapacity = queueCapacity;
     }
 
@@ -75,8 +75,8 @@ public final class EventFeed {
      * @throws TooManyStreams when the tenant has {@code maxStreamsPerTenant} open on this instance
      */
     public Stream open(UUID tenantId, UUID jobId, long after) {
-        if (!perTenant.tryOpen(tenantId)) {
-            throw new TooManyStreams("tenant has " + perTenant.max() + " event streams open on this instance");
+        if (!perTenant.tryTake(tenantId)) {
+            throw new TooManyStreams("tenant has " + perTenant.perKey() + " event streams open on this instance");
         }
         Stream stream = new Stream(tenantId, jobId, after, queueCapacity);
         streams.add(stream);
@@ -170,7 +170,7 @@ public final class EventFeed {
         public void close() {
             ended = true;
             if (streams.remove(this)) {
-                perTenant.close(tenantId);
+                perTenant.giveBack(tenantId);
             }
         }
     }

@@ -61,7 +61,7 @@ final class AgentCalls {
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1").body(problem);
     }
 
-    /** 429 with {@code Retry-After}: this machine has as many such calls in progress as it may ({@link CallsInFlight}). */
+    /** 429 with {@code Retry-After}: this machine has as many such calls in progress as it may ({@link io.fleetjobs.support.PlacesPerKey}). */
     static ResponseEntity<ProblemDetail> tooMany(String detail) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, detail);
         problem.setType(URI.create("about:blank"));

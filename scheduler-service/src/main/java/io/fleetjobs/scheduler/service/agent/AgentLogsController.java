@@ -25,7 +25,10 @@ class AgentLogsController {
     private final AgentService agents;
     private final LogStreams logs;
     private final JsonMapper json;
-    private final CallsInFlight inFlight = new CallsInFlight(CallsInFlight.PUSHES);
+    /** Log pushes of one machine in progress at once: an agent pushes one at a time; pushes use the service's pool. */
+    static final int PUSHES_PER_MACHINE = 2;
+
+    private final io.fleetjobs.support.PlacesPerKey<String> inFlight = new io.fleetjobs.support.PlacesPerKey<>(PUSHES_PER_MACHINE);
 
     AgentLogsController(AgentService agents, LogStreams logs, JsonMapper json) {
         this.agents = agents;
@@ -56,14 +59,14 @@ class AgentLogsController {
             return refused;
         }
         MachineStore.Identity machine = identity.get();
-        if (!inFlight.tryEnter(machine.machineId())) {
-            return AgentCalls.tooMany("machine " + machine.machineId() + " has " + CallsInFlight.PUSHES
+        if (!inFlight.tryTake(machine.machineId())) {
+            return AgentCalls.tooMany("machine " + machine.machineId() + " has " + PUSHES_PER_MACHINE
                     + " log pushes in progress here already; an agent pushes one at a time");
         }
         try {
             return store(machine, push);
         } finally {
-            inFlight.exit(machine.machineId());
+            inFlight.giveBack(machine.machineId());
         }
     }
 

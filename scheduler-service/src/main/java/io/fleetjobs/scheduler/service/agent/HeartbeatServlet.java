@@ -25,7 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>The machine credential the join returned is required (401 before the body is read), and acts only for its
  * machine: a heartbeat naming another
  * machine is 403, one of a superseded incarnation 409, one the scheduler cannot answer now (its database busy or out of
- * reach, its heartbeat writer failing) 503 with {@code Retry-After}; a machine with {@link CallsInFlight#HEARTBEATS}
+ * reach, its heartbeat writer failing) 503 with {@code Retry-After}; a machine with {@link #PER_MACHINE}
  * heartbeats in progress already, 429 with {@code Retry-After} before the body is read; a body that is not a heartbeat
  * is 400. Every
  * refusal is problem+json, as from the rest of the API.
@@ -33,7 +33,14 @@ import tools.jackson.databind.json.JsonMapper;
 public final class HeartbeatServlet extends HttpServlet {
     private final transient AgentService agents;
     private final transient JsonMapper json;
-    private final transient CallsInFlight inFlight = new CallsInFlight(CallsInFlight.HEARTBEATS);
+    /**
+     * Heartbeats of one machine in progress at once: an agent sends one (two for a moment, when it gave up on one this
+     * replica still holds); without a bound of its own, one credential could hold every place {@link HeartbeatAdmission}
+     * has with held heartbeats, and every other agent was turned away unheard until its lease ran out.
+     */
+    static final int PER_MACHINE = 4;
+
+    private final transient io.fleetjobs.support.PlacesPerKey<String> inFlight = new io.fleetjobs.support.PlacesPerKey<>(PER_MACHINE);
 
     public HeartbeatServlet(AgentService agents, JsonMapper json) {
         this.agents = agents;
@@ -53,10 +60,10 @@ public final class HeartbeatServlet extends HttpServlet {
                 return;
             }
             String machineId = identity.get().machineId();
-            if (!inFlight.tryEnter(machineId)) {
+            if (!inFlight.tryTake(machineId)) {
                 response.setHeader("Retry-After", "1");
                 problem(request, response, HttpStatus.TOO_MANY_REQUESTS, "machine " + machineId + " has "
-                        + CallsInFlight.HEARTBEATS + " heartbeats in progress here already; an agent sends one at a time");
+                        + PER_MACHINE + " heartbeats in progress here already; an agent sends one at a time");
                 return;
             }
             try {
@@ -75,7 +82,7 @@ public final class HeartbeatServlet extends HttpServlet {
                 HeartbeatResponse answer = agents.heartbeat(machineId, heartbeat);
                 write(response, HttpStatus.OK, "application/json", json.writeValueAsBytes(answer));
             } finally {
-                inFlight.exit(machineId);
+                inFlight.giveBack(machineId);
             }
         } catch (AgentService.Superseded e) {
             problem(request, response, HttpStatus.CONFLICT, e.getMessage());
