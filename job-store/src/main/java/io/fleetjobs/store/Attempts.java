@@ -122,16 +122,23 @@ final class Attempts {
         return exist;
     }
 
-    /** RUNNING since the reported start (else {@code now}). */
+    /**
+     * RUNNING since the reported start, where it lies between the attempt's placement and {@code now}; else since
+     * {@code now}, when the control plane heard of it. The agent's clock is not ours: a start an hour behind would put
+     * the attempt past its time limit (the heartbeat's backstop, {@code started_at} plus the limit, kills it at once),
+     * and the same bounds hold the end's times in {@link #end}.
+     */
     void markRunning(List<AttemptReport> started, Instant now) {
         if (started.isEmpty()) {
             return;
         }
         jdbc.sql("""
-                        update attempts a set state = 'RUNNING', started_at = d.at
+                        update attempts a set state = 'RUNNING',
+                            started_at = case when d.at between a.scheduled_at and :now then d.at else :now end
                         from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(cast(:at as text[]) as timestamptz[]),
                                     cast(:e as bigint[])) as d(id, n, at, e)
                         where a.job_id = d.id and a.attempt = d.n and a.lease_epoch = d.e""")
+                .param("now", JobRows.ts(now))
                 .param("ids", JobRows.ids(started.stream().map(AttemptReport::jobId).toList()))
                 .param("e", started.stream().map(AttemptReport::epoch).toArray(Long[]::new))
                 .param("n", started.stream().map(AttemptReport::attempt).toArray(Integer[]::new))
@@ -140,7 +147,12 @@ final class Attempts {
                 .update();
     }
 
-    /** Ended as reported, with their output, and released (what they held is given back by the caller). */
+    /**
+     * Ended as reported, with their output, and released (what they held is given back by the caller). The reported
+     * end is kept where it lies between the attempt's start (or placement) and {@code now}, else it is {@code now};
+     * a start carried by the end (of an attempt never recorded running) where it lies between the placement and that
+     * end, else it is the end.
+     */
     void end(List<AttemptReport> ended, Instant now) {
         if (ended.isEmpty()) {
             return;
@@ -170,8 +182,12 @@ final class Attempts {
             stderr[i] = LogTail.stored(r.stderrTail());
         }
         jdbc.sql("""
-                        update attempts a set state = d.state, finished_at = d.finished, exit_code = d.exit,
-                            failure_reason = d.reason, started_at = coalesce(a.started_at, d.started),
+                        update attempts a set state = d.state, exit_code = d.exit, failure_reason = d.reason,
+                            finished_at = case when d.finished between coalesce(a.started_at, a.scheduled_at) and :now
+                                then d.finished else :now end,
+                            started_at = coalesce(a.started_at, case when d.started is null then null
+                                when d.started between a.scheduled_at and least(d.finished, :now) then d.started
+                                when d.finished between a.scheduled_at and :now then d.finished else :now end),
                             log_tail_stdout = d.out, log_tail_stderr = d.err, released_at = :now, lease_expires_at = null
                         from unnest(cast(:ids as uuid[]), cast(:n as int[]), cast(:states as text[]),
                                     cast(cast(:finished as text[]) as timestamptz[]), cast(:exits as int[]),

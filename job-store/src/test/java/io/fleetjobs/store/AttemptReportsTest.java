@@ -90,6 +90,42 @@ class AttemptReportsTest {
     }
 
     @Test
+    void anAgentsSkewedClockNeitherEndsAnAttemptEarlyNorDatesItOutsideWhatTheControlPlaneSaw() {
+        // the agent's clock is not ours: an hour behind, its start would put a 10-minute job past its time limit at
+        // once (the heartbeat's backstop kills it "timed out"); an hour ahead, its end would lie in the future
+        JobRecord job = placed(new JobSpec("skewed", null, null, Resources.of(1, 256), null,
+                new Execution(List.of("true"), Map.of(), 600), null, null));
+        clock.advance(Duration.ofSeconds(2));
+        Instant now = clock.instant();
+        long epoch = f.epoch(job);
+        assertThat(reports.apply(new AttemptReport(job.id(), 1, epoch, "m", AttemptState.RUNNING, null, null,
+                now.minus(Duration.ofHours(1)), null, null, null))).isEqualTo(AttemptReports.Outcome.APPLIED);
+        AttemptRecord running = f.jobs.attempts(job.id()).getFirst();
+        assertThat(running.startedAt()).isBetween(running.scheduledAt(), now);
+        AssignedAttempt live = machines.liveAttempts("m").stream().filter(a -> a.jobId().equals(job.id())).findFirst()
+                .orElseThrow();
+        assertThat(live.timeLimitEndsAt()).isAfterOrEqualTo(running.scheduledAt().plusSeconds(600));
+
+        clock.advance(Duration.ofSeconds(3));
+        Instant end = clock.instant();
+        assertThat(reports.apply(new AttemptReport(job.id(), 1, epoch, "m", AttemptState.SUCCEEDED, 0, null,
+                end.plus(Duration.ofHours(1)), end.plus(Duration.ofHours(1)), "", ""))).isEqualTo(AttemptReports.Outcome.APPLIED);
+        AttemptRecord ended = f.jobs.attempts(job.id()).getFirst();
+        assertThat(ended.startedAt()).isEqualTo(running.startedAt());
+        assertThat(ended.finishedAt()).isBetween(ended.startedAt(), end);
+
+        // an attempt whose start the control plane never saw, ended at once, on a clock an hour behind
+        JobRecord quick = placed(StoreFixture.aJob("quick-skewed"));
+        clock.advance(Duration.ofSeconds(1));
+        Instant at = clock.instant();
+        assertThat(reports.apply(new AttemptReport(quick.id(), 1, f.epoch(quick), "m", AttemptState.SUCCEEDED, 0, null,
+                at.minus(Duration.ofHours(1)), at.minus(Duration.ofHours(1)), "", ""))).isEqualTo(AttemptReports.Outcome.APPLIED);
+        AttemptRecord quickEnd = f.jobs.attempts(quick.id()).getFirst();
+        assertThat(quickEnd.startedAt()).isBetween(quickEnd.scheduledAt(), at);
+        assertThat(quickEnd.finishedAt()).isBetween(quickEnd.startedAt(), at);
+    }
+
+    @Test
     void anOversizedTailIsCutToItsLast64KiBBeforeItIsStored() {
         JobRecord job = placed(StoreFixture.aJob("chatty"));
         String stdout = "x".repeat(5 * 1024 * 1024) + "the last line";

@@ -178,7 +178,10 @@ class HeldHeartbeatTest {
         assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
         var lease = m.beat(List.of()).start().getFirst();
 
-        // its agent started it a minute ago (its clock), and says it still runs
+        // placed two minutes ago, its agent started it a minute ago, and says it still runs (a start before its
+        // placement would not be believed: the agent's clock is not ours)
+        fleet.jdbc.sql("update attempts set scheduled_at = scheduled_at - interval '2 minutes' where job_id = :id")
+                .param("id", lease.jobId()).update();
         var now = InstantSource.system().instant();
         var running = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), m.id(),
                 io.fleetjobs.model.AttemptState.RUNNING, null, null, now.minusSeconds(60), null, null, null);
