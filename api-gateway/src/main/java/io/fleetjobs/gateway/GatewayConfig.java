@@ -6,6 +6,8 @@ import io.fleetjobs.support.SignedIdentity;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.InstantSource;
+import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
+import org.apache.hc.core5.util.TimeValue;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.http.client.ClientHttpRequestFactoryBuilder;
@@ -36,10 +38,10 @@ class GatewayConfig {
         int perService = properties.maxConnectionsPerService();
         return builder -> builder.withConnectionManagerCustomizer(manager -> manager
                         .setMaxConnPerRoute(perService).setMaxConnTotal(2 * perService))
-                .withHttpClientCustomizer(org.apache.hc.client5.http.impl.classic.HttpClientBuilder::disableAutomaticRetries)
+                .withHttpClientCustomizer(HttpClientBuilder::disableAutomaticRetries)
                 // what the retry covered: a pooled connection the service closed while it idled is checked before use
                 .withConnectionConfigCustomizer(connection -> connection
-                        .setValidateAfterInactivity(org.apache.hc.core5.util.TimeValue.ofSeconds(1)))
+                        .setValidateAfterInactivity(TimeValue.ofSeconds(1)))
                 .withCustomizer(factory -> factory.setHttpContextFactory(
                         new FollowedLogs(properties.followReadTimeout(), factory)));
     }

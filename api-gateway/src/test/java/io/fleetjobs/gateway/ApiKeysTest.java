@@ -5,14 +5,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fleetjobs.store.Principal;
+import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.testsupport.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessResourceFailureException;
 
 /** A key's answer is reused for the TTL; keys never seen cost a lookup each, and an address gets only so many. */
 class ApiKeysTest {
@@ -44,8 +53,8 @@ class ApiKeysTest {
      */
     @Test
     void requestsArrivingWhileTheirKeyIsLookedUpWaitForThatLookup() throws Exception {
-        java.util.concurrent.CountDownLatch inLookup = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch inLookup = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
         ApiKeys slow = new ApiKeys(key -> {
             lookups.incrementAndGet();
             inLookup.countDown();
@@ -56,11 +65,11 @@ class ApiKeysTest {
             }
             return Optional.of(alice);
         }, clock, Duration.ofSeconds(5), 1); // one lookup a second for the address
-        try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+        try (var threads = Executors.newVirtualThreadPerTaskExecutor()) {
             var first = threads.submit(() -> slow.authenticate("good", "10.0.0.1"));
             inLookup.await();
-            List<java.util.concurrent.Future<Optional<io.fleetjobs.support.CallerIdentity>>> others = new java.util.ArrayList<>();
-            var callers = new java.util.concurrent.atomic.AtomicReferenceArray<Thread>(49);
+            List<Future<Optional<CallerIdentity>>> others = new ArrayList<>();
+            var callers = new AtomicReferenceArray<Thread>(49);
             for (int i = 0; i < 49; i++) {
                 int n = i;
                 others.add(threads.submit(() -> {
@@ -69,7 +78,7 @@ class ApiKeysTest {
                 }));
             }
             // every other request has arrived and either waits (for the lookup) or was answered already (refused)
-            await().until(() -> java.util.stream.IntStream.range(0, 49).allMatch(i -> others.get(i).isDone()
+            await().until(() -> IntStream.range(0, 49).allMatch(i -> others.get(i).isDone()
                     || callers.get(i) != null && callers.get(i).getState() == Thread.State.WAITING));
             release.countDown();
             assertThat(first.get()).isPresent();
@@ -93,9 +102,9 @@ class ApiKeysTest {
                 lookups.incrementAndGet();
                 return Optional.of(alice);
             }, clock, Duration.ofSeconds(5), 1);
-            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(16);
-            List<java.util.concurrent.Future<Optional<io.fleetjobs.support.CallerIdentity>>> answers = new java.util.ArrayList<>();
-            var threads = java.util.concurrent.Executors.newFixedThreadPool(16);
+            CyclicBarrier start = new CyclicBarrier(16);
+            List<Future<Optional<CallerIdentity>>> answers = new ArrayList<>();
+            var threads = Executors.newFixedThreadPool(16);
             try {
                 for (int i = 0; i < 16; i++) {
                     answers.add(threads.submit(() -> {
@@ -119,12 +128,12 @@ class ApiKeysTest {
         ApiKeys flaky = new ApiKeys(key -> {
             lookups.incrementAndGet();
             if (failures.getAndDecrement() > 0) {
-                throw new org.springframework.dao.DataAccessResourceFailureException("injected");
+                throw new DataAccessResourceFailureException("injected");
             }
             return Optional.of(alice);
         }, clock, Duration.ofSeconds(5), 20);
         assertThatThrownBy(() -> flaky.authenticate("good", "10.0.0.1"))
-                .isInstanceOf(org.springframework.dao.DataAccessResourceFailureException.class);
+                .isInstanceOf(DataAccessResourceFailureException.class);
         assertThat(flaky.authenticate("good", "10.0.0.1")).isPresent();
         assertThat(lookups).hasValue(2);
     }

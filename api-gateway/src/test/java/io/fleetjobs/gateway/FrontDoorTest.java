@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.sun.net.httpserver.HttpServer;
 import io.fleetjobs.store.Principal;
 import io.fleetjobs.store.TenantStore;
+import io.fleetjobs.support.ApiPaths;
 import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.support.SignedIdentity;
 import io.fleetjobs.testsupport.Api;
@@ -13,6 +14,8 @@ import io.fleetjobs.testsupport.TestDatabases;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +24,7 @@ import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -131,8 +135,8 @@ class FrontDoorTest {
         }
         int before = JOB_SERVICE.calls.get();
         try {
-            java.net.http.HttpClient.newHttpClient().send(alice.request("GET", "/api/v1/jobs").header("Accept", "application/xml")
-                    .build(), java.net.http.HttpResponse.BodyHandlers.discarding());
+            HttpClient.newHttpClient().send(alice.request("GET", "/api/v1/jobs").header("Accept", "application/xml")
+                    .build(), HttpResponse.BodyHandlers.discarding());
         } catch (IOException | InterruptedException e) {
             throw new IllegalStateException(e);
         }
@@ -271,12 +275,12 @@ class FrontDoorTest {
         assertThat(anonymous.get("/webjars/swagger-ui/swagger-ui.css").status()).isEqualTo(200);
     }
 
-    record Seen(String method, String path, Map<String, java.util.List<String>> headers, byte[] body) {
+    record Seen(String method, String path, Map<String, List<String>> headers, byte[] body) {
         /** The request the identity must have been signed for, as the service behind sees it. */
         SignedIdentity.Target target() {
             int q = path.indexOf('?');
             String pathOnly = q < 0 ? path : path.substring(0, q);
-            return SignedIdentity.Target.of(io.fleetjobs.support.ApiPaths.serviceFor(pathOnly), method, pathOnly,
+            return SignedIdentity.Target.of(ApiPaths.serviceFor(pathOnly), method, pathOnly,
                     q < 0 ? null : path.substring(q + 1));
         }
 
@@ -290,7 +294,7 @@ class FrontDoorTest {
     static final class Upstream {
         final HttpServer server;
         final AtomicReference<Seen> last = new AtomicReference<>();
-        final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        final AtomicInteger calls = new AtomicInteger();
 
         Upstream() {
             try {

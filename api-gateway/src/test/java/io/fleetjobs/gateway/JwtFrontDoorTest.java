@@ -8,12 +8,15 @@ import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.support.SignedIdentity;
 import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.TestDatabases;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Base64;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -63,7 +66,7 @@ class JwtFrontDoorTest {
         return new Api(port, token);
     }
 
-    private java.util.UUID tenant(String name) {
+    private UUID tenant(String name) {
         return tenants.create(name, 1, null, null, null).or(() -> tenants.byName(name)).orElseThrow().id();
     }
 
@@ -141,9 +144,9 @@ class JwtFrontDoorTest {
     /** The same header and signature over a payload naming another tenant. */
     private static String tamper(String token) {
         String[] parts = token.split("\\.");
-        String payload = new String(java.util.Base64.getUrlDecoder().decode(parts[1]), java.nio.charset.StandardCharsets.UTF_8)
+        String payload = new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8)
                 .replace("jwt-bob", "jwt-eve");
-        return parts[0] + "." + java.util.Base64.getUrlEncoder().withoutPadding()
-                .encodeToString(payload.getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "." + parts[2];
+        return parts[0] + "." + Base64.getUrlEncoder().withoutPadding()
+                .encodeToString(payload.getBytes(StandardCharsets.UTF_8)) + "." + parts[2];
     }
 }

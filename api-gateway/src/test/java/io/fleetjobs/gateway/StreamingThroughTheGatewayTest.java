@@ -9,11 +9,15 @@ import io.fleetjobs.store.TenantStore;
 import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.SseReader;
 import io.fleetjobs.testsupport.TestDatabases;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -152,7 +157,7 @@ class StreamingThroughTheGatewayTest {
                     + "Authorization: Bearer " + key + "\r\nAccept: text/event-stream\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
-            var in = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+            var in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
             assertThat(in.readLine()).startsWith("HTTP/1.1 200");
             String line;
             while ((line = in.readLine()) != null && !line.startsWith("id: 42")) {
@@ -179,8 +184,8 @@ class StreamingThroughTheGatewayTest {
     void aFollowedLogOutlivesTheReadTimeoutWhileItsJobIsSilent() throws Exception {
         var t = tenants.create("silent-follower", 1, null, null, null).orElseThrow();
         Api client = new Api(port, tenants.issueKey(t.id(), Principal.Role.USER).key());
-        var followed = java.net.http.HttpClient.newHttpClient().send(client.request("GET", SILENT_LOGS + "?follow=true")
-                .header("Accept", "text/plain").build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        var followed = HttpClient.newHttpClient().send(client.request("GET", SILENT_LOGS + "?follow=true")
+                .header("Accept", "text/plain").build(), HttpResponse.BodyHandlers.ofString());
         assertThat(followed.statusCode()).isEqualTo(200);
         assertThat(followed.body()).isEqualTo("before the silence\nafter it\n");
 
@@ -215,7 +220,7 @@ class StreamingThroughTheGatewayTest {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            server.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+            server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
             server.createContext(SILENT_LOGS, exchange -> {
                 exchange.getResponseHeaders().add("Content-Type", "text/plain;charset=UTF-8");
                 exchange.sendResponseHeaders(200, 0);

@@ -9,6 +9,7 @@ import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
@@ -57,7 +59,7 @@ final class TestIssuer implements AutoCloseable {
         Instant now = Instant.now();
         JWTClaimsSet.Builder claims = new JWTClaimsSet.Builder().issuer(issuer()).audience(AUDIENCE).subject("someone")
                 .issueTime(Date.from(now)).expirationTime(Date.from(now.plus(Duration.ofMinutes(5))))
-                .claim("roles", java.util.List.of(roles));
+                .claim("roles", List.of(roles));
         return tenant == null ? claims : claims.claim("tenant", tenant);
     }
 
@@ -91,7 +93,7 @@ final class TestIssuer implements AutoCloseable {
         }
     }
 
-    private static void answer(com.sun.net.httpserver.HttpExchange exchange, String json) throws IOException {
+    private static void answer(HttpExchange exchange, String json) throws IOException {
         byte[] body = json.getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().add("Content-Type", "application/json");
         exchange.sendResponseHeaders(200, body.length);

@@ -8,25 +8,30 @@ import io.fleetjobs.model.JobState;
 import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.TcpProxy;
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ToLongFunction;
@@ -34,6 +39,7 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.util.FileSystemUtils;
 
 /**
  * The fault-injection suite. Every service, the Kafka broker and several agents run as processes of
@@ -90,13 +96,13 @@ class ChaosTest {
     void theInvariantsHoldUnderFire() throws Exception {
         Path home = Path.of("target", "chaos").toAbsolutePath();
         // a fresh database each run: local mode keeps its data under home, and an earlier run's jobs are not this one's
-        org.springframework.util.FileSystemUtils.deleteRecursively(home);
+        FileSystemUtils.deleteRecursively(home);
         Files.createDirectories(home);
         System.out.printf("chaos: seed %d, %d jobs, %d agents, %d replicas of each service, faults for %ds%n", seed, jobs,
                 agents, replicas, faultWindow.toSeconds());
 
         int postgresPort;
-        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+        try (ServerSocket probe = new ServerSocket(0)) {
             postgresPort = probe.getLocalPort();
         }
         try (TcpProxy databaseLink = new TcpProxy(postgresPort);
@@ -143,7 +149,7 @@ class ChaosTest {
             // every job is over: its processes end within the agents' kill grace, or are left over
             try {
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> witness.open() == 0);
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
+            } catch (ConditionTimeoutException e) {
                 // counted as leftovers in the report
             }
             report(db, submitted, witness);
@@ -483,7 +489,7 @@ class ChaosTest {
 
         // 0. every fault applied as planned, and every kind at least once
         violations.put("faults that failed to apply " + failedFaults, (long) failedFaults.size());
-        violations.put("kinds of fault never applied", java.util.Arrays.stream(FaultKind.values())
+        violations.put("kinds of fault never applied", Arrays.stream(FaultKind.values())
                 .filter(k -> k != FaultKind.MACHINE_DIES || agents > 1).filter(k -> !applied.containsKey(k)).count());
 
         // 1. every job terminal, or QUEUED only where no machine could ever fit it
@@ -517,7 +523,7 @@ class ChaosTest {
                 + unnamed.stream().map(p -> p.startedAt + " for " + (p.endNanos - p.startNanos) / 1_000_000 + " ms").toList(),
                 unnamed.stream().filter(p -> p.endNanos - p.startNanos > UNNAMED_GRACE.toNanos()).count());
         // the witness saw the jobs it is to judge: a job that succeeded ran its script
-        java.util.Set<String> ours = new java.util.HashSet<>();
+        Set<String> ours = new HashSet<>();
         submitted.forEach(j -> ours.add(j.id()));
         long unseen = db.sql("select id from jobs where state = 'SUCCEEDED'").query(String.class).list().stream()
                 .filter(ours::contains).filter(id -> !byJob.containsKey(id)).count();
@@ -661,7 +667,7 @@ class ChaosTest {
                 .append(" attempts, ").append(agents).append(" agents, ").append(replicas)
                 .append(" replicas of job-service, scheduler-service and reconciler-service\n");
         out.append("outcomes: ").append(outcomes).append("\n");
-        out.append("faults applied by kind: ").append(new java.util.TreeMap<>(applied)).append("\n");
+        out.append("faults applied by kind: ").append(new TreeMap<>(applied)).append("\n");
         out.append("faults injected (").append(faults.size()).append("):\n");
         faults.forEach(f -> out.append("  ").append(f).append("\n"));
         out.append("invariants (violations, all must be 0):\n");

@@ -1,5 +1,7 @@
 package io.fleetjobs.model;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +35,8 @@ public final class GangRendezvous {
      * has.
      */
     public static List<String> peers(List<String> addresses, int port) {
-        Map<String, Integer> sharing = new java.util.HashMap<>();
-        List<String> peers = new java.util.ArrayList<>(addresses.size());
+        Map<String, Integer> sharing = new HashMap<>();
+        List<String> peers = new ArrayList<>(addresses.size());
         for (String address : addresses) {
             int before = sharing.merge(address, 1, Integer::sum) - 1;
             peers.add(address + ":" + (FIRST_PORT + Math.floorMod(port - FIRST_PORT + before, PORTS)));

@@ -1,5 +1,8 @@
 package io.fleetjobs.model;
 
+import java.util.List;
+import java.util.stream.IntStream;
+
 /**
  * One GPU a machine offers, as its agent reports it.
  *
@@ -16,7 +19,7 @@ public record GpuDevice(int index, String uuid, String model, Long memoryMb) {
     }
 
     /** Devices 0…count-1 of which nothing else is known: a machine whose GPUs were configured by hand. */
-    public static java.util.List<GpuDevice> numbered(int count) {
-        return java.util.stream.IntStream.range(0, count).mapToObj(i -> new GpuDevice(i, null, null, null)).toList();
+    public static List<GpuDevice> numbered(int count) {
+        return IntStream.range(0, count).mapToObj(i -> new GpuDevice(i, null, null, null)).toList();
     }
 }

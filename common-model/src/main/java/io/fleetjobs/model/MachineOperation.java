@@ -1,5 +1,7 @@
 package io.fleetjobs.model;
 
+import java.util.Locale;
+
 /**
  * What an operator's drain, cordon or uncordon does to a machine in a given status. Drain and cordon both take it
  * out of placement, its running attempts left to finish: DRAINING says it is being emptied (to be retired or
@@ -38,6 +40,6 @@ public enum MachineOperation {
 
     /** The path segment of the admin API ({@code /api/v1/machines/{id}/drain}). */
     public String path() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

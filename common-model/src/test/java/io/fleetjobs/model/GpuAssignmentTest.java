@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -35,8 +36,8 @@ class GpuAssignmentTest {
     @Test
     void aJobsEnvironmentNamesTheDevicesItHoldsInBusOrderAndNoneAsVoid() {
         assertThat(GpuAssignment.environment(List.of(1, 3))).containsExactly(
-                java.util.Map.entry("CUDA_DEVICE_ORDER", "PCI_BUS_ID"), java.util.Map.entry("CUDA_VISIBLE_DEVICES", "1,3"),
-                java.util.Map.entry("NVIDIA_VISIBLE_DEVICES", "1,3"));
+                Map.entry("CUDA_DEVICE_ORDER", "PCI_BUS_ID"), Map.entry("CUDA_VISIBLE_DEVICES", "1,3"),
+                Map.entry("NVIDIA_VISIBLE_DEVICES", "1,3"));
         assertThat(GpuAssignment.environment(List.of())).containsEntry("CUDA_VISIBLE_DEVICES", "")
                 .containsEntry("NVIDIA_VISIBLE_DEVICES", "void");
     }

@@ -54,7 +54,7 @@ class JobSpecValidationTest {
     @Test
     void aValuePastBothLimitsIsToldEachInItsOwnUnit() {
         var spec = spec("n", Resources.of(1, 1), new Execution(List.of("echo"), Map.of("A", "x".repeat(1 << 20)), null));
-        assertThat(VALIDATOR.validate(spec)).extracting(jakarta.validation.ConstraintViolation::getMessage)
+        assertThat(VALIDATOR.validate(spec)).extracting(ConstraintViolation::getMessage)
                 .containsExactlyInAnyOrder("must be at most 65536 characters",
                         "must be at most 130942 bytes in UTF-8, the longest string a program is given");
     }

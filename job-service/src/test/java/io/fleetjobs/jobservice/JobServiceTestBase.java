@@ -1,5 +1,6 @@
 package io.fleetjobs.jobservice;
 
+import io.fleetjobs.jobservice.webhooks.HostResolver;
 import io.fleetjobs.model.JobEvent;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.store.JobStore;
@@ -9,6 +10,8 @@ import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.TestDatabases;
 import io.fleetjobs.testsupport.TestKafka;
+import java.net.InetAddress;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -34,10 +37,10 @@ public abstract class JobServiceTestBase {
     @org.springframework.boot.test.context.TestConfiguration(proxyBeanMethods = false)
     static class Names {
         @org.springframework.context.annotation.Bean
-        io.fleetjobs.jobservice.webhooks.HostResolver hostResolver() {
+        HostResolver hostResolver() {
             return host -> host.endsWith(".example.com") || host.equals(REBINDING)
-                    ? java.util.List.of(java.net.InetAddress.getByAddress(host, new byte[] {93, (byte) 184, (byte) 216, 34}))
-                    : io.fleetjobs.jobservice.webhooks.HostResolver.SYSTEM.resolve(host);
+                    ? List.of(InetAddress.getByAddress(host, new byte[] {93, (byte) 184, (byte) 216, 34}))
+                    : HostResolver.SYSTEM.resolve(host);
         }
     }
 

@@ -9,6 +9,7 @@ import io.fleetjobs.store.Transition;
 import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.testsupport.Api;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -180,11 +181,11 @@ class JobsApiTest extends JobServiceTestBase {
         for (int i = 0; i < 20; i++) {
             assertThat(entered(kai.get("/api/v1/activity").json(), "SUBMITTED")).as("the first read's answer").isZero();
         }
-        await().atMost(java.time.Duration.ofSeconds(30))
+        await().atMost(Duration.ofSeconds(30))
                 .until(() -> entered(kai.get("/api/v1/activity").json(), "SUBMITTED") == 1);
     }
 
-    private static long entered(tools.jackson.databind.JsonNode activity, String state) {
+    private static long entered(JsonNode activity, String state) {
         long n = 0;
         for (var bucket : activity.get("buckets")) {
             n += bucket.get("entered").path(state).asLong(0);
@@ -229,7 +230,7 @@ class JobsApiTest extends JobServiceTestBase {
         assertThat(erin.as("fj_not-a-key").get("/api/v1/jobs").status()).isEqualTo(401);
         assertThat(erin.as(ADMIN_TOKEN).get("/api/v1/jobs").status()).isEqualTo(401);
         UUID erinId = tenants.byName("erin").orElseThrow().id();
-        long expires = java.time.Instant.now().plusSeconds(30).getEpochSecond();
+        long expires = Instant.now().plusSeconds(30).getEpochSecond();
         assertThat(erin.withHeaders(Map.of("X-Jobs-Identity", erinId + ";erin;ADMIN;" + expires,
                 "X-Jobs-Identity-Signature", "AAAA")).get("/api/v1/jobs").status()).isEqualTo(401);
         Api foreign = Api.withIdentity(port, "not-the-secret-of-this-service", erinId, "erin", CallerIdentity.Role.ADMIN);

@@ -7,10 +7,12 @@ import io.fleetjobs.model.JobState;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.testsupport.Api;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -91,7 +93,7 @@ class TenantQuotaApiTest extends JobServiceTestBase {
         tenantWithQuota("quota-dora", 1);
         var listed = admin.get("/api/v1/admin/tenants");
         assertThat(listed.status()).isEqualTo(200);
-        assertThat(java.util.stream.StreamSupport.stream(listed.json().get("items").spliterator(), false)
+        assertThat(StreamSupport.stream(listed.json().get("items").spliterator(), false)
                 .map(t -> t.get("name").asString())).contains("quota-dora", "admin");
 
         var read = admin.get("/api/v1/admin/tenants/quota-dora");
@@ -141,7 +143,7 @@ class TenantQuotaApiTest extends JobServiceTestBase {
             ids.add(UUID.fromString(fay.post("/api/v1/jobs", spec("held-" + i)).field("id")));
         }
         gus.post("/api/v1/jobs", spec("queued-only"));
-        ids.forEach(id -> await().atMost(java.time.Duration.ofSeconds(30))
+        ids.forEach(id -> await().atMost(Duration.ofSeconds(30))
                 .until(() -> store.get(id).orElseThrow().state() == JobState.QUEUED));
         move(store, ids.get(0), JobState.SCHEDULED);
         move(store, ids.get(1), JobState.SCHEDULED);
@@ -159,7 +161,7 @@ class TenantQuotaApiTest extends JobServiceTestBase {
         assertThat(gus.get("/api/v1/tenant").json().get("usage").get("jobs").asLong()).as("its own, not fay's").isZero();
 
         var listed = admin.get("/api/v1/admin/tenants").json().get("items");
-        JsonNode fayListed = java.util.stream.StreamSupport.stream(listed.spliterator(), false)
+        JsonNode fayListed = StreamSupport.stream(listed.spliterator(), false)
                 .filter(t -> t.get("name").asString().equals("usage-fay")).findFirst().orElseThrow();
         assertThat(fayListed.get("usage")).isEqualTo(usage);
         assertThat(admin.get("/api/v1/admin/tenants/usage-fay").json().get("usage")).isEqualTo(usage);

@@ -6,6 +6,7 @@ import io.fleetjobs.testsupport.Api;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -130,9 +131,9 @@ class ValidationTest extends JobServiceTestBase {
         assertThat(fields(user.get("/api/v1/jobs?state=DONE").json())).containsExactly("state");
         assertThat(fields(user.get("/api/v1/jobs?pageToken=%21%21").json())).containsExactly("pageToken");
         assertThat(fields(user.get("/api/v1/jobs?limit=ten").json())).containsExactly("limit");
-        assertThat(fields(user.get("/api/v1/jobs/" + java.util.UUID.randomUUID() + "/attempts/99999999999/logs").json()))
+        assertThat(fields(user.get("/api/v1/jobs/" + UUID.randomUUID() + "/attempts/99999999999/logs").json()))
                 .containsExactly("attempt");
-        String someJob = "/api/v1/jobs/" + java.util.UUID.randomUUID();
+        String someJob = "/api/v1/jobs/" + UUID.randomUUID();
         for (String logs : List.of("/attempts/0/logs", "/attempts/-1/logs", "/attempts/0/logs?follow=true")) {
             var response = user.get(someJob + logs);
             assertThat(response.status()).as(logs).isEqualTo(400); // attempts are numbered from 1: not "no such attempt"

@@ -7,8 +7,10 @@ import io.fleetjobs.model.GangRule;
 import io.fleetjobs.model.ReportFence;
 import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.model.agent.LogTail;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -217,8 +219,8 @@ final class Attempts {
                 .param("n", ends.stream().map(AttemptReport::attempt).toArray(Integer[]::new))
                 .query(rs -> {
                     String reason = rs.getString(5);
-                    java.sql.Timestamp finished = rs.getTimestamp(6);
-                    byJob.computeIfAbsent(rs.getObject(1, UUID.class), j -> new java.util.ArrayList<>())
+                    Timestamp finished = rs.getTimestamp(6);
+                    byJob.computeIfAbsent(rs.getObject(1, UUID.class), j -> new ArrayList<>())
                             .add(new GangRule.Replica(rs.getInt(2), AttemptState.valueOf(rs.getString(3)),
                                     (Integer) rs.getObject(4), reason == null ? null : FailureReason.valueOf(reason),
                                     finished == null ? null : finished.toInstant()));

@@ -1,5 +1,6 @@
 package io.fleetjobs.store;
 
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -33,7 +34,7 @@ public final class DatabaseClock implements InstantSource, AutoCloseable {
 
     /** The database's clock through {@code jdbc}; {@link #start()} keeps it in step. */
     public DatabaseClock(JdbcClient jdbc) {
-        this(() -> jdbc.sql("select clock_timestamp()").query(java.sql.Timestamp.class).single().toInstant(),
+        this(() -> jdbc.sql("select clock_timestamp()").query(Timestamp.class).single().toInstant(),
                 System::nanoTime);
     }
 

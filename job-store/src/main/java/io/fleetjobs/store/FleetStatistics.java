@@ -2,6 +2,7 @@ package io.fleetjobs.store;
 
 import io.fleetjobs.model.MachineStatus;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,8 +42,8 @@ public final class FleetStatistics {
      * over a backlog of 100,000 jobs a read took 478 ms, every 5 s, a tenth of a core of PostgreSQL spent on a gauge;
      * paced, the gauges cost at most a twentieth of the time of the thread that refreshes them, however deep the queue.
      */
-    public static java.time.Duration pause(java.time.Duration interval, java.time.Duration took) {
-        java.time.Duration paced = took.multipliedBy(PACE);
+    public static Duration pause(Duration interval, Duration took) {
+        Duration paced = took.multipliedBy(PACE);
         return paced.compareTo(interval) > 0 ? paced : interval;
     }
 

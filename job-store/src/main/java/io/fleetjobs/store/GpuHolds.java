@@ -2,6 +2,7 @@ package io.fleetjobs.store;
 
 import io.fleetjobs.model.GpuAssignment;
 import io.fleetjobs.model.GpuDevice;
+import io.fleetjobs.model.agent.AttemptReport;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -101,7 +102,7 @@ public final class GpuHolds {
     }
 
     /** Gives back the devices of these ended attempts (their allocations released in this transaction). */
-    void release(List<io.fleetjobs.model.agent.AttemptReport> ended) {
+    void release(List<AttemptReport> ended) {
         if (ended.isEmpty()) {
             return;
         }
@@ -110,8 +111,8 @@ public final class GpuHolds {
                              as d(id, n, m)
                         where h.job_id = d.id and h.attempt = d.n and h.machine_id = d.m""")
                 .param("j", ended.stream().map(r -> r.jobId().toString()).toArray(String[]::new))
-                .param("m", ended.stream().map(io.fleetjobs.model.agent.AttemptReport::machineId).toArray(String[]::new))
-                .param("n", ended.stream().map(io.fleetjobs.model.agent.AttemptReport::attempt).toArray(Integer[]::new))
+                .param("m", ended.stream().map(AttemptReport::machineId).toArray(String[]::new))
+                .param("n", ended.stream().map(AttemptReport::attempt).toArray(Integer[]::new))
                 .update();
     }
 

@@ -4,11 +4,14 @@ import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.model.RetryPolicy;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -75,7 +78,7 @@ final class JobReads {
                 q = q.param("lv", filter.labelValue());
             }
         }
-        List<JobRecord> jobs = new java.util.ArrayList<>(Math.min(limit, 64));
+        List<JobRecord> jobs = new ArrayList<>(Math.min(limit, 64));
         boolean[] more = {false};
         q.query(rs -> {
             if (jobs.size() < limit && rs.getString("spec") != null && !more[0]) {
@@ -92,7 +95,7 @@ final class JobReads {
      * (null), by bucket start (epoch seconds, a multiple of the bucket).
      */
     Map<Long, Map<JobState, Long>> activity(UUID tenantId, Instant since, int bucketSeconds) {
-        Map<Long, Map<JobState, Long>> buckets = new java.util.TreeMap<>();
+        Map<Long, Map<JobState, Long>> buckets = new TreeMap<>();
         jdbc.sql("""
                         select cast(floor(extract(epoch from h.at) / :b) as bigint) * :b, h.to_state, count(*)
                         from job_history h join jobs j on j.id = h.job_id
@@ -100,7 +103,7 @@ final class JobReads {
                         group by 1, 2""")
                 .param("b", bucketSeconds).param("since", JobRows.ts(since)).param("t", tenantId)
                 .query(rs -> {
-                    buckets.computeIfAbsent(rs.getLong(1), k -> new java.util.EnumMap<>(JobState.class))
+                    buckets.computeIfAbsent(rs.getLong(1), k -> new EnumMap<>(JobState.class))
                             .put(JobState.valueOf(rs.getString(2)), rs.getLong(3));
                 });
         return buckets;

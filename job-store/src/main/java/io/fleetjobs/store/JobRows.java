@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.UUID;
 import org.springframework.jdbc.core.RowMapper;
 
@@ -76,7 +77,7 @@ final class JobRows {
     }
 
     /** The ids as the text array that {@code cast(:ids as uuid[])} takes. */
-    static String[] ids(java.util.Collection<UUID> ids) {
+    static String[] ids(Collection<UUID> ids) {
         return ids.stream().map(UUID::toString).toArray(String[]::new);
     }
 }

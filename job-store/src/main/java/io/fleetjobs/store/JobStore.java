@@ -4,6 +4,7 @@ import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.JobState;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Collection;
@@ -129,7 +130,7 @@ public final class JobStore {
      * The changes of the window before now, by bucket and the state they entered: one tenant's jobs, or every
      * tenant's ({@code tenantId} null).
      */
-    public Map<Long, Map<JobState, Long>> activity(UUID tenantId, java.time.Duration window, int bucketSeconds) {
+    public Map<Long, Map<JobState, Long>> activity(UUID tenantId, Duration window, int bucketSeconds) {
         return reads.activity(tenantId, clock.instant().minus(window), bucketSeconds);
     }
 

@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -147,7 +148,7 @@ final class JobSubmissions {
         return limits.isEmpty() ? new Limits(null, null) : limits.getFirst();
     }
 
-    private java.util.Optional<Submission> existing(UUID tenantId, String idempotencyKey, byte[] hash) {
+    private Optional<Submission> existing(UUID tenantId, String idempotencyKey, byte[] hash) {
         return jdbc.sql("select " + JobRows.COLUMNS + ", request_hash from jobs where tenant_id = :t and idempotency_key = :k")
                 .param("t", tenantId).param("k", idempotencyKey)
                 .query((rs, n) -> Map.entry(JobRows.JOB.mapRow(rs, n), rs.getBytes("request_hash"))).optional()

@@ -6,7 +6,9 @@ import io.fleetjobs.model.logs.LogWindow;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -79,8 +81,8 @@ public final class LogStreams {
      * The machines with a follow now, each with when its latest follow was registered: a heartbeat asks {@link
      * #followsOn} only of these, and those registered anew have their held heartbeats answered.
      */
-    public java.util.Map<String, Instant> followedMachines() {
-        java.util.Map<String, Instant> followed = new java.util.HashMap<>();
+    public Map<String, Instant> followedMachines() {
+        Map<String, Instant> followed = new HashMap<>();
         jdbc.sql("select machine_id, max(registered_at) from log_follows where expires_at > :now group by machine_id")
                 .param("now", JobRows.ts(clock.instant()))
                 .query(rs -> {

@@ -1,7 +1,9 @@
 package io.fleetjobs.store;
 
 import io.fleetjobs.model.MachineStatus;
+import java.time.Instant;
 import java.time.InstantSource;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -65,8 +67,8 @@ public final class MachineStatusStore {
     }
 
     /** Per region: machines not LOST, and those the platform drained since {@code since}. */
-    public Map<String, int[]> regionsDrainedSince(java.time.Instant since) {
-        Map<String, int[]> regions = new java.util.HashMap<>();
+    public Map<String, int[]> regionsDrainedSince(Instant since) {
+        Map<String, int[]> regions = new HashMap<>();
         jdbc.sql("""
                         select region, count(*) filter (where status <> 'LOST'), count(*) filter (where auto_drained_at > :since)
                         from machines group by region""")

@@ -1,12 +1,28 @@
 package io.fleetjobs.store;
 
 import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.Execution;
 import io.fleetjobs.model.FleetMachine;
+import io.fleetjobs.model.GpuDevice;
 import io.fleetjobs.model.MachineStatus;
+import io.fleetjobs.model.agent.AgentProtocol;
+import java.security.MessageDigest;
+import java.sql.Array;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -17,7 +33,7 @@ public final class MachineStore {
             alloc_memory_mb, alloc_gpu_count, max_live_attempts, live_attempts, status, status_reason, last_heartbeat_at, isolation""";
 
     /** Parsed label sets by their JSON: a fleet has few distinct ones, and snapshots read every machine. */
-    private static final Map<String, Map<String, String>> LABEL_SETS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, Map<String, String>> LABEL_SETS = new ConcurrentHashMap<>();
 
     @SuppressWarnings("unchecked")
     private static Map<String, String> labels(String json) {
@@ -102,7 +118,7 @@ public final class MachineStore {
     }
 
     /** Records the GPU devices a machine offers (null: numbered 0…n-1); call in the transaction of its join. */
-    public void offerGpus(String id, List<io.fleetjobs.model.GpuDevice> devices) {
+    public void offerGpus(String id, List<GpuDevice> devices) {
         jdbc.sql("update machines set gpu_devices = cast(:devices as jsonb) where id = :id")
                 .param("id", id).param("devices", Json.write(devices == null ? List.of() : devices))
                 .update();
@@ -132,7 +148,7 @@ public final class MachineStore {
     public void recordIsolation(String id, String isolation, List<String> gaps) {
         jdbc.sql("update machines set isolation = :isolation, isolation_gaps = :gaps where id = :id")
                 .param("id", id).param("isolation", "sandbox".equals(isolation) || "none".equals(isolation) ? isolation : null)
-                .param("gaps", gaps == null ? null : gaps.toArray(String[]::new), java.sql.Types.ARRAY)
+                .param("gaps", gaps == null ? null : gaps.toArray(String[]::new), Types.ARRAY)
                 .update();
     }
 
@@ -145,7 +161,7 @@ public final class MachineStore {
 
     /** What each machine's sandbox does not hold, by machine, for those whose agents said (the machines API). */
     public Map<String, List<String>> isolationGapsByMachine() {
-        Map<String, List<String>> gaps = new java.util.HashMap<>();
+        Map<String, List<String>> gaps = new HashMap<>();
         jdbc.sql("select id, isolation_gaps from machines where isolation_gaps is not null")
                 .query(rs -> {
                     gaps.put(rs.getString(1), List.of((String[]) rs.getArray(2).getArray()));
@@ -154,14 +170,14 @@ public final class MachineStore {
     }
 
     /** The GPU devices a machine offers, by index. */
-    public List<io.fleetjobs.model.GpuDevice> gpus(String id) {
+    public List<GpuDevice> gpus(String id) {
         return jdbc.sql("select gpu_count, gpu_devices::text from machines where id = :id").param("id", id)
                 .query((rs, n) -> GpuHolds.offered(rs.getInt(1), rs.getString(2))).optional().orElse(List.of());
     }
 
     /** The GPU devices of every machine that has any, by machine id. */
-    public Map<String, List<io.fleetjobs.model.GpuDevice>> gpusByMachine() {
-        Map<String, List<io.fleetjobs.model.GpuDevice>> gpus = new java.util.HashMap<>();
+    public Map<String, List<GpuDevice>> gpusByMachine() {
+        Map<String, List<GpuDevice>> gpus = new HashMap<>();
         jdbc.sql("select id, gpu_count, gpu_devices::text from machines where gpu_count > 0")
                 .query(rs -> {
                     gpus.put(rs.getString(1), GpuHolds.offered(rs.getInt(2), rs.getString(3)));
@@ -183,13 +199,13 @@ public final class MachineStore {
                 .query((rs, n) -> {
                     byte[] stored = rs.getBytes(3);
                     return new JoinView(MachineStatus.valueOf(rs.getString(1)), JobRows.instant(rs, 2), stored != null,
-                            stored != null && presented != null && java.security.MessageDigest.isEqual(stored, presented),
+                            stored != null && presented != null && MessageDigest.isEqual(stored, presented),
                             rs.getBoolean(4));
                 })
                 .optional();
     }
 
-    public record JoinView(MachineStatus status, java.time.Instant lastHeartbeatAt, boolean hasCredential,
+    public record JoinView(MachineStatus status, Instant lastHeartbeatAt, boolean hasCredential,
             boolean credentialMatches, boolean holdsAttempts) {
     }
 
@@ -215,23 +231,23 @@ public final class MachineStore {
      * answers which were written. A machine an operator reset is not heard until an agent joins for it (V44). Placements and attempt ends lock machine rows for the length of their
      * transactions; a heartbeat waiting behind them would make a busy machine look silent.
      */
-    public java.util.Set<String> heartbeatsAvailable(Map<String, java.time.Instant> lastSeen) {
+    public Set<String> heartbeatsAvailable(Map<String, Instant> lastSeen) {
         return writeHeartbeats(lastSeen, " skip locked");
     }
 
     /** Records many heartbeats in one statement, waiting for rows other transactions hold. */
-    public void heartbeats(Map<String, java.time.Instant> lastSeen) {
+    public void heartbeats(Map<String, Instant> lastSeen) {
         writeHeartbeats(lastSeen, "");
     }
 
     /** The rows locked first, in id order as every writer of machines locks them (no deadlock with a placement). */
-    private java.util.Set<String> writeHeartbeats(Map<String, java.time.Instant> lastSeen, String skipLocked) {
+    private Set<String> writeHeartbeats(Map<String, Instant> lastSeen, String skipLocked) {
         if (lastSeen.isEmpty()) {
-            return java.util.Set.of();
+            return Set.of();
         }
         String[] ids = lastSeen.keySet().toArray(String[]::new);
-        String[] at = java.util.Arrays.stream(ids).map(id -> lastSeen.get(id).toString()).toArray(String[]::new);
-        return new java.util.HashSet<>(jdbc.sql("""
+        String[] at = Arrays.stream(ids).map(id -> lastSeen.get(id).toString()).toArray(String[]::new);
+        return new HashSet<>(jdbc.sql("""
                         with locked as (select id from machines where id = any(cast(:ids as text[])) and reset_at is null
                                         order by id for no key update%s)
                         update machines m set last_heartbeat_at = greatest(m.last_heartbeat_at, d.at)
@@ -265,8 +281,8 @@ public final class MachineStore {
         // of the spec only the execution, and only of attempts still to start (what the agent needs to
         // start them), within START_BYTES_PER_READ: a heartbeat of a busy machine lists every running attempt, and
         // parsing JSON costs
-        List<Long> incarnations = new java.util.ArrayList<>(1);
-        List<AssignedAttempt> live = new java.util.ArrayList<>();
+        List<Long> incarnations = new ArrayList<>(1);
+        List<AssignedAttempt> live = new ArrayList<>();
         jdbc.sql("""
                         select mc.incarnation, a.job_id, a.attempt, a.lease_epoch, a.state, j.cancel_requested,
                                case when a.state = 'SCHEDULED' and coalesce(sum(pg_column_size(j.spec->'execution'))
@@ -295,11 +311,11 @@ public final class MachineStore {
                     String execution = rs.getString(7);
                     int worldSize = rs.getInt(14);
                     String peers = rs.getString(15);
-                    var gang = worldSize <= 1 ? null : new io.fleetjobs.model.agent.AgentProtocol.Gang(rs.getInt(13),
+                    var gang = worldSize <= 1 ? null : new AgentProtocol.Gang(rs.getInt(13),
                             worldSize, peers == null ? List.of() : List.of(peers.split(",")));
-                    live.add(new AssignedAttempt(rs.getObject(2, java.util.UUID.class), rs.getInt(3), rs.getLong(4),
-                            io.fleetjobs.model.AttemptState.valueOf(rs.getString(5)), rs.getBoolean(6),
-                            execution == null ? null : Json.read(execution, io.fleetjobs.model.Execution.class),
+                    live.add(new AssignedAttempt(rs.getObject(2, UUID.class), rs.getInt(3), rs.getLong(4),
+                            AttemptState.valueOf(rs.getString(5)), rs.getBoolean(6),
+                            execution == null ? null : Json.read(execution, Execution.class),
                             rs.getLong(8), rs.getLong(9), gpuIndices(rs.getArray(10)), (Long) rs.getObject(11),
                             rs.getBoolean(12), gang, rs.getBoolean(16), JobRows.instant(rs, 17)));
                 });
@@ -309,7 +325,7 @@ public final class MachineStore {
         return Optional.of(live);
     }
 
-    static List<Integer> gpuIndices(java.sql.Array array) throws java.sql.SQLException {
+    static List<Integer> gpuIndices(Array array) throws SQLException {
         return array == null ? List.of() : List.of((Integer[]) array.getArray());
     }
 

@@ -2,6 +2,8 @@ package io.fleetjobs.store;
 
 import io.fleetjobs.model.JobEvent;
 import io.fleetjobs.model.JobEventType;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -74,7 +76,7 @@ public final class OutboxStore {
     }
 
     /** The event of a history row read with the columns of {@link #above}; its event id not null. */
-    private static JobEvent event(java.sql.ResultSet rs) throws java.sql.SQLException {
+    private static JobEvent event(ResultSet rs) throws SQLException {
         return new JobEvent(rs.getObject(3, UUID.class), JobEvent.SCHEMA_VERSION, JobEventType.valueOf(rs.getString(4)),
                 rs.getObject(2, UUID.class), rs.getObject(5, UUID.class), rs.getLong(6), JobRows.instant(rs, 7),
                 JobRows.state(rs.getString(8)), JobRows.state(rs.getString(9)), rs.getString(10),

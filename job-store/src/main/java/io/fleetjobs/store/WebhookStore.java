@@ -4,6 +4,7 @@ import io.fleetjobs.model.Ids;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -122,7 +123,7 @@ public final class WebhookStore {
     }
 
     /** The webhooks of these tenants (their pending counts left at 0): what the fan-out matches a batch against. */
-    public List<Webhook> ofTenants(java.util.Collection<UUID> tenantIds) {
+    public List<Webhook> ofTenants(Collection<UUID> tenantIds) {
         if (tenantIds.isEmpty()) {
             return List.of();
         }
@@ -136,7 +137,7 @@ public final class WebhookStore {
      * dispatcher takes them; if this one dies, they are due again after it. A webhook's receiver that is slow to
      * answer holds back its own deliveries only.
      */
-    public List<Delivery> claimDue(int limit, int perWebhook, Duration lease, java.util.Collection<UUID> busy) {
+    public List<Delivery> claimDue(int limit, int perWebhook, Duration lease, Collection<UUID> busy) {
         Instant now = clock.instant();
         return jdbc.sql("""
                         with due as (

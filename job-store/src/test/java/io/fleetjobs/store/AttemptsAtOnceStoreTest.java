@@ -43,7 +43,7 @@ class AttemptsAtOnceStoreTest {
     }
 
     private static JobRecord queued(String name) {
-        return f.jobs.transition(f.submitted(name), io.fleetjobs.store.Transition.admit()).orElseThrow();
+        return f.jobs.transition(f.submitted(name), Transition.admit()).orElseThrow();
     }
 
     private static PlacementStore.CommitResult place(List<UUID> jobs) {

@@ -7,6 +7,7 @@ import io.fleetjobs.testsupport.TestDatabases;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -16,7 +17,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  */
 class CadenceStoreTest {
     private static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
-    private final javax.sql.DataSource ds = TestDatabases.create().dataSource(2);
+    private final DataSource ds = TestDatabases.create().dataSource(2);
     private final AtomicReference<Instant> now = new AtomicReference<>(T0);
     private final CadenceStore store = new CadenceStore(JdbcClient.create(ds), now::get);
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fleetjobs.model.JobState;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -71,7 +72,7 @@ class ClaimPassesOverDeferredJobsTest {
         assertThat(backlogPages).as("the backlog's entries fill pages of their own index").isGreaterThan(25);
         assertThat(claimBlocks).as("pages the claim reads").isLessThan(15);
         assertThat(dueBlocks).as("pages the claim of those due reads").isLessThan(15);
-        List<ClaimedJob> claimed = f.jobs.inTransaction(() -> new QueuedJobs(f.jdbc, java.time.InstantSource.fixed(claimAt)).claim(10));
+        List<ClaimedJob> claimed = f.jobs.inTransaction(() -> new QueuedJobs(f.jdbc, InstantSource.fixed(claimAt)).claim(10));
         assertThat(claimed).extracting(j -> f.jdbc.sql("select name from jobs where id = :id").param("id", j.id()).query(String.class).single())
                 .as("those due first, the longest due first (then by priority); then the claim's order")
                 .startsWith("due-never-fits-3", "due-never-fits-2", "due-never-fits-1").endsWith("due-4").hasSize(8);

@@ -6,6 +6,7 @@ import io.fleetjobs.model.Execution;
 import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.Placement;
 import io.fleetjobs.model.Resources;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -46,7 +47,7 @@ class ClaimedIsolationTest {
         UUID asked = queued("asked", new Placement(null, null, null, true), null);
         UUID ownNetwork = queued("own-network", null, Execution.NO_NETWORK);
 
-        Map<UUID, Boolean> needs = new java.util.HashMap<>();
+        Map<UUID, Boolean> needs = new HashMap<>();
         f.jobs.inTransaction(() -> {
             placement.claim(100).forEach(c -> needs.put(c.id(), c.requireIsolation()));
             return null;

@@ -2,6 +2,7 @@ package io.fleetjobs.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
@@ -50,9 +51,9 @@ class DatabaseClockTest {
     @Test
     void againstPostgresItReadsWhatNowSays() {
         try (StoreFixture db = new StoreFixture(2); DatabaseClock clock = new DatabaseClock(db.jdbc).start()) {
-            Instant before = db.jdbc.sql("select clock_timestamp()").query(java.sql.Timestamp.class).single().toInstant();
+            Instant before = db.jdbc.sql("select clock_timestamp()").query(Timestamp.class).single().toInstant();
             Instant read = clock.instant();
-            Instant after = db.jdbc.sql("select clock_timestamp()").query(java.sql.Timestamp.class).single().toInstant();
+            Instant after = db.jdbc.sql("select clock_timestamp()").query(Timestamp.class).single().toInstant();
             assertThat(read).isBetween(before.minusMillis(50), after.plusMillis(50));
         }
     }

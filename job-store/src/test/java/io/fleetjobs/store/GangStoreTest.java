@@ -16,6 +16,7 @@ import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.testsupport.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -60,7 +61,7 @@ class GangStoreTest {
     private static PlacementStore.CommitResult place(UUID job, List<String> onMachines) {
         return f.jobs.inTransaction(() -> {
             ClaimedJob claimed = placement.reclaim(List.of(job)).getFirst();
-            List<PlacementStore.NewAttempt> attempts = new java.util.ArrayList<>();
+            List<PlacementStore.NewAttempt> attempts = new ArrayList<>();
             for (int rank = 0; rank < onMachines.size(); rank++) {
                 attempts.add(new PlacementStore.NewAttempt(claimed, onMachines.get(rank), new Amounts(1000, 256, 0), rank));
             }

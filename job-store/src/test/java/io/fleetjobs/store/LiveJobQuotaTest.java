@@ -2,6 +2,7 @@ package io.fleetjobs.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -9,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -53,7 +55,7 @@ class LiveJobQuotaTest {
                 .isEqualTo(new Submission.Accepted(first, false));
         assertThat(f.jobs.submit(alice, StoreFixture.aJob("other"), "k-1")).isInstanceOf(Submission.KeyConflict.class);
 
-        f.jobs.transition(first, io.fleetjobs.store.Transition.cancel("canceled by user")).orElseThrow();
+        f.jobs.transition(first, Transition.cancel("canceled by user")).orElseThrow();
         assertThat(f.jobs.submit(alice, StoreFixture.aJob("three"), "k-3")).as("a finished job frees its place")
                 .isInstanceOf(Submission.Accepted.class);
         assertThat(f.jobs.submit(alice, StoreFixture.aJob("four"), null)).isInstanceOf(Submission.OverQuota.class);
@@ -101,7 +103,7 @@ class LiveJobQuotaTest {
     @Test
     void aSubmitOfATenantWithoutAQuotaTakesNoLockOnItsRow() throws Exception {
         UUID carol = tenant("quota-less-carol", null);
-        try (java.sql.Connection holder = f.dataSource.getConnection()) {
+        try (Connection holder = f.dataSource.getConnection()) {
             holder.setAutoCommit(false);
             try (var lock = holder.prepareStatement("select id from tenants where id = ? for update")) {
                 lock.setObject(1, carol);
@@ -110,7 +112,7 @@ class LiveJobQuotaTest {
             ExecutorService pool = Executors.newSingleThreadExecutor();
             try {
                 Future<Submission> submit = pool.submit(() -> f.jobs.submit(carol, StoreFixture.aJob("unlocked"), null, true));
-                assertThat(submit.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("while the tenant's row is locked")
+                assertThat(submit.get(10, TimeUnit.SECONDS)).as("while the tenant's row is locked")
                         .isInstanceOf(Submission.Accepted.class);
             } finally {
                 holder.rollback();

@@ -2,12 +2,17 @@ package io.fleetjobs.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.Execution;
+import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.model.JobSpec;
+import io.fleetjobs.model.Resources;
 import io.fleetjobs.model.agent.AgentProtocol.LogFollow;
 import io.fleetjobs.model.logs.LogLimits;
 import io.fleetjobs.store.LogStreams.PushOutcome;
 import io.fleetjobs.testsupport.SettableClock;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -56,14 +61,14 @@ class LogStreamsTest {
 
     @Test
     void eachReplicaOfAGangHasStreamsOfItsOwn() {
-        JobSpec spec = new JobSpec("gang-logs", null, null, io.fleetjobs.model.Resources.of(1, 256), null,
-                io.fleetjobs.model.Execution.of("true"), null, null, null, 2);
+        JobSpec spec = new JobSpec("gang-logs", null, null, Resources.of(1, 256), null,
+                Execution.of("true"), null, null, null, 2);
         JobRecord job = f.jobs.transition(((Submission.Accepted) f.jobs.submit(f.tenant, spec, null)).job(),
                 Transition.admit()).orElseThrow();
         f.jobs.inTransaction(() -> {
             ClaimedJob claimed = placement.reclaim(List.of(job.id())).getFirst();
-            return placement.commit(List.of(new PlacementStore.NewAttempt(claimed, "m", new io.fleetjobs.model.Amounts(1000, 256, 0), 0),
-                    new PlacementStore.NewAttempt(claimed, "other", new io.fleetjobs.model.Amounts(1000, 256, 0), 1)),
+            return placement.commit(List.of(new PlacementStore.NewAttempt(claimed, "m", new Amounts(1000, 256, 0), 0),
+                    new PlacementStore.NewAttempt(claimed, "other", new Amounts(1000, 256, 0), 1)),
                     List.of(), Duration.ofSeconds(30));
         });
         long epochOnM = f.jdbc.sql("select lease_epoch from attempts where job_id = :j and replica = 0")
@@ -175,8 +180,8 @@ class LogStreamsTest {
         assertThat(logs.push("joined", first, job.id(), 1, epoch, "stdout", 2, bytes("b\n"), false))
                 .as("the incarnation the reset ended").isEqualTo(PushOutcome.FENCED);
 
-        new AttemptReports(f.jdbc, f.jobs, new java.security.SecureRandom()).endLiveAttempts("joined",
-                io.fleetjobs.model.FailureReason.MACHINE_LOST);
+        new AttemptReports(f.jdbc, f.jobs, new SecureRandom()).endLiveAttempts("joined",
+                FailureReason.MACHINE_LOST);
         clock.advance(Duration.ofSeconds(1));
         long again = machines.join("joined", "eu", Map.of(), null, 64_000, 65_536, 0, new byte[] {2});
         assertThat(logs.push("joined", again, job.id(), 1, epoch, "stdout", 2, bytes("forged\n"), false))

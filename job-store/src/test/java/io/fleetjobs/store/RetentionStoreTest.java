@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -119,7 +120,7 @@ class RetentionStoreTest {
 
     @Test
     void batchesAreBoundedOldestFirstAndSkipWhatAnotherTransactionHolds() throws Exception {
-        List<JobRecord> old = new java.util.ArrayList<>();
+        List<JobRecord> old = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             old.add(canceled("old-" + i));
             clock.advance(Duration.ofSeconds(1));

@@ -6,6 +6,7 @@ import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.Resources;
 import io.fleetjobs.testsupport.TestDatabases;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.UUID;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -50,7 +51,7 @@ final class StoreFixture implements AutoCloseable {
     }
 
     /** The job's events as the relay publishes them (its history rows since V33), in position order. */
-    java.util.List<String> eventPayloads(UUID job) {
+    List<String> eventPayloads(UUID job) {
         long before = jdbc.sql("select coalesce(min(position), 1) - 1 from job_history where job_id = :id").param("id", job)
                 .query(Long.class).single();
         return new OutboxStore(jdbc).above(before, 100_000).stream()

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fleetjobs.model.Execution;
 import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.Resources;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -85,7 +86,7 @@ class SubmitIdempotencyTest {
         assertThat(b.created()).isTrue();
         assertThat(b.job().id()).isNotEqualTo(a.job().id());
         // cpu 1 and cpu 1.000 mean the same: a replay, not a conflict
-        JobSpec same = new JobSpec("x", "default", 500, new Resources(new java.math.BigDecimal("1.000"), 256L, 0, null),
+        JobSpec same = new JobSpec("x", "default", 500, new Resources(new BigDecimal("1.000"), 256L, 0, null),
                 null, Execution.of("true"), null, null);
         var replay = f.jobs.submit(f.tenant, same, "key-3");
         assertThat(replay).isEqualTo(new Submission.Accepted(a.job(), false));

@@ -8,6 +8,7 @@ import io.fleetjobs.sdk.model.Tenant;
 import io.fleetjobs.sdk.model.TenantChange;
 import io.fleetjobs.sdk.model.TenantList;
 import java.math.BigDecimal;
+import java.util.Map;
 import java.util.UUID;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -161,7 +162,7 @@ final class AdminCommands {
 
         @Override
         public Integer call() {
-            String body = client().admin().issueApiKeyWithResponseSpec(tenant, java.util.Map.of()).body(String.class);
+            String body = client().admin().issueApiKeyWithResponseSpec(tenant, Map.of()).body(String.class);
             if (json()) {
                 printJson(body);
             } else {

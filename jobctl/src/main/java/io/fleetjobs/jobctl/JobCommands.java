@@ -1,5 +1,6 @@
 package io.fleetjobs.jobctl;
 
+import io.fleetjobs.sdk.FleetJobsClient;
 import io.fleetjobs.sdk.model.Attempt;
 import io.fleetjobs.sdk.model.AttemptList;
 import io.fleetjobs.sdk.model.AttemptLogs;
@@ -11,8 +12,14 @@ import io.fleetjobs.sdk.model.JobPage;
 import io.fleetjobs.sdk.model.JobState;
 import io.fleetjobs.sdk.model.Machine;
 import io.fleetjobs.sdk.model.MachineList;
+import io.fleetjobs.sdk.model.Tenant;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -24,7 +31,7 @@ final class JobCommands {
     private JobCommands() {
     }
 
-    static void printJob(java.io.PrintWriter out, Job j) {
+    static void printJob(PrintWriter out, Job j) {
         Table t = new Table("FIELD", "VALUE");
         t.row("id", j.getId()).row("name", j.getName()).row("tenant", j.getTenant()).row("queue", j.getQueue())
                 .row("priority", j.getPriority())
@@ -37,7 +44,7 @@ final class JobCommands {
     }
 
     private static boolean terminal(Job j) {
-        return io.fleetjobs.sdk.FleetJobsClient.isTerminal(j.getState());
+        return FleetJobsClient.isTerminal(j.getState());
     }
 
     @Command(name = "get", description = "Shows a job.")
@@ -156,7 +163,7 @@ final class JobCommands {
                     ? new Table("ATTEMPT", "REPLICA", "MACHINE", "STATE", "SCHEDULED", "STARTED", "FINISHED", "EXIT", "FAILURE")
                     : new Table("ATTEMPT", "MACHINE", "STATE", "SCHEDULED", "STARTED", "FINISHED", "EXIT", "FAILURE");
             for (Attempt a : attempts) {
-                List<Object> cells = new java.util.ArrayList<>(java.util.Arrays.asList(a.getAttempt(), a.getMachineId(),
+                List<Object> cells = new ArrayList<>(Arrays.asList(a.getAttempt(), a.getMachineId(),
                         a.getState(), a.getScheduledAt(), a.getStartedAt(), a.getFinishedAt(), a.getExitCode(),
                         a.getFailureReason()));
                 if (gang) {
@@ -180,7 +187,7 @@ final class JobCommands {
 
         @Option(names = "--for", paramLabel = "DURATION", converter = Values.DurationConverter.class,
                 description = "With -f: stop after this long (exit 0); default: until interrupted.")
-        java.time.Duration limit;
+        Duration limit;
 
         @Override
         public Integer call() throws InterruptedException {
@@ -209,7 +216,7 @@ final class JobCommands {
 
         /** One line a change, as it comes: its time, job, states and reason (or its JSON with -o json). */
         private int followAll() throws InterruptedException {
-            client().followEvents(null, limit == null ? java.time.Duration.ofDays(3650) : limit, e -> {
+            client().followEvents(null, limit == null ? Duration.ofDays(3650) : limit, e -> {
                 if (json()) {
                     out().println(mapper().writeValueAsString(e));
                 } else {
@@ -232,7 +239,7 @@ final class JobCommands {
                 printJson(body);
                 return JobCtl.OK;
             }
-            io.fleetjobs.sdk.model.Tenant t = read(body, io.fleetjobs.sdk.model.Tenant.class);
+            Tenant t = read(body, Tenant.class);
             if (t.getUsage() == null) {
                 throw new JobCtl.CliException(JobCtl.FAILED, "this server does not say what the tenant's jobs hold");
             }
@@ -339,7 +346,7 @@ final class JobCommands {
         }
 
         /** "allocated/capacity". */
-        private static String used(Machine m, java.util.function.Function<Capacity, Object> field) {
+        private static String used(Machine m, Function<Capacity, Object> field) {
             Object used = m.getAllocated() == null ? null : field.apply(m.getAllocated());
             Object total = m.getCapacity() == null ? null : field.apply(m.getCapacity());
             return (used == null ? "0" : used) + "/" + (total == null ? "?" : total);

@@ -3,6 +3,10 @@ package io.fleetjobs.jobctl;
 import io.fleetjobs.sdk.FleetJobsClient;
 import io.fleetjobs.sdk.model.FieldError;
 import java.io.PrintWriter;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.ClosedChannelException;
 import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClientResponseException;
 import picocli.CommandLine;
@@ -129,10 +133,10 @@ public final class JobCtl {
                 cause = cause.getCause();
             }
             String why = switch (cause) {
-                case java.net.ConnectException c -> "nothing answers there (connection refused)";
-                case java.nio.channels.ClosedChannelException c -> "nothing answers there (connection refused or closed)";
-                case java.net.UnknownHostException u -> "unknown host " + u.getMessage();
-                case java.net.http.HttpTimeoutException t -> "it did not answer in time";
+                case ConnectException c -> "nothing answers there (connection refused)";
+                case ClosedChannelException c -> "nothing answers there (connection refused or closed)";
+                case UnknownHostException u -> "unknown host " + u.getMessage();
+                case HttpTimeoutException t -> "it did not answer in time";
                 default -> cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
             };
             return "cannot reach the API at " + url + " (--url or JOBS_URL): " + why;

@@ -10,6 +10,7 @@ import io.fleetjobs.sdk.model.RetryPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -237,7 +238,7 @@ final class SubmitCommand extends CommandBase {
         try (InputStream in = "-".equals(file) ? System.in : Files.newInputStream(Path.of(file))) {
             byte[] bytes = in.readAllBytes();
             if ("-".equals(file)) { // stdin: JSON when it looks like JSON, else YAML (a superset of JSON anyway)
-                String text = new String(bytes, java.nio.charset.StandardCharsets.UTF_8).stripLeading();
+                String text = new String(bytes, StandardCharsets.UTF_8).stripLeading();
                 reader = text.startsWith("{") ? reader : YAMLMapper.builder()
                         .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
             }

@@ -2,6 +2,7 @@ package io.fleetjobs.jobctl;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.sdk.model.Execution;
 import io.fleetjobs.sdk.model.JobSpec;
 import io.fleetjobs.sdk.model.JobState;
 import io.fleetjobs.sdk.model.PlacementStrategy;
@@ -9,8 +10,10 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -79,10 +82,10 @@ class JobCtlParsingTest {
     void submitTakesANetworkOfItsOwnAndRefusesAModeThatDoesNotExist() {
         JobSpec spec = ((SubmitCommand) command(parse("submit", "--name", "n", "--cpu", "1", "--memory", "512",
                 "--network", "none", "--", "true"))).spec();
-        assertThat(spec.getExecution().getNetwork()).isEqualTo(io.fleetjobs.sdk.model.Execution.NetworkEnum.NONE);
+        assertThat(spec.getExecution().getNetwork()).isEqualTo(Execution.NetworkEnum.NONE);
         SubmitCommand wrong = command(parse("submit", "--name", "n", "--cpu", "1", "--memory", "512", "--network", "bridge",
                 "--", "true"));
-        org.assertj.core.api.Assertions.assertThatThrownBy(wrong::spec)
+        Assertions.assertThatThrownBy(wrong::spec)
                 .isInstanceOf(picocli.CommandLine.ParameterException.class).hasMessageContaining("--network");
     }
 
@@ -184,7 +187,7 @@ class JobCtlParsingTest {
         CommandLine cmd = JobCtl.commandLine();
         cmd.setOut(new PrintWriter(new StringWriter(), true));
         cmd.setErr(new PrintWriter(err, true));
-        List<String> args = new java.util.ArrayList<>(List.of("--url", "http://127.0.0.1:9")); // nothing listens there
+        List<String> args = new ArrayList<>(List.of("--url", "http://127.0.0.1:9")); // nothing listens there
         args.addAll(List.of(line.split(" ")));
         assertThat(cmd.execute(args.toArray(String[]::new))).as(line + ": " + err).isEqualTo(JobCtl.USAGE);
         assertThat(err.toString()).startsWith("jobctl: ").doesNotContain("cannot reach");

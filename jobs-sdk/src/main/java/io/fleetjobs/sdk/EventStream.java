@@ -7,11 +7,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestClientResponseException;
 import tools.jackson.databind.json.JsonMapper;
@@ -75,7 +77,7 @@ final class EventStream {
         try {
             return http.get().uri(uri)
                     .headers(h -> {
-                        h.setAccept(java.util.List.of(MediaType.TEXT_EVENT_STREAM));
+                        h.setAccept(List.of(MediaType.TEXT_EVENT_STREAM));
                         if (token != null) {
                             h.setBearerAuth(token);
                         }
@@ -85,7 +87,7 @@ final class EventStream {
                         h.set("User-Agent", "fleetjobs-sdk");
                     })
                     .exchange((request, response) -> read(response, deadline, onChange), true);
-        } catch (org.springframework.web.client.ResourceAccessException unreachable) {
+        } catch (ResourceAccessException unreachable) {
             if (lastEventId == null) {
                 throw unreachable; // never reached: as any other call
             }

@@ -11,6 +11,7 @@ import io.fleetjobs.sdk.model.JobSpec;
 import io.fleetjobs.sdk.model.JobState;
 import io.fleetjobs.sdk.model.Problem;
 import io.fleetjobs.sdk.model.StreamedEvent;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
@@ -146,7 +147,7 @@ public final class FleetJobsClient {
         if (offset != null) {
             uri.append("&offset=").append(offset);
         }
-        new LogFollow(apiClient.getRestClient(), java.net.URI.create(uri.toString()), token, pollInterval).follow(onBytes);
+        new LogFollow(apiClient.getRestClient(), URI.create(uri.toString()), token, pollInterval).follow(onBytes);
     }
 
     /** Every job of the caller in {@code state} (null for all), newest first, fetching pages of {@code pageSize} as read. */
@@ -240,7 +241,7 @@ public final class FleetJobsClient {
     }
 
     private EventStream stream(String path) {
-        return new EventStream(apiClient.getRestClient(), java.net.URI.create(apiClient.getBasePath() + path), token,
+        return new EventStream(apiClient.getRestClient(), URI.create(apiClient.getBasePath() + path), token,
                 mapper());
     }
 

@@ -12,9 +12,12 @@ import io.fleetjobs.sdk.model.JobState;
 import io.fleetjobs.sdk.model.Resources;
 import io.fleetjobs.sdk.testing.StubApi;
 import io.fleetjobs.sdk.testing.StubApi.Answer;
+import java.io.ByteArrayOutputStream;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
@@ -23,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.client.RestClientResponseException;
 
 /** FleetJobsClient, the SDK's hand-written layer, against a stub of the API: no platform. */
 class FleetJobsClientTest {
@@ -158,7 +162,7 @@ class FleetJobsClientTest {
     void followEventsSaysWhyTheServerRefusedTheStream() {
         api.on("GET", "/api/v1/events", Answer.problem(429, "tenant t has 32 event streams open"));
         assertThatThrownBy(() -> client().followEvents(null, Duration.ofMinutes(1), e -> true))
-                .isInstanceOfSatisfying(org.springframework.web.client.RestClientResponseException.class, e -> {
+                .isInstanceOfSatisfying(RestClientResponseException.class, e -> {
                     assertThat(e.getStatusCode().value()).isEqualTo(429);
                     assertThat(e.getResponseBodyAsString()).contains("32 event streams");
                 });
@@ -209,7 +213,7 @@ class FleetJobsClientTest {
 
     /** A base64 log event as job-service sends it with {@code encoding=base64}. */
     private static String logEvent(byte[] bytes, long offset) {
-        return "data: " + java.util.Base64.getEncoder().encodeToString(bytes) + "\nid: " + offset + "\n\n";
+        return "data: " + Base64.getEncoder().encodeToString(bytes) + "\nid: " + offset + "\n\n";
     }
 
     @Test
@@ -222,7 +226,7 @@ class FleetJobsClientTest {
                 new Answer(200, "text/event-stream", logEvent(first, 104) + ": keep-alive\n\n" + logEvent(second, 106)),
                 Answer.problem(503, "an instance going away"),
                 new Answer(200, "text/event-stream", logEvent(third, 111) + "event: end\ndata: \n\n"));
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
 
         client().followLogs(id, 1, "stdout", 100L, out::writeBytes);
 
@@ -242,7 +246,7 @@ class FleetJobsClientTest {
         String path = "/api/v1/jobs/" + id + "/attempts/1/logs";
         api.on("GET", path, new Answer(200, "text/event-stream", ": keep-alive\n\n"));
         assertThatThrownBy(() -> client().followLogs(id, 1, "stdout", null, bytes -> { }))
-                .isInstanceOf(java.io.UncheckedIOException.class).hasMessageContaining("ended before its end");
+                .isInstanceOf(UncheckedIOException.class).hasMessageContaining("ended before its end");
         assertThat(api.calls("GET", path)).hasSize(LogFollow.RETRIES + 1);
 
         StubApi other = new StubApi();
@@ -250,7 +254,7 @@ class FleetJobsClientTest {
             other.on("GET", path, Answer.problem(404, "no attempt 1"));
             assertThatThrownBy(() -> FleetJobsClient.connect(other.url(), "fj_token")
                     .followLogs(id, 1, "stdout", null, bytes -> { }))
-                    .isInstanceOfSatisfying(org.springframework.web.client.RestClientResponseException.class,
+                    .isInstanceOfSatisfying(RestClientResponseException.class,
                             e -> assertThat(e.getStatusCode().value()).isEqualTo(404));
             assertThat(other.calls()).hasSize(1);
         } finally {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -59,7 +60,7 @@ final class AgentJobs {
         try {
             Process nft = new ProcessBuilder("nft", "delete", "table", "inet", table)
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (nft.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && nft.exitValue() == 0) {
+            if (nft.waitFor(10, TimeUnit.SECONDS) && nft.exitValue() == 0) {
                 Files.deleteIfExists(record);
             }
         } catch (IOException e) {

@@ -16,7 +16,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * PostgreSQL 17 from Maven Central binaries (zonky), run by the launcher's JVM, with its data in a
@@ -38,7 +40,7 @@ final class EmbeddedPostgresServer implements Component {
 
     /** @param password the superuser's, asked of every connection (the agents' jobs run on this machine too) */
     EmbeddedPostgresServer(Path dataDir, Path binariesDir, int port, Path log, Duration startTimeout, String password) {
-        this.password = java.util.Objects.requireNonNull(password, "password");
+        this.password = Objects.requireNonNull(password, "password");
         this.dataDir = dataDir;
         this.binariesDir = binariesDir;
         this.port = port;
@@ -137,7 +139,7 @@ final class EmbeddedPostgresServer implements Component {
     static String passwordRequired(String hba) {
         return hba.lines().map(line -> line.strip().startsWith("#") ? line
                         : line.replaceAll("(\\s)trust(\\s*)$", "$1scram-sha-256$2"))
-                .collect(java.util.stream.Collectors.joining("\n", "", hba.endsWith("\n") ? "\n" : ""));
+                .collect(Collectors.joining("\n", "", hba.endsWith("\n") ? "\n" : ""));
     }
 
     private void createDatabase() {

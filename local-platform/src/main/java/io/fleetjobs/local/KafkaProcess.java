@@ -6,11 +6,13 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -161,7 +163,7 @@ public final class KafkaProcess implements AutoCloseable {
             Files.createDirectories(dir);
             try {
                 // every tenant's events: not for the agents' jobs, other users of this machine
-                Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
             } catch (UnsupportedOperationException e) {
                 // not a POSIX file system
             }
@@ -254,7 +256,7 @@ public final class KafkaProcess implements AutoCloseable {
 
     private void awaitReady(Duration timeout) throws InterruptedException {
         Instant deadline = Instant.now().plus(timeout);
-        Map<String, Object> clientConfig = new java.util.HashMap<>(clientProperties());
+        Map<String, Object> clientConfig = new HashMap<>(clientProperties());
         clientConfig.putAll(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2_000));
         try (AdminClient admin = AdminClient.create(clientConfig)) {

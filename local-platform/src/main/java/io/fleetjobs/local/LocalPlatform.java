@@ -11,6 +11,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -32,6 +34,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.BiFunction;
 
 /**
  * The whole platform on this machine, each piece a process of its own that can be started, stopped
@@ -718,7 +721,7 @@ public final class LocalPlatform implements AutoCloseable {
     private List<Integer> schedulerPorts(int agent) {
         List<Integer> ports = replicaPorts.getOrDefault(SCHEDULER_SERVICE, List.of(config.portOffset + 8082));
         List<Integer> mine = new ArrayList<>(ports);
-        java.util.Collections.rotate(mine, -((agent - 1) % ports.size()));
+        Collections.rotate(mine, -((agent - 1) % ports.size()));
         return List.copyOf(mine);
     }
 
@@ -828,7 +831,7 @@ public final class LocalPlatform implements AutoCloseable {
                 Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rwx------"));
             }
             Path old = home.resolve(OLD_POSTGRES_BINARIES);
-            if (Files.isDirectory(old, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (Files.isDirectory(old, LinkOption.NOFOLLOW_LINKS)) {
                 Files.setPosixFilePermissions(old, PosixFilePermissions.fromString("rwx------"));
             }
         } catch (UnsupportedOperationException e) {
@@ -888,8 +891,8 @@ public final class LocalPlatform implements AutoCloseable {
         private final Map<String, List<String>> serviceArgs = new HashMap<>();
         private final Map<String, Integer> replicas = new HashMap<>();
         private final List<String> agentArgs = new ArrayList<>();
-        private java.util.function.BiFunction<Integer, List<Integer>, Integer> agentSchedulerPort = (agent, ports) -> ports.get(0);
-        private java.util.function.BiFunction<String, List<Integer>, Integer> serviceUpstream = (service, ports) -> ports.get(0);
+        private BiFunction<Integer, List<Integer>, Integer> agentSchedulerPort = (agent, ports) -> ports.get(0);
+        private BiFunction<String, List<Integer>, Integer> serviceUpstream = (service, ports) -> ports.get(0);
         private int serviceDatabasePort;
         private final Set<String> without = new LinkedHashSet<>();
         private String classPath = System.getProperty("java.class.path");
@@ -1046,7 +1049,7 @@ public final class LocalPlatform implements AutoCloseable {
          * own replica first): a relay of the caller's between them (a fault test's partitions, a balancer over the
          * replicas as a Kubernetes Service is); default the agent's own replica.
          */
-        public Builder agentSchedulerPort(java.util.function.BiFunction<Integer, List<Integer>, Integer> portOfAgent) {
+        public Builder agentSchedulerPort(BiFunction<Integer, List<Integer>, Integer> portOfAgent) {
             this.agentSchedulerPort = portOfAgent;
             return this;
         }
@@ -1055,7 +1058,7 @@ public final class LocalPlatform implements AutoCloseable {
          * The port the gateway dials for a service, given its replicas' ports: a balancer of the caller's in front of
          * them, as a Kubernetes Service is; default the first replica's.
          */
-        public Builder serviceUpstream(java.util.function.BiFunction<String, List<Integer>, Integer> portOfService) {
+        public Builder serviceUpstream(BiFunction<String, List<Integer>, Integer> portOfService) {
             this.serviceUpstream = portOfService;
             return this;
         }

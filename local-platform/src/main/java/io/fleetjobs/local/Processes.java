@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /** Small process and port helpers for the launcher (Linux first; elsewhere what Java offers). */
@@ -140,8 +141,8 @@ final class Processes {
     }
 
     /** A JVM's unified-logging line of the class-data sharing tags, or a stack frame: noise in a failure's summary. */
-    private static final java.util.regex.Pattern NOISE =
-            java.util.regex.Pattern.compile("^\\[[^]]*]\\[\\w+ *]\\[cds[^]]*].*|^\\s+at .*|^\\s+\\.\\.\\. \\d+ (more|common frames omitted)$");
+    private static final Pattern NOISE =
+            Pattern.compile("^\\[[^]]*]\\[\\w+ *]\\[cds[^]]*].*|^\\s+at .*|^\\s+\\.\\.\\. \\d+ (more|common frames omitted)$");
 
     /**
      * What a person needs to see of a process that failed to start, from what it printed: the root cause (the

@@ -3,6 +3,7 @@ package io.fleetjobs.local;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -42,7 +43,7 @@ class EmbeddedPostgresServerTest {
     void aConnectionWithoutThePasswordIsRefusedOnTheFirstStartAndOnTheNext() throws Exception {
         Path binaries = Files.createDirectories(Path.of("target", "embedded-pg-binaries").toAbsolutePath());
         int port;
-        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+        try (ServerSocket free = new ServerSocket(0)) {
             port = free.getLocalPort();
         }
         for (int run = 1; run <= 2; run++) {

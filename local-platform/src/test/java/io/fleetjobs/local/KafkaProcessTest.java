@@ -2,8 +2,11 @@ package io.fleetjobs.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +17,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class KafkaProcessTest {
@@ -21,7 +25,7 @@ class KafkaProcessTest {
     @Test
     void aRestartedBrokerAnswersAtTheSameAddressWithItsData() throws Exception {
         try (KafkaProcess kafka = new KafkaProcess(Path.of("target", "kafka-process-test")).start()) {
-            assertThat(java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(
                     Path.of("target", "kafka-process-test")))).as("its data, the owner's alone").isEqualTo("rwx------");
             try (var producer = new KafkaProducer<String, String>(Map.of(
                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
@@ -55,22 +59,22 @@ class KafkaProcessTest {
         try (KafkaProcess kafka = new KafkaProcess(dir, System.getProperty("java.class.path"), KafkaProcess.freePort(),
                 KafkaProcess.freePort(), KafkaProcess.DEFAULT_JVM_OPTIONS, dir.resolve("kafka.log"), List.of(),
                 "the-kept-password").start()) {
-            Map<String, Object> stranger = new java.util.HashMap<>(Map.of(
+            Map<String, Object> stranger = new HashMap<>(Map.of(
                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
                     ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
                     ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
                     ProducerConfig.MAX_BLOCK_MS_CONFIG, 3_000));
-            Map<String, Object> guesser = new java.util.HashMap<>(stranger);
+            Map<String, Object> guesser = new HashMap<>(stranger);
             guesser.putAll(Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "PLAIN", "sasl.jaas.config",
                     "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"fleetjobs\" password=\"guess\";"));
             for (Map<String, Object> refused : List.of(stranger, guesser)) {
                 try (var producer = new KafkaProducer<String, String>(refused)) {
-                    org.assertj.core.api.Assertions.assertThatThrownBy(() -> producer.send(
+                    Assertions.assertThatThrownBy(() -> producer.send(
                             new ProducerRecord<>("t", "k", "forged")).get(10, TimeUnit.SECONDS))
                             .isInstanceOf(Exception.class);
                 }
             }
-            Map<String, Object> known = new java.util.HashMap<>(stranger);
+            Map<String, Object> known = new HashMap<>(stranger);
             known.putAll(kafka.clientProperties());
             try (var producer = new KafkaProducer<String, String>(known)) {
                 assertThat(producer.send(new ProducerRecord<>("t", "k", "let in")).get(30, TimeUnit.SECONDS).offset())

@@ -6,9 +6,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,8 +31,8 @@ class LeftoversTest {
 
     @Test
     void thisBootsIdIsReadWhole() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(java.nio.file.Path.of("/proc/sys/kernel/random/boot_id")));
-        org.assertj.core.api.Assertions.assertThat(Processes.bootId()).get().asString().hasSize(36);
+        Assumptions.assumeTrue(Files.exists(Path.of("/proc/sys/kernel/random/boot_id")));
+        Assertions.assertThat(Processes.bootId()).get().asString().hasSize(36);
     }
 
     @Test
@@ -62,9 +66,9 @@ class LeftoversTest {
         AgentJobs.unfence(dir);
         assertThat(dir.resolve(AgentJobs.EGRESS_TABLE_FILE)).as("not a table's name: left alone").exists();
 
-        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "not root: no nft");
+        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "not root: no nft");
         String table = "fleetjobs_leftover_" + UUID.randomUUID().toString().substring(0, 8);
-        org.junit.jupiter.api.Assumptions.assumeTrue(nft("add", "table", "inet", table) == 0, "nft does not work here");
+        Assumptions.assumeTrue(nft("add", "table", "inet", table) == 0, "nft does not work here");
         try {
             Files.writeString(dir.resolve(AgentJobs.EGRESS_TABLE_FILE), table + "\n");
             AgentJobs.unfence(dir);
@@ -76,12 +80,12 @@ class LeftoversTest {
     }
 
     private static int nft(String... args) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of("nft"));
+        List<String> command = new ArrayList<>(List.of("nft"));
         command.addAll(List.of(args));
         try {
             Process nft = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            return nft.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) ? nft.exitValue() : -1;
+            return nft.waitFor(10, TimeUnit.SECONDS) ? nft.exitValue() : -1;
         } catch (IOException e) {
             return -1; // no nft
         }

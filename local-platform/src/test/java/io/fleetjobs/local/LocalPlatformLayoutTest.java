@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,10 +61,10 @@ class LocalPlatformLayoutTest {
         Files.createDirectories(home.resolve("logs"));
         // an earlier launcher's binaries, world-writable as zonky leaves them
         Path oldBinaries = Files.createDirectories(home.resolve("postgres-binaries"));
-        Files.setPosixFilePermissions(oldBinaries, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
-        Files.setPosixFilePermissions(home, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(oldBinaries, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.setPosixFilePermissions(home.resolve("logs"),
-                java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+                PosixFilePermissions.fromString("rwxr-xr-x"));
         buildRequired();
         LocalPlatform platform = platform().workers(0).build();
         try {
@@ -82,7 +83,7 @@ class LocalPlatformLayoutTest {
     }
 
     private static String mode(Path path) throws IOException {
-        return java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
     }
 
     @Test

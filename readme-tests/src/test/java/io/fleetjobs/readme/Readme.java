@@ -2,6 +2,7 @@ package io.fleetjobs.readme;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,7 +46,7 @@ record Readme(List<Section> sections) {
             }
             try {
                 Process bash = new ProcessBuilder("bash", "-n").redirectErrorStream(true).start();
-                bash.getOutputStream().write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                bash.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
                 bash.getOutputStream().close();
                 bash.getInputStream().readAllBytes();
                 if (!bash.waitFor(10, TimeUnit.SECONDS)) {

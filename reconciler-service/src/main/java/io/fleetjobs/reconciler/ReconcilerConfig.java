@@ -8,14 +8,21 @@ import io.fleetjobs.reconciler.sweeps.ExpiredLeaseSweep;
 import io.fleetjobs.reconciler.sweeps.MachineLivenessSweep;
 import io.fleetjobs.reconciler.sweeps.RetentionSweep;
 import io.fleetjobs.store.AttemptReports;
+import io.fleetjobs.store.CadenceStore;
+import io.fleetjobs.store.HeartbeatWatermarks;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineStore;
 import io.fleetjobs.store.RepairStore;
 import io.fleetjobs.store.RetentionStore;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.function.Function;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -30,20 +37,20 @@ class ReconcilerConfig {
 
     @Bean
     ReconcilerLoop reconcilerLoop(JobStore jobs, RepairStore repair, AttemptReports reports, MachineStore machines,
-            RetentionStore retention, io.fleetjobs.store.CadenceStore cadences,
-            io.fleetjobs.store.HeartbeatWatermarks watermarks, InstantSource clock, ReconcilerProperties p, RetentionProperties kept,
+            RetentionStore retention, CadenceStore cadences,
+            HeartbeatWatermarks watermarks, InstantSource clock, ReconcilerProperties p, RetentionProperties kept,
             AgentFenceProperties fence, MeterRegistry meters,
-            io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
-            io.github.resilience4j.retry.RetryRegistry retries) {
+            CircuitBreakerRegistry breakers,
+            RetryRegistry retries) {
         // refuses to start with settings under which a silent machine's jobs could run twice at once
-        org.slf4j.LoggerFactory.getLogger(ReconcilerConfig.class).info("fencing budget: {}",
+        LoggerFactory.getLogger(ReconcilerConfig.class).info("fencing budget: {}",
                 fence.budget(p.lostAfter()).requireHolds());
         Liveness liveness = new Liveness(p.suspectAfter(), p.lostAfter(), p.massSilenceShare(), p.massSilenceMinMachines());
         // the scheduler's replicas may hand out a replaced lease until they next read the cadence (cadence-refresh,
         // twice for safety); its processes are surely gone a kill grace, a hold and the skew margin after it ends
         Duration beyondLease = fence.cadenceRefresh().multipliedBy(2).plus(fence.killGrace()).plus(fence.maxWait())
                 .plus(fence.clockSkewMargin());
-        java.util.function.Function<java.time.Instant, Duration> extraLease = now -> cadences.current()
+        Function<Instant, Duration> extraLease = now -> cadences.current()
                 .map(row -> row.longestLeaseAt(now, beyondLease).minus(fence.leaseTtl()))
                 .filter(Duration::isPositive).orElse(Duration.ZERO);
         return new ReconcilerLoop(List.of(

@@ -1,5 +1,6 @@
 package io.fleetjobs.reconciler;
 
+import io.fleetjobs.model.FencingBudget;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -24,7 +25,7 @@ public record ReconcilerProperties(Duration interval, Duration suspectAfter, Dur
     public ReconcilerProperties {
         interval = interval == null ? Duration.ofSeconds(1) : interval;
         suspectAfter = suspectAfter == null ? Duration.ofSeconds(6) : suspectAfter;
-        lostAfter = lostAfter == null ? io.fleetjobs.model.FencingBudget.DEFAULT_LOST_AFTER : lostAfter;
+        lostAfter = lostAfter == null ? FencingBudget.DEFAULT_LOST_AFTER : lostAfter;
         massSilenceShare = massSilenceShare == null ? 0.5 : massSilenceShare;
         massSilenceMinMachines = massSilenceMinMachines == null ? 3 : massSilenceMinMachines;
         drainStreak = drainStreak == null ? 3 : drainStreak;

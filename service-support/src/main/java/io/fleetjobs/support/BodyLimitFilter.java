@@ -9,9 +9,13 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UnsupportedEncodingException;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -95,10 +99,10 @@ public final class BodyLimitFilter implements Filter {
         }
 
         @Override
-        public java.io.BufferedReader getReader() throws java.io.UnsupportedEncodingException {
+        public BufferedReader getReader() throws UnsupportedEncodingException {
             String encoding = getCharacterEncoding() == null ? StandardCharsets.UTF_8.name() : getCharacterEncoding();
-            return new java.io.BufferedReader(new java.io.InputStreamReader(new ByteArrayInputStream(body),
-                    java.nio.charset.Charset.forName(encoding)));
+            return new BufferedReader(new InputStreamReader(new ByteArrayInputStream(body),
+                    Charset.forName(encoding)));
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.fleetjobs.support;
 
 import java.time.InstantSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -42,7 +43,7 @@ public class IdentityAutoConfiguration {
     @Order(Ordered.HIGHEST_PRECEDENCE + 10)
     @ConditionalOnProperty(name = "jobs.internal-identity.verify", havingValue = "true", matchIfMissing = true)
     IdentityFilter identityFilter(SignedIdentity identities, Environment env,
-            org.springframework.beans.factory.ObjectProvider<ServiceName> name) {
+            ObjectProvider<ServiceName> name) {
         return new IdentityFilter(identities, name.getIfAvailable(
                 () -> new ServiceName(env.getProperty("spring.application.name", "unnamed"))).value());
     }

@@ -1,5 +1,6 @@
 package io.fleetjobs.support;
 
+import java.util.HashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.AdminClient;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -34,7 +35,7 @@ public class KafkaHealth implements HealthIndicator, AutoCloseable {
 
     private synchronized AdminClient client() {
         if (client == null) {
-            var config = new java.util.HashMap<>(admin.getConfigurationProperties());
+            var config = new HashMap<>(admin.getConfigurationProperties());
             config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2_000);
             config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2_000);
             client = AdminClient.create(config);

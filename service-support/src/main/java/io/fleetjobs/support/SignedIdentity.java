@@ -2,13 +2,18 @@ package io.fleetjobs.support;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import javax.crypto.Mac;
@@ -80,7 +85,7 @@ public final class SignedIdentity {
             if (rawQuery == null || rawQuery.isEmpty()) {
                 return new Target(service, method, path);
             }
-            java.util.List<String> pairs = new java.util.ArrayList<>();
+            List<String> pairs = new ArrayList<>();
             for (String pair : rawQuery.split("&")) {
                 if (pair.isEmpty()) {
                     continue;
@@ -90,20 +95,20 @@ public final class SignedIdentity {
                 String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
                 pairs.add(encode(name) + "=" + encode(value));
             }
-            java.util.Collections.sort(pairs);
+            Collections.sort(pairs);
             return new Target(service, method, path + "?" + String.join("&", pairs));
         }
 
         private static String decode(String s) {
             try {
-                return java.net.URLDecoder.decode(s, StandardCharsets.UTF_8);
+                return URLDecoder.decode(s, StandardCharsets.UTF_8);
             } catch (IllegalArgumentException e) {
                 return s; // a malformed escape is signed as it came
             }
         }
 
         private static String encode(String s) {
-            return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8);
+            return URLEncoder.encode(s, StandardCharsets.UTF_8);
         }
     }
 

@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fleetjobs.support.SignedIdentity.Target;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Base64;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 
 class SignedIdentityTest {
@@ -106,7 +111,7 @@ class SignedIdentityTest {
                 "1;" + id + ";alice;USER;" + expires + ";n6;job-service",
                 id + ";alice;USER;" + expires, // the old form
                 "2;" + id + ";alice;USER;" + expires + ";n7;job-service;extra"}) {
-            String mac = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(hmac(value, LIST));
+            String mac = Base64.getUrlEncoder().withoutPadding().encodeToString(hmac(value, LIST));
             assertThat(service.verify(value, mac, LIST)).as(value).isEmpty();
         }
     }
@@ -120,11 +125,11 @@ class SignedIdentityTest {
 
     private static byte[] hmac(String value, Target target) {
         try {
-            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
-            mac.init(new javax.crypto.spec.SecretKeySpec(SECRET.getBytes(java.nio.charset.StandardCharsets.UTF_8), "HmacSHA256"));
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(SECRET.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
             return mac.doFinal((value + "\n" + target.method() + "\n" + target.pathAndQuery())
-                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        } catch (java.security.GeneralSecurityException e) {
+                    .getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
     }

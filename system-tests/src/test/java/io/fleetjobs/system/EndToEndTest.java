@@ -5,7 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.fleetjobs.testsupport.Api;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -82,14 +84,14 @@ class EndToEndTest {
         for (int i = 0; i < 20; i++) {
             String id = submit("latency-" + i, "true");
             awaitState(id, "SUCCEEDED", Duration.ofSeconds(60));
-            java.time.Instant submitted = java.time.Instant.parse(
+            Instant submitted = Instant.parse(
                     user.get("/api/v1/jobs/" + id + "/events").json().get("items").get(0).get("at").asString());
             JsonNode attempt = user.get("/api/v1/jobs/" + id + "/attempts").json().get("items").get(0);
             assertThat(attempt.get("startedAt").isNull()).as("job %s has a start time", id).isFalse();
-            java.time.Instant started = java.time.Instant.parse(attempt.get("startedAt").asString());
+            Instant started = Instant.parse(attempt.get("startedAt").asString());
             millis.add(Duration.between(submitted, started).toMillis());
         }
-        java.util.Collections.sort(millis);
+        Collections.sort(millis);
         System.out.printf("submit -> process started over %d sequential jobs: p50 %d ms, p90 %d ms, max %d ms%n",
                 millis.size(), millis.get(millis.size() / 2), millis.get(millis.size() * 9 / 10), millis.getLast());
     }

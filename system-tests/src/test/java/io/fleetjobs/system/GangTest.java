@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fleetjobs.testsupport.Api;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -115,15 +119,15 @@ class GangTest {
         String id = submit("logs", "echo I am rank $FLEETJOBS_RANK; sleep 1; echo bye from rank $FLEETJOBS_RANK");
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(50))
                 .until(() -> attempts(id).size() == 3);
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        List<java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>>> follows = new ArrayList<>();
+        HttpClient http = HttpClient.newHttpClient();
+        List<CompletableFuture<HttpResponse<String>>> follows = new ArrayList<>();
         for (int replica = 0; replica < 3; replica++) {
             follows.add(http.sendAsync(user.request("GET", "/api/v1/jobs/" + id + "/attempts/1/logs?follow=true&offset=0"
                             + "&replica=" + replica).header("Accept", "text/plain").timeout(Duration.ofSeconds(60)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()));
+                    HttpResponse.BodyHandlers.ofString()));
         }
         for (int replica = 0; replica < 3; replica++) {
-            var followed = follows.get(replica).get(60, java.util.concurrent.TimeUnit.SECONDS);
+            var followed = follows.get(replica).get(60, TimeUnit.SECONDS);
             assertThat(followed.statusCode()).as(followed.body()).isEqualTo(200);
             assertThat(followed.body()).isEqualTo("I am rank " + replica + "\nbye from rank " + replica + "\n");
             var tails = user.get("/api/v1/jobs/" + id + "/attempts/1/logs?replica=" + replica);

@@ -3,15 +3,29 @@ package io.fleetjobs.system;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.net.httpserver.HttpServer;
 import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.support.SignedIdentity;
 import io.fleetjobs.testsupport.Api;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.Signature;
+import java.security.interfaces.RSAPublicKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -85,7 +99,7 @@ class GatewaySecurityTest {
      */
     @Test
     void aRequestThatFailsOutsideTheHandlersIsAnsweredAsProblemJsonToo() throws Exception {
-        for (String target : java.util.List.of("/api/v1/jobs?pageToken=%%%", "/api/v1/jobs/%00", "/api/v1/jobs/%zz")) {
+        for (String target : List.of("/api/v1/jobs?pageToken=%%%", "/api/v1/jobs/%00", "/api/v1/jobs/%zz")) {
             assertProblemJson400(platform.gatewayPort(), target);
         }
         assertProblemJson400(platform.schedulerPort(), "/agent/v1/%00join");
@@ -93,13 +107,13 @@ class GatewaySecurityTest {
 
     private static void assertProblemJson400(int port, String target) throws Exception {
         // java.net.URI refuses such a target, so it goes as raw HTTP
-        try (var socket = new java.net.Socket("127.0.0.1", port)) {
+        try (var socket = new Socket("127.0.0.1", port)) {
             socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     + "Authorization: Bearer " + Platform.ADMIN_TOKEN + "\r\nConnection: close\r\n\r\n")
-                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(answer).as(target).startsWith("HTTP/1.1 400");
-            assertThat(answer.toLowerCase(java.util.Locale.ROOT)).as(target)
+            assertThat(answer.toLowerCase(Locale.ROOT)).as(target)
                     .contains("content-type: application/problem+json");
             assertThat(answer).as(target).contains("\"status\":400").doesNotContain("\"timestamp\"")
                     .doesNotContain("<html");
@@ -223,7 +237,7 @@ class GatewaySecurityTest {
         // a stranger is refused before what it sent is read: a body it sent wrong answered 400, telling it how to
         // shape one, where its missing credential is the answer
         for (String path : List.of("/agent/v1/join", "/agent/v1/heartbeat", "/agent/v1/logs")) {
-            for (String junk : java.util.Arrays.asList("{}", "[", null)) {
+            for (String junk : Arrays.asList("{}", "[", null)) {
                 assertThat(join.as("wrong").post(path, junk).status()).as("%s %s", path, junk).isEqualTo(401);
                 assertThat(join.as(null).post(path, junk).status()).as("%s %s", path, junk).isEqualTo(401);
             }
@@ -336,7 +350,7 @@ class GatewaySecurityTest {
     void theContractAndSwaggerUiAnswerThroughTheGatewayWithoutAToken() throws Exception {
         var yaml = anonymous.get("/openapi.yaml");
         assertThat(yaml.status()).isEqualTo(200);
-        assertThat(yaml.body()).isEqualTo(java.nio.file.Files.readString(java.nio.file.Path.of("..", "api", "openapi.yaml")));
+        assertThat(yaml.body()).isEqualTo(Files.readString(Path.of("..", "api", "openapi.yaml")));
         var json = anonymous.get("/v3/api-docs");
         assertThat(json.status()).isEqualTo(200);
         assertThat(json.json().get("paths").has("/api/v1/jobs/{id}/events")).isTrue();
@@ -352,19 +366,19 @@ class GatewaySecurityTest {
      */
     static final class Issuer {
         static final String ISSUER = "https://issuer.fleetjobs.test";
-        final java.security.KeyPair keys;
-        final com.sun.net.httpserver.HttpServer server;
+        final KeyPair keys;
+        final HttpServer server;
 
         Issuer() {
             try {
-                var generator = java.security.KeyPairGenerator.getInstance("RSA");
+                var generator = KeyPairGenerator.getInstance("RSA");
                 generator.initialize(2048);
                 keys = generator.generateKeyPair();
-                server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-            } catch (java.security.GeneralSecurityException | java.io.IOException e) {
+                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            } catch (GeneralSecurityException | IOException e) {
                 throw new IllegalStateException(e);
             }
-            var publicKey = (java.security.interfaces.RSAPublicKey) keys.getPublic();
+            var publicKey = (RSAPublicKey) keys.getPublic();
             byte[] jwks = ("{\"keys\":[{\"kty\":\"RSA\",\"kid\":\"k1\",\"use\":\"sig\",\"alg\":\"RS256\",\"n\":\""
                     + b64(unsigned(publicKey.getModulus())) + "\",\"e\":\"" + b64(unsigned(publicKey.getPublicExponent()))
                     + "\"}]}").getBytes(StandardCharsets.UTF_8);
@@ -385,22 +399,22 @@ class GatewaySecurityTest {
             String signingInput = b64("{\"alg\":\"RS256\",\"typ\":\"JWT\",\"kid\":\"k1\"}".getBytes(StandardCharsets.UTF_8))
                     + "." + b64(claims.strip().getBytes(StandardCharsets.UTF_8));
             try {
-                var signature = java.security.Signature.getInstance("SHA256withRSA");
+                var signature = Signature.getInstance("SHA256withRSA");
                 signature.initSign(keys.getPrivate());
                 signature.update(signingInput.getBytes(StandardCharsets.US_ASCII));
                 return signingInput + "." + b64(signature.sign());
-            } catch (java.security.GeneralSecurityException e) {
+            } catch (GeneralSecurityException e) {
                 throw new IllegalStateException(e);
             }
         }
 
-        private static byte[] unsigned(java.math.BigInteger n) {
+        private static byte[] unsigned(BigInteger n) {
             byte[] bytes = n.toByteArray();
             return bytes[0] == 0 ? Arrays.copyOfRange(bytes, 1, bytes.length) : bytes;
         }
 
         private static String b64(byte[] bytes) {
-            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
         }
     }
 

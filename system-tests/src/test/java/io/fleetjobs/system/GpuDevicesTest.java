@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -144,6 +145,6 @@ class GpuDevicesTest {
     }
 
     private static List<Integer> indices(String list) {
-        return list.isBlank() ? List.of() : java.util.Arrays.stream(list.split(",")).map(String::trim).map(Integer::valueOf).toList();
+        return list.isBlank() ? List.of() : Arrays.stream(list.split(",")).map(String::trim).map(Integer::valueOf).toList();
     }
 }

@@ -11,18 +11,26 @@ import io.fleetjobs.sdk.model.JobState;
 import io.fleetjobs.sdk.model.NewTenant;
 import io.fleetjobs.sdk.model.Resources;
 import io.fleetjobs.sdk.model.RetryPolicy;
+import io.fleetjobs.testsupport.TcpProxy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -149,8 +157,8 @@ class LiveLogsTest {
     @Test
     void aFollowCutWhileTheJobRunsGoesOnFromWhereItWasWithTheBytesAsPrinted() throws Exception {
         try (ServerSocket gate = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-             io.fleetjobs.testsupport.TcpProxy proxy = new io.fleetjobs.testsupport.TcpProxy(
-                     java.net.URI.create(platform.clientUrl()).getPort())) {
+             TcpProxy proxy = new TcpProxy(
+                     URI.create(platform.clientUrl()).getPort())) {
             gate.setSoTimeout((int) WITHIN.toMillis());
             Job job = submit("printf 'first 10%%\\r'; printf '\\377\\n'; exec 3<>/dev/tcp/127.0.0.1/" + gate.getLocalPort()
                     + "; read -r word <&3; printf 'then 100%%\\r\\n'", "bash");
@@ -159,7 +167,7 @@ class LiveLogsTest {
 
             Followed followed = new Followed(FleetJobsClient.connect("http://127.0.0.1:" + proxy.port(), token)
                     .withPollInterval(Duration.ofMillis(50)), job.getId(), "stdout", 0L);
-            await().atMost(WITHIN).until(() -> java.util.Arrays.equals(followed.bytes(), before));
+            await().atMost(WITHIN).until(() -> Arrays.equals(followed.bytes(), before));
             proxy.cut(); // the follow's connection reset under it
             proxy.restore();
             try (Socket waiting = gate.accept()) {
@@ -169,7 +177,7 @@ class LiveLogsTest {
             }
             assertThat(followed.done).as("%s", followed.done.isCompletedExceptionally() ? followed.done.exceptionNow() : "")
                     .isCompleted();
-            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
             all.writeBytes(before);
             all.writeBytes("then 100%\r\n".getBytes(StandardCharsets.UTF_8));
             assertThat(followed.bytes()).as("every byte once, in order").isEqualTo(all.toByteArray());
@@ -179,20 +187,20 @@ class LiveLogsTest {
     /** A follow read as Server-Sent Events through the gateway: the output joined as SSE joins it, the last id, the end. */
     private record Events(String contentType, String text, long lastId, boolean ended) {
         static Events follow(UUID job, String query, String lastEventId) throws Exception {
-            var request = java.net.http.HttpRequest.newBuilder(java.net.URI.create(platform.clientUrl() + "/api/v1/jobs/"
+            var request = HttpRequest.newBuilder(URI.create(platform.clientUrl() + "/api/v1/jobs/"
                             + job + "/attempts/1/logs?follow=true" + query))
                     .header("Authorization", "Bearer " + token).header("Accept", "text/event-stream").timeout(WITHIN);
             if (lastEventId != null) {
                 request.header("Last-Event-ID", lastEventId);
             }
-            var response = java.net.http.HttpClient.newHttpClient().send(request.build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            var response = HttpClient.newHttpClient().send(request.build(),
+                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
             StringBuilder text = new StringBuilder();
             long lastId = -1;
             boolean ended = false;
             for (String event : response.body().split("\n\n")) {
-                List<String> data = new java.util.ArrayList<>();
+                List<String> data = new ArrayList<>();
                 for (String line : event.split("\n")) {
                     if (line.equals("event: end")) {
                         ended = true;
@@ -252,11 +260,11 @@ class LiveLogsTest {
      * A follow of the whole stdout, read to its end (the attempt's, or at once for a refusal); a follow that does not end
      * within {@code WITHIN} fails the test rather than holding it.
      */
-    private static java.net.http.HttpResponse<String> followOnce(UUID job) throws Exception {
-        return java.net.http.HttpClient.newHttpClient().sendAsync(java.net.http.HttpRequest.newBuilder(
-                        java.net.URI.create(platform.clientUrl() + "/api/v1/jobs/" + job + "/attempts/1/logs?follow=true&offset=0"))
+    private static HttpResponse<String> followOnce(UUID job) throws Exception {
+        return HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(
+                        URI.create(platform.clientUrl() + "/api/v1/jobs/" + job + "/attempts/1/logs?follow=true&offset=0"))
                 .header("Authorization", "Bearer " + token).timeout(WITHIN).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).get(WITHIN.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                HttpResponse.BodyHandlers.ofString()).get(WITHIN.toSeconds(), TimeUnit.SECONDS);
     }
 
     @Test
@@ -277,11 +285,11 @@ class LiveLogsTest {
     void anEncodingThatDoesNotExistIsRefusedNamingTheField() throws Exception {
         Job job = submit("true");
         await().atMost(WITHIN).until(() -> fleet.get(job.getId()).getAttempt() >= 1);
-        var response = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                        java.net.URI.create(platform.clientUrl() + "/api/v1/jobs/" + job.getId()
+        var response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create(platform.clientUrl() + "/api/v1/jobs/" + job.getId()
                                 + "/attempts/1/logs?follow=true&encoding=utf16"))
                 .header("Authorization", "Bearer " + token).timeout(WITHIN).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+                HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(400);
         assertThat(response.body()).contains("encoding");
     }

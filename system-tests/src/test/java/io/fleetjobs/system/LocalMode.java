@@ -1,8 +1,13 @@
 package io.fleetjobs.system;
 
 import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,27 +47,27 @@ final class LocalMode {
     }
 
     /** This machine's IPv4 addresses but loopback (none on a machine without a network). */
-    static List<java.net.InetAddress> nonLoopbackAddresses() {
+    static List<InetAddress> nonLoopbackAddresses() {
         try {
-            return java.net.NetworkInterface.networkInterfaces().filter(LocalMode::up)
-                    .flatMap(java.net.NetworkInterface::inetAddresses)
-                    .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress()).toList();
-        } catch (java.net.SocketException e) {
+            return NetworkInterface.networkInterfaces().filter(LocalMode::up)
+                    .flatMap(NetworkInterface::inetAddresses)
+                    .filter(a -> a instanceof Inet4Address && !a.isLoopbackAddress()).toList();
+        } catch (SocketException e) {
             return List.of();
         }
     }
 
-    private static boolean up(java.net.NetworkInterface i) {
+    private static boolean up(NetworkInterface i) {
         try {
             return i.isUp();
-        } catch (java.net.SocketException e) {
+        } catch (SocketException e) {
             return false;
         }
     }
 
     /** Whether something accepts a connection at the address and port. */
-    static boolean answers(java.net.InetAddress address, int port) {
-        try (java.net.Socket socket = new java.net.Socket()) {
+    static boolean answers(InetAddress address, int port) {
+        try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(address, port), 1000);
             return true;
         } catch (IOException e) {

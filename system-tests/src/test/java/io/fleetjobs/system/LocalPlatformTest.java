@@ -12,9 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The launcher's controls, which fault-injection tests use: a component killed with SIGKILL is gone
@@ -121,16 +123,16 @@ class LocalPlatformTest {
                 .formatted(gateway));
         var created = admin.post("/api/v1/jobs", """
                 {"name":"prober","resources":{"cpu":0.1,"memoryMb":16},"execution":{"command":["bash","-c",%s]}}"""
-                .formatted(tools.jackson.databind.json.JsonMapper.builder().build().writeValueAsString(script.toString())));
+                .formatted(JsonMapper.builder().build().writeValueAsString(script.toString())));
         assertThat(created.status()).as(created.body()).isEqualTo(201);
         String id = created.field("id");
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                 .until(() -> "SUCCEEDED".equals(admin.get("/api/v1/jobs/" + id).field("state")));
         String out = admin.get("/api/v1/jobs/" + id + "/attempts/1/logs").json().get("stdout").asString();
-        tools.jackson.databind.JsonNode machine = admin.get("/api/v1/machines").json().get("items").get(0);
-        org.junit.jupiter.api.Assumptions.assumeTrue("sandbox".equals(machine.get("isolation").asString()),
+        JsonNode machine = admin.get("/api/v1/machines").json().get("items").get(0);
+        Assumptions.assumeTrue("sandbox".equals(machine.get("isolation").asString()),
                 "the agent does not sandbox its jobs here (not root): no egress rules to test");
-        org.junit.jupiter.api.Assumptions.assumeFalse(machine.get("isolationGaps").toString().contains("\"egress\""),
+        Assumptions.assumeFalse(machine.get("isolationGaps").toString().contains("\"egress\""),
                 "the agent could not apply its egress rules here (no nftables), and says so at join: nothing to test");
 
         assertThat(platformPorts).hasSizeGreaterThanOrEqualTo(8); // PostgreSQL, Kafka twice, three services twice, ...
@@ -146,8 +148,8 @@ class LocalPlatformTest {
      */
     @Test
     void aJobWithANetworkOfItsOwnReachesNotEvenThePublicApiButItsLoopbackWorks() {
-        tools.jackson.databind.JsonNode machine = admin.get("/api/v1/machines").json().get("items").get(0);
-        org.junit.jupiter.api.Assumptions.assumeTrue("sandbox".equals(machine.get("isolation").asString()),
+        JsonNode machine = admin.get("/api/v1/machines").json().get("items").get(0);
+        Assumptions.assumeTrue("sandbox".equals(machine.get("isolation").asString()),
                 "the agent does not sandbox its jobs here (not root): it cannot run a job of its own network");
         String script = "echo interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ,);"
                 + " if (exec 3<>/dev/tcp/127.0.0.1/%1$d) 2>/dev/null; then echo gateway connected; else echo gateway refused; fi;"
@@ -158,7 +160,7 @@ class LocalPlatformTest {
         var created = admin.post("/api/v1/jobs", """
                 {"name":"alone","resources":{"cpu":0.1,"memoryMb":16},
                  "execution":{"command":["bash","-c",%s],"network":"none"}}"""
-                .formatted(tools.jackson.databind.json.JsonMapper.builder().build().writeValueAsString(script)));
+                .formatted(JsonMapper.builder().build().writeValueAsString(script)));
         assertThat(created.status()).as(created.body()).isEqualTo(201);
         assertThat(created.json().get("execution").get("network").asString()).isEqualTo("none");
         String id = created.field("id");

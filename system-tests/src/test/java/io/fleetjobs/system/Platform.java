@@ -1,6 +1,7 @@
 package io.fleetjobs.system;
 
 import io.fleetjobs.jobservice.JobServiceApplication;
+import io.fleetjobs.local.LocalPlatform;
 import io.fleetjobs.model.JobEvent;
 import io.fleetjobs.reconciler.ReconcilerApplication;
 import io.fleetjobs.scheduler.service.SchedulerApplication;
@@ -9,12 +10,17 @@ import io.fleetjobs.testsupport.TestDatabases;
 import io.fleetjobs.testsupport.TestKafka;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -101,7 +107,7 @@ final class Platform implements AutoCloseable {
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar.toAbsolutePath() + " is missing: build api-gateway first");
         }
-        Map<String, String> settings = new java.util.LinkedHashMap<>();
+        Map<String, String> settings = new LinkedHashMap<>();
         settings.put("server.port", Integer.toString(gatewayPort));
         settings.put("management.server.port", Integer.toString(gatewayManagementPort));
         settings.put("jobs.gateway.job-service-url", "http://127.0.0.1:" + port(jobService));
@@ -126,8 +132,8 @@ final class Platform implements AutoCloseable {
         }
         Api probe = new Api(gatewayPort, null);
         try {
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(90))
-                    .pollInterval(java.time.Duration.ofMillis(200)).ignoreExceptions()
+            Awaitility.await().atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(200)).ignoreExceptions()
                     .until(() -> {
                         if (!p.isAlive()) {
                             throw new IllegalStateException("the gateway exited; see " + log.toAbsolutePath());
@@ -142,7 +148,7 @@ final class Platform implements AutoCloseable {
     }
 
     private static int freePort() {
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+        try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -198,7 +204,7 @@ final class Platform implements AutoCloseable {
             throw new IllegalStateException(jar.toAbsolutePath() + " is missing: build worker-agent first");
         }
         Path dir = Path.of("target", "agents", machineId);
-        Map<String, String> settings = new java.util.LinkedHashMap<>();
+        Map<String, String> settings = new LinkedHashMap<>();
         settings.put("jobs.worker.scheduler-url", "http://127.0.0.1:" + schedulerPort);
         settings.put("jobs.worker.machine-id", machineId);
         settings.put("jobs.worker.region", "local");
@@ -244,7 +250,7 @@ final class Platform implements AutoCloseable {
         void kill() {
             process.destroyForcibly();
             process.onExit().join();
-            io.fleetjobs.local.LocalPlatform.removeEgressRules(machineDir);
+            LocalPlatform.removeEgressRules(machineDir);
         }
     }
 
@@ -270,11 +276,11 @@ final class Platform implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            io.fleetjobs.local.LocalPlatform.removeEgressRules(a.machineDir()); // where its stop could not
+            LocalPlatform.removeEgressRules(a.machineDir()); // where its stop could not
         });
         gateway.destroy();
         try {
-            if (!gateway.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!gateway.waitFor(20, TimeUnit.SECONDS)) {
                 gateway.destroyForcibly();
             }
         } catch (InterruptedException e) {

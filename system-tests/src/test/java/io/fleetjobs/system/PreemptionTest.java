@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fleetjobs.testsupport.Api;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -65,7 +66,7 @@ class PreemptionTest {
             assertThat(attempt.get("exitCode").asInt()).as("it ended by its SIGTERM trap").isEqualTo(143);
             JsonNode lowJob = user.get("/api/v1/jobs/" + low).json();
             assertThat(lowJob.get("state").asString()).as("retried, waiting for room").isEqualTo("QUEUED");
-            List<String> reasons = new java.util.ArrayList<>();
+            List<String> reasons = new ArrayList<>();
             user.get("/api/v1/jobs/" + low + "/events").json().get("items").forEach(e -> reasons.add(e.get("reason").asString()));
             assertThat(reasons).as("its history names the job it made room for")
                     .anyMatch(reason -> reason.contains("preempted by job " + high));

@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The metric names a PromQL expression reads: identifiers that are not functions (followed by {@code (}),
@@ -67,13 +68,13 @@ final class PromQl {
     }
 
     /** Every {@code "expr"} of a Grafana dashboard's panels, in the order they appear. */
-    static List<String> dashboardExpressions(tools.jackson.databind.JsonNode dashboard) {
+    static List<String> dashboardExpressions(JsonNode dashboard) {
         List<String> exprs = new ArrayList<>();
         collect(dashboard, exprs);
         return exprs;
     }
 
-    private static void collect(tools.jackson.databind.JsonNode node, List<String> exprs) {
+    private static void collect(JsonNode node, List<String> exprs) {
         if (node.isObject()) {
             node.properties().forEach(e -> {
                 if (e.getKey().equals("expr") && e.getValue().isString()) {

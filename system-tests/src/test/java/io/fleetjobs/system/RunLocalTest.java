@@ -7,6 +7,7 @@ import io.fleetjobs.testsupport.Api;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -75,7 +76,7 @@ class RunLocalTest {
         // the services and their management ports listen on loopback only: from another address of this machine
         // (as a neighbour on its network would come) nothing answers. The summary's ports hold the management ports
         // already (a service's port + 1000); adding 1000 again once named ports past 65535 when the offset was high
-        for (java.net.InetAddress address : LocalMode.nonLoopbackAddresses()) {
+        for (InetAddress address : LocalMode.nonLoopbackAddresses()) {
             assertThat(ports.stream().filter(p -> LocalMode.answers(address, p)))
                     .as("ports answering on %s", address).isEmpty();
         }

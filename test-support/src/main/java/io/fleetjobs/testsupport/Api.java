@@ -3,6 +3,8 @@ package io.fleetjobs.testsupport;
 import io.fleetjobs.support.ApiPaths;
 import io.fleetjobs.support.CallerIdentity;
 import io.fleetjobs.support.SignedIdentity;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -119,8 +121,8 @@ public final class Api {
             HttpResponse<String> r = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Response(r.statusCode(), r.body(), r.headers().firstValue("Location").orElse(null),
                     r.headers().firstValue("Content-Type").orElse(null), r.headers().firstValue("Retry-After").orElse(null));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -97,7 +98,7 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     /** Every chunk, either way, waits this long before it is passed on (0: none). */
-    public void delay(java.time.Duration latency) {
+    public void delay(Duration latency) {
         delayMillis = latency.toMillis();
     }
 

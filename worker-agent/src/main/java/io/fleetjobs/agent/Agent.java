@@ -5,25 +5,30 @@ import io.fleetjobs.agent.process.AttemptKey;
 import io.fleetjobs.agent.process.AttemptLogContext;
 import io.fleetjobs.agent.process.AttemptRunner;
 import io.fleetjobs.agent.process.CommandNotStartableException;
+import io.fleetjobs.agent.process.Isolation;
 import io.fleetjobs.agent.process.Outcome;
+import io.fleetjobs.agent.process.ProcessRunner;
 import io.fleetjobs.agent.process.Requested;
 import io.fleetjobs.agent.process.StartFailedException;
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.model.GangRendezvous;
+import io.fleetjobs.model.GpuAssignment;
 import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
 import io.fleetjobs.model.agent.AgentProtocol.Kill;
-import io.fleetjobs.model.GpuAssignment;
 import io.fleetjobs.model.agent.AgentProtocol.Lease;
 import io.fleetjobs.model.agent.AttemptReport;
+import io.fleetjobs.model.logs.LogLimits;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -122,12 +127,12 @@ final class Agent implements SmartLifecycle {
         this.loopThread = loopThread;
         this.firstBeatDelay = firstBeatDelay;
         this.joining = new Joining(properties, resources, scheduler, runner.isolation().wire(), clock, monotonic,
-                credentials, runner instanceof io.fleetjobs.agent.process.ProcessRunner real
+                credentials, runner instanceof ProcessRunner real
                         ? Integer.valueOf(AttemptsAtOnce.of(properties.maxLiveAttempts(), Runtime.getRuntime().maxMemory(), real.sandboxUids()))
                         : properties.maxLiveAttempts(),
-                runner instanceof io.fleetjobs.agent.process.ProcessRunner real
-                        && real.isolation() == io.fleetjobs.agent.process.Isolation.SANDBOX ? real.isolationGaps() : null);
-        this.shipper = new LogShipper(runner, this::pushLogs, io.fleetjobs.model.logs.LogLimits.PUSH_EVERY);
+                runner instanceof ProcessRunner real
+                        && real.isolation() == Isolation.SANDBOX ? real.isolationGaps() : null);
+        this.shipper = new LogShipper(runner, this::pushLogs, LogLimits.PUSH_EVERY);
     }
 
     private boolean pushLogs(AttemptKey key, long epoch, String stream, long offset, byte[] data, boolean eof) {
@@ -360,7 +365,7 @@ final class Agent implements SmartLifecycle {
         if (resources.gpuCount() == 0 && gpus.isEmpty()) {
             return env;
         }
-        Map<String, String> withDevices = new java.util.LinkedHashMap<>(env == null ? Map.of() : env);
+        Map<String, String> withDevices = new LinkedHashMap<>(env == null ? Map.of() : env);
         withDevices.putAll(GpuAssignment.environment(gpus));
         return withDevices;
     }
@@ -370,7 +375,7 @@ final class Agent implements SmartLifecycle {
         if (gang == null) {
             return env;
         }
-        Map<String, String> withGang = new java.util.LinkedHashMap<>(env == null ? Map.of() : env);
+        Map<String, String> withGang = new LinkedHashMap<>(env == null ? Map.of() : env);
         withGang.putAll(GangRendezvous.environment(gang.rank(), gang.worldSize(), gang.peers()));
         return withGang;
     }
@@ -523,7 +528,7 @@ final class Agent implements SmartLifecycle {
 
     /** For tests: the attempts running now. */
     Map<AttemptKey, Attempt> running() {
-        Map<AttemptKey, Attempt> view = new java.util.HashMap<>();
+        Map<AttemptKey, Attempt> view = new HashMap<>();
         running.forEach((k, t) -> view.put(k, t.process));
         return view;
     }

@@ -6,12 +6,16 @@ import io.fleetjobs.agent.process.Isolation;
 import io.fleetjobs.agent.process.ProcessRunner;
 import io.fleetjobs.agent.simulate.MachinesCsv;
 import io.fleetjobs.agent.simulate.SimulatedMachine;
+import java.net.URI;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -61,7 +65,7 @@ class AgentConfig {
         private final String table;
         private final EgressRefresh refresh;
         private final Duration every;
-        private java.util.concurrent.ScheduledExecutorService refresher;
+        private ScheduledExecutorService refresher;
 
         Fenced(SmartLifecycle agent, ProcessRunner runner, String table, EgressRefresh refresh, Duration every) {
             this.agent = agent;
@@ -76,10 +80,10 @@ class AgentConfig {
         public synchronized void start() {
             agent.start();
             if (every.isPositive()) {
-                refresher = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                refresher = Executors.newSingleThreadScheduledExecutor(
                         Thread.ofVirtual().name("egress-refresh").factory());
                 refresher.scheduleWithFixedDelay(refresh::refresh, every.toMillis(), every.toMillis(),
-                        java.util.concurrent.TimeUnit.MILLISECONDS);
+                        TimeUnit.MILLISECONDS);
             }
         }
 
@@ -95,7 +99,7 @@ class AgentConfig {
             if (refresher != null) {
                 refresher.shutdownNow();
                 try { // a refresh under way would make the table again after its removal below
-                    refresher.awaitTermination(15, java.util.concurrent.TimeUnit.SECONDS);
+                    refresher.awaitTermination(15, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -143,7 +147,7 @@ class AgentConfig {
     /** Where attempts may not connect: the scheduler's agent API as this agent dials it, then {@code deny-egress}. */
     static Egress egress(WorkerProperties properties, Egress.Resolver resolver) {
         List<Egress.Destination> denied = new ArrayList<>(
-                Egress.scheduler(java.net.URI.create(properties.schedulerUrl()), resolver));
+                Egress.scheduler(URI.create(properties.schedulerUrl()), resolver));
         denied.addAll(Egress.parse(properties.isolation().denyEgress(), resolver));
         return new Egress(denied);
     }
@@ -162,7 +166,7 @@ class AgentConfig {
 
     private static void checkSchedulerUrl(WorkerProperties properties) {
         try {
-            var url = java.net.URI.create(properties.schedulerUrl());
+            var url = URI.create(properties.schedulerUrl());
             if (!("http".equals(url.getScheme()) || "https".equals(url.getScheme())) || url.getHost() == null) {
                 throw new IllegalArgumentException("not an http(s) URL");
             }

@@ -1,11 +1,14 @@
 package io.fleetjobs.agent;
 
-import java.util.List;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.web.client.HttpClientErrorException;
@@ -52,8 +55,8 @@ final class Joining {
             return configured;
         }
         try {
-            return java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
             return null;
         }
     }
@@ -130,7 +133,7 @@ final class Joining {
         }
         try {
             return credentials.read().orElse(null);
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             log.warn("{}; joining without it", e.getMessage());
             return null;
         }
@@ -142,7 +145,7 @@ final class Joining {
         }
         try {
             credentials.write(credential);
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             log.warn("{}: the next start joins without it", e.getMessage());
         }
     }

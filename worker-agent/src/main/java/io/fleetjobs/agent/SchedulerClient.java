@@ -13,6 +13,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.HttpClientErrorException;
@@ -107,7 +108,7 @@ final class SchedulerClient {
         HttpHeaders headers = new HttpHeaders();
         response.headers().map().forEach(headers::addAll);
         HttpStatusCode code = HttpStatusCode.valueOf(status);
-        String text = code instanceof org.springframework.http.HttpStatus known ? known.getReasonPhrase() : "";
+        String text = code instanceof HttpStatus known ? known.getReasonPhrase() : "";
         String message = status + " " + text + ": \"" + new String(response.body(), StandardCharsets.UTF_8) + "\"";
         if (status >= 400 && status < 500) {
             throw HttpClientErrorException.create(message, code, text, headers, response.body(), StandardCharsets.UTF_8);

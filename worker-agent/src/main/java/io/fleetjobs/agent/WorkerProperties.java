@@ -1,8 +1,12 @@
 package io.fleetjobs.agent;
 
+import io.fleetjobs.agent.process.Egress;
+import io.fleetjobs.agent.process.ProcessRunner;
+import io.fleetjobs.agent.process.SandboxSettings;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -42,7 +46,7 @@ public record WorkerProperties(
         Duration killGrace,
         Long logCapBytes,
         Duration joinTimeout,
-        java.util.List<String> passEnv,
+        List<String> passEnv,
         Simulate simulate,
         Isolation isolation,
         String address,
@@ -81,12 +85,12 @@ public record WorkerProperties(
     public record Isolation(Boolean sandbox, Integer firstUid, Integer uidCount, Long tmpMb, String cgroupParent,
             Long memoryHeadroomMb, Integer memoryHeadroomPercent, Integer pidsMax, Long workDirCapMb,
             Duration diskCheckInterval, Duration attemptRetention, Path deviceDir, Boolean userNamespaces,
-            Boolean egressRules, java.util.List<String> denyEgress, Duration egressRefresh) {
+            Boolean egressRules, List<String> denyEgress, Duration egressRefresh) {
 
         public Isolation(Boolean sandbox, Integer firstUid, Integer uidCount, Long tmpMb, String cgroupParent,
                 Long memoryHeadroomMb, Integer memoryHeadroomPercent, Integer pidsMax, Long workDirCapMb,
                 Duration diskCheckInterval, Duration attemptRetention, Path deviceDir, Boolean userNamespaces,
-                Boolean egressRules, java.util.List<String> denyEgress) {
+                Boolean egressRules, List<String> denyEgress) {
             this(sandbox, firstUid, uidCount, tmpMb, cgroupParent, memoryHeadroomMb, memoryHeadroomPercent, pidsMax,
                     workDirCapMb, diskCheckInterval, attemptRetention, deviceDir, userNamespaces, egressRules, denyEgress,
                     null);
@@ -102,8 +106,8 @@ public record WorkerProperties(
         @org.springframework.boot.context.properties.bind.ConstructorBinding
         public Isolation {
             egressRules = egressRules == null || egressRules;
-            denyEgress = denyEgress == null ? io.fleetjobs.agent.process.Egress.DEFAULT_DENIED
-                    : java.util.List.copyOf(denyEgress);
+            denyEgress = denyEgress == null ? Egress.DEFAULT_DENIED
+                    : List.copyOf(denyEgress);
             egressRefresh = egressRefresh == null ? Duration.ofMinutes(1) : egressRefresh;
             if (egressRefresh.isNegative()) {
                 throw new IllegalArgumentException("jobs.worker.isolation.egress-refresh must not be negative: "
@@ -111,9 +115,9 @@ public record WorkerProperties(
             }
         }
 
-        io.fleetjobs.agent.process.SandboxSettings settings() {
-            var d = io.fleetjobs.agent.process.SandboxSettings.DEFAULT;
-            return new io.fleetjobs.agent.process.SandboxSettings(
+        SandboxSettings settings() {
+            var d = SandboxSettings.DEFAULT;
+            return new SandboxSettings(
                     sandbox == null ? d.sandbox() : sandbox,
                     firstUid == null ? d.firstUid() : firstUid,
                     uidCount == null ? d.uidCount() : uidCount,
@@ -137,7 +141,7 @@ public record WorkerProperties(
 
     public WorkerProperties(String schedulerUrl, String machineId, String region, Map<String, String> labels,
             BigDecimal cpu, Long memoryMb, Integer gpuCount, String gpuType, String joinToken, Duration heartbeatInterval,
-            Path workDir, Duration killGrace, Long logCapBytes, Duration joinTimeout, java.util.List<String> passEnv,
+            Path workDir, Duration killGrace, Long logCapBytes, Duration joinTimeout, List<String> passEnv,
             Simulate simulate, Isolation isolation, String address) {
         this(schedulerUrl, machineId, region, labels, cpu, memoryMb, gpuCount, gpuType, joinToken, heartbeatInterval,
                 workDir, killGrace, logCapBytes, joinTimeout, passEnv, simulate, isolation, address, null);
@@ -160,7 +164,7 @@ public record WorkerProperties(
         isolation = isolation == null
                 ? new Isolation(null, null, null, null, null, null, null, null, null, null, null, null, null)
                 : isolation;
-        passEnv = passEnv == null ? io.fleetjobs.agent.process.ProcessRunner.DEFAULT_PASS_ENV : java.util.List.copyOf(passEnv);
+        passEnv = passEnv == null ? ProcessRunner.DEFAULT_PASS_ENV : List.copyOf(passEnv);
     }
 
     /** Whether this process is the fleet simulator. */

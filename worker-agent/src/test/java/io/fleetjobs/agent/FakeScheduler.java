@@ -17,6 +17,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.springframework.web.client.RestClient;
@@ -28,7 +29,7 @@ import org.springframework.web.client.RestClient;
  */
 final class FakeScheduler implements AutoCloseable {
     private final HttpServer server;
-    private final List<Agent> agents = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Agent> agents = new CopyOnWriteArrayList<>();
 
     private FakeScheduler(HttpServer server) {
         this.server = server;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AttemptReport;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -87,7 +88,7 @@ class HeartbeatBodyTest {
     @Test
     void whatJsonWritesOfATailIsNeverMoreThanCountedAndTheCutKeepsItsEnd() {
         for (String text : List.of("plain line\n", "\u0001\u0002\t\"\\/\u007f", "é漢😀", PRINTED)) {
-            int written = JSON.writeValueAsString(text).getBytes(java.nio.charset.StandardCharsets.UTF_8).length - 2;
+            int written = JSON.writeValueAsString(text).getBytes(StandardCharsets.UTF_8).length - 2;
             assertThat(HeartbeatBody.jsonBytes(text)).as(text.substring(0, Math.min(20, text.length())))
                     .isGreaterThanOrEqualTo(written);
         }

@@ -2,8 +2,12 @@ package io.fleetjobs.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.agent.process.Egress;
 import io.fleetjobs.agent.process.SandboxSettings;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class IsolationPropertiesTest {
@@ -13,20 +17,20 @@ class IsolationPropertiesTest {
         assertThat(none.settings()).isEqualTo(SandboxSettings.DEFAULT);
         assertThat(SandboxSettings.DEFAULT.retention()).isEqualTo(Duration.ofHours(1));
         assertThat(SandboxSettings.DEFAULT.firstUid()).isEqualTo(61000);
-        assertThat(SandboxSettings.DEFAULT.deviceDir()).isEqualTo(java.nio.file.Path.of("/dev"));
+        assertThat(SandboxSettings.DEFAULT.deviceDir()).isEqualTo(Path.of("/dev"));
     }
 
     @Test
     void eachSettingTakesItsUnit() {
         var set = new WorkerProperties.Isolation(false, 70000, 10, 64L, "fleetjobs/m-1", 32L, 20, 100, 1024L,
-                Duration.ofSeconds(5), Duration.ofMinutes(10), java.nio.file.Path.of("/srv/test-dev"), true);
+                Duration.ofSeconds(5), Duration.ofMinutes(10), Path.of("/srv/test-dev"), true);
         SandboxSettings s = set.settings();
         assertThat(s.sandbox()).isFalse();
         assertThat(s.tmpBytes()).isEqualTo(64L << 20);
         assertThat(s.workDirCapBytes()).isEqualTo(1024L << 20);
         assertThat(s.cgroupParent()).isEqualTo("fleetjobs/m-1");
         assertThat(s.retention()).isEqualTo(Duration.ofMinutes(10));
-        assertThat(s.deviceDir()).isEqualTo(java.nio.file.Path.of("/srv/test-dev"));
+        assertThat(s.deviceDir()).isEqualTo(Path.of("/srv/test-dev"));
         assertThat(s.userNamespaces()).isTrue();
         assertThat(none().settings().userNamespaces()).as("denied unless allowed").isFalse();
     }
@@ -34,13 +38,13 @@ class IsolationPropertiesTest {
     @Test
     void attemptsMayNotReachTheSchedulerNorTheMetadataEndpointUnlessTheOperatorListsOtherPlaces() {
         assertThat(none().egressRules()).isTrue();
-        assertThat(AgentConfig.egress(agentOf("http://127.0.0.1:9382", none()), io.fleetjobs.agent.process.Egress.Resolver.DNS)
+        assertThat(AgentConfig.egress(agentOf("http://127.0.0.1:9382", none()), Egress.Resolver.DNS)
                 .denied()).map(Object::toString).containsExactly("127.0.0.1:9382", "169.254.169.254");
 
         var listed = new WorkerProperties.Isolation(null, null, null, null, null, null, null, null, null, null, null, null,
-                null, false, java.util.List.of("10.0.0.0/8:5432", "*:9092"));
+                null, false, List.of("10.0.0.0/8:5432", "*:9092"));
         assertThat(listed.egressRules()).isFalse();
-        assertThat(AgentConfig.egress(agentOf("http://[::1]:8082", listed), io.fleetjobs.agent.process.Egress.Resolver.DNS)
+        assertThat(AgentConfig.egress(agentOf("http://[::1]:8082", listed), Egress.Resolver.DNS)
                 .denied()).map(Object::toString).containsExactly("[0:0:0:0:0:0:0:1]:8082", "10.0.0.0/8:5432", "*:9092");
     }
 
@@ -50,7 +54,7 @@ class IsolationPropertiesTest {
         var never = new WorkerProperties.Isolation(null, null, null, null, null, null, null, null, null, null, null, null,
                 null, null, null, Duration.ZERO);
         assertThat(never.egressRefresh()).isZero();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new WorkerProperties.Isolation(null, null, null, null,
+        Assertions.assertThatThrownBy(() -> new WorkerProperties.Isolation(null, null, null, null,
                         null, null, null, null, null, null, null, null, null, null, null, Duration.ofSeconds(-1)))
                 .hasMessageContaining("egress-refresh");
     }

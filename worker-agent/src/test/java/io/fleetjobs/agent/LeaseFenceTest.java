@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** The fence's timer, one check at a time on a clock the test steps. */
@@ -73,9 +74,9 @@ class LeaseFenceTest {
         fence.start("m-1");
         try {
             at(150);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> terminated.get() > 0);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> terminated.get() > 0);
             at(250);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> killed.get() > 0);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> killed.get() > 0);
         } finally {
             fence.close();
         }

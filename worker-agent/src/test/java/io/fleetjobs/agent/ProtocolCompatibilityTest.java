@@ -2,6 +2,7 @@ package io.fleetjobs.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.Lease;
 import java.util.List;
@@ -51,15 +52,15 @@ class ProtocolCompatibilityTest {
     @Test
     void liveLogsFieldsAreOptionalBothWays() {
         var old = json.readValue("{\"leaseTtlMs\":1000,\"start\":[],\"kill\":[],\"ack\":[],\"heartbeatIntervalMs\":null}",
-                io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse.class);
+                AgentProtocol.HeartbeatResponse.class);
         assertThat(old.follow()).as("an older scheduler says nothing of follows: the agent keeps what it ships").isNull();
         var beat = json.readValue("{\"machineId\":\"m-1\",\"incarnation\":1,\"attempts\":[],\"waitMs\":0}",
-                io.fleetjobs.model.agent.AgentProtocol.Heartbeat.class);
+                AgentProtocol.Heartbeat.class);
         assertThat(beat.following()).as("an older agent ships nothing").isNull();
-        var follow = new io.fleetjobs.model.agent.AgentProtocol.LogFollow(UUID.randomUUID(), 1, "stdout", -65536);
-        var answer = new io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse(1000, List.of(), List.of(), List.of(),
+        var follow = new AgentProtocol.LogFollow(UUID.randomUUID(), 1, "stdout", -65536);
+        var answer = new AgentProtocol.HeartbeatResponse(1000, List.of(), List.of(), List.of(),
                 2000L, List.of(follow));
         assertThat(json.readValue(json.writeValueAsString(answer),
-                io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse.class).follow()).containsExactly(follow);
+                AgentProtocol.HeartbeatResponse.class).follow()).containsExactly(follow);
     }
 }

@@ -1,5 +1,6 @@
 package io.fleetjobs.model.agent;
 
+import io.fleetjobs.model.Execution;
 import io.fleetjobs.model.GpuDevice;
 import java.util.List;
 import java.util.Map;
@@ -193,7 +194,7 @@ public final class AgentProtocol {
 
         /** Whether the attempt runs in a network of its own. */
         public boolean ownNetwork() {
-            return io.fleetjobs.model.Execution.NO_NETWORK.equals(network);
+            return Execution.NO_NETWORK.equals(network);
         }
 
         public Lease(UUID jobId, int attempt, long epoch, List<String> command, Map<String, String> env,

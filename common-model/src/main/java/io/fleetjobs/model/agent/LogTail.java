@@ -1,5 +1,6 @@
 package io.fleetjobs.model.agent;
 
+import io.fleetjobs.model.StorableText;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -30,7 +31,7 @@ public final class LogTail {
      * bytes within {@link #MAX_BYTES} (UTF-8); null stays null.
      */
     public static String stored(String text) {
-        return cap(io.fleetjobs.model.StorableText.hasNul(text) ? text.replace('\0', NUL_STORED_AS) : text, MAX_BYTES);
+        return cap(StorableText.hasNul(text) ? text.replace('\0', NUL_STORED_AS) : text, MAX_BYTES);
     }
 
     static String cap(String text, int maxBytes) {

@@ -8,9 +8,11 @@ import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.LogStreams;
 import io.fleetjobs.support.CallerIdentity;
+import io.fleetjobs.support.PlacesPerKey;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -52,7 +54,7 @@ class AttemptLogStreamController {
      * Each follow holds a thread and reads {@code log_chunks} every {@code pollEvery}: a tenant's thousands of them
      * (of its own job, or one opened again and again) would be the database's load for everyone.
      */
-    private final io.fleetjobs.support.PlacesPerKey<java.util.UUID> follows;
+    private final PlacesPerKey<UUID> follows;
 
     AttemptLogStreamController(JobStore store, LogStreams logs, InstantSource clock,
             @Value("${jobs.logs.poll-interval:200ms}") Duration pollEvery,
@@ -61,7 +63,7 @@ class AttemptLogStreamController {
         this.logs = logs;
         this.clock = clock;
         this.pollEvery = pollEvery;
-        this.follows = new io.fleetjobs.support.PlacesPerKey<>(maxFollowsPerTenant);
+        this.follows = new PlacesPerKey<>(maxFollowsPerTenant);
     }
 
     @io.swagger.v3.oas.annotations.Hidden // in the contract as getAttemptLogs with follow=true (one operation a path)
@@ -177,7 +179,7 @@ class AttemptLogStreamController {
         }
 
         private void write(String text) throws IOException {
-            out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            out.write(text.getBytes(StandardCharsets.UTF_8));
         }
     }
 
@@ -236,7 +238,7 @@ class AttemptLogStreamController {
         var tails = store.logs(stream.jobId(), stream.attempt(), stream.replica());
         if (tails.isPresent()) {
             byte[] tail = ("stdout".equals(stream.stream()) ? tails.get().stdout() : tails.get().stderr())
-                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    .getBytes(StandardCharsets.UTF_8);
             out.bytes(tail, 0, tail.length, -1); // where in the stream the tail begins is not known: no id
             out.out().flush();
         }

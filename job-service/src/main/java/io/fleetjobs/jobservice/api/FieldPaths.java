@@ -4,6 +4,7 @@ import jakarta.validation.ConstraintViolation;
 import jakarta.validation.ElementKind;
 import jakarta.validation.Path;
 import java.util.List;
+import java.util.Map;
 import tools.jackson.core.JacksonException;
 
 /** Names fields at fault the way the request spells them: {@code retry.retryOnExitCodes[1]}, {@code execution.env[X]}. */
@@ -30,7 +31,7 @@ final class FieldPaths {
     static String of(List<JacksonException.Reference> references) {
         StringBuilder path = new StringBuilder();
         for (JacksonException.Reference ref : references) {
-            if (ref.getPropertyName() != null && ref.from() instanceof java.util.Map) {
+            if (ref.getPropertyName() != null && ref.from() instanceof Map) {
                 path.append('[').append(ref.getPropertyName()).append(']'); // a map's key, as validation names it
             } else if (ref.getPropertyName() != null) {
                 if (!path.isEmpty()) {

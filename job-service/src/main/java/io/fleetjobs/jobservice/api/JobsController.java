@@ -1,14 +1,16 @@
 package io.fleetjobs.jobservice.api;
 
 import io.fleetjobs.jobservice.JobCancellation;
+import io.fleetjobs.model.Execution;
 import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.JobState;
-import io.fleetjobs.store.JobLogContext;
 import io.fleetjobs.store.JobFilter;
+import io.fleetjobs.store.JobLogContext;
 import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Submission;
 import io.fleetjobs.support.CallerIdentity;
+import io.fleetjobs.support.PlacesPerKey;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import jakarta.validation.Validator;
@@ -56,7 +58,7 @@ class JobsController {
      * tenant's jobs newest first until it has its page (half a second of PostgreSQL at 200,000 jobs for a name), and a
      * tenant may call 200 times a second.
      */
-    private final io.fleetjobs.support.PlacesPerKey<java.util.UUID> scans;
+    private final PlacesPerKey<UUID> scans;
 
     JobsController(JobStore store, JobCancellation cancellation, Validator validator,
             @Value("${jobs.admission.on-submit:true}") boolean admitOnSubmit,
@@ -67,7 +69,7 @@ class JobsController {
         this.validator = validator;
         this.admitOnSubmit = admitOnSubmit;
         this.quotaRetryAfterSeconds = quotaRetryAfterSeconds;
-        this.scans = new io.fleetjobs.support.PlacesPerKey<>(filteredListingsPerTenant);
+        this.scans = new PlacesPerKey<>(filteredListingsPerTenant);
     }
 
     @Operation(operationId = "submitJob", summary = "Submit a job")
@@ -89,7 +91,7 @@ class JobsController {
                     .toList());
         }
         if (spec.replicas() > 1 && spec.execution().ownNetwork()) {
-            throw ApiException.badRequest("execution.network", "must be " + io.fleetjobs.model.Execution.HOST_NETWORK
+            throw ApiException.badRequest("execution.network", "must be " + Execution.HOST_NETWORK
                     + " for a gang (replicas above 1): its replicas reach each other over the network");
         }
         return switch (store.submit(caller.tenantId(), spec, idempotencyKey, admitOnSubmit)) {

@@ -5,6 +5,7 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
 
 /**
@@ -52,7 +53,7 @@ final class LogEvents {
             if (length == 0) {
                 return "";
             }
-            return "data: " + Base64.getEncoder().encodeToString(java.util.Arrays.copyOfRange(data, from, from + length))
+            return "data: " + Base64.getEncoder().encodeToString(Arrays.copyOfRange(data, from, from + length))
                     + "\n" + (end >= 0 ? "id: " + end + "\n" : "") + "\n";
         }
         ByteBuffer in = ByteBuffer.allocate(pending.remaining() + length).put(pending).put(data, from, length).flip();

@@ -1,17 +1,24 @@
 package io.fleetjobs.jobservice.api;
 
 import java.util.List;
+import org.springframework.beans.TypeMismatchException;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonPointer;
 import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.exc.InvalidFormatException;
@@ -30,17 +37,17 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         }
         return ResponseEntity.status(response.getStatusCode())
                 .headers(h -> h.add(HttpHeaders.RETRY_AFTER, Long.toString(e.retryAfterSeconds())))
-                .contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON).body(response.getBody());
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON).body(response.getBody());
     }
 
     /** The database cannot be reached: nothing was written; the caller may try again shortly. */
-    @ExceptionHandler({org.springframework.dao.DataAccessResourceFailureException.class,
-            org.springframework.transaction.CannotCreateTransactionException.class})
+    @ExceptionHandler({DataAccessResourceFailureException.class,
+            CannotCreateTransactionException.class})
     ResponseEntity<ProblemDetail> databaseDown(RuntimeException e) {
         ResponseEntity<ProblemDetail> response = problem(HttpStatus.SERVICE_UNAVAILABLE,
                 "the database is unreachable; try again shortly", List.of());
         return ResponseEntity.status(response.getStatusCode()).headers(h -> h.add(HttpHeaders.RETRY_AFTER, "2"))
-                .contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON).body(response.getBody());
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON).body(response.getBody());
     }
 
     @Override
@@ -69,7 +76,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         } else {
             error = new ApiException.FieldError("body", "is missing or unreadable");
         }
-        return ResponseEntity.badRequest().contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON)
+        return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(problem(HttpStatus.BAD_REQUEST, "the request is not valid", List.of(error)).getBody());
     }
 
@@ -79,11 +86,11 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
      */
     private static String duplicated(StreamReadException e) {
         if (!String.valueOf(e.getOriginalMessage()).startsWith("Duplicate Object property")
-                || !(e.processor() instanceof tools.jackson.core.JsonParser parser)) {
+                || !(e.processor() instanceof JsonParser parser)) {
             return null;
         }
         StringBuilder path = new StringBuilder();
-        for (tools.jackson.core.JsonPointer at = parser.streamReadContext().pathAsPointer(); !at.matches(); at = at.tail()) {
+        for (JsonPointer at = parser.streamReadContext().pathAsPointer(); !at.matches(); at = at.tail()) {
             if (at.mayMatchElement()) {
                 path.append('[').append(at.getMatchingIndex()).append(']');
             } else {
@@ -95,11 +102,11 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     /** A query parameter or a part of the path that is not of its type ({@code limit=abc}, an attempt number too big). */
     @Override
-    protected ResponseEntity<Object> handleTypeMismatch(org.springframework.beans.TypeMismatchException e,
+    protected ResponseEntity<Object> handleTypeMismatch(TypeMismatchException e,
             HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-        String field = e instanceof org.springframework.web.method.annotation.MethodArgumentTypeMismatchException m
+        String field = e instanceof MethodArgumentTypeMismatchException m
                 ? m.getName() : e.getPropertyName();
-        return ResponseEntity.badRequest().contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON)
+        return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(problem(HttpStatus.BAD_REQUEST, "the request is not valid", List.of(new ApiException.FieldError(
                         field == null ? "request" : field, "has the wrong type or format"))).getBody());
     }
@@ -109,7 +116,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
         if (!errors.isEmpty()) {
             problem.setProperty("errors", errors);
         }
-        return ResponseEntity.status(status).contentType(org.springframework.http.MediaType.APPLICATION_PROBLEM_JSON)
+        return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(problem);
     }
 

@@ -2,6 +2,7 @@ package io.fleetjobs.jobservice.events;
 
 import io.fleetjobs.store.FeedEvent;
 import io.fleetjobs.store.HistoryFeed;
+import io.fleetjobs.support.PlacesPerKey;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
@@ -27,10 +28,10 @@ public final class EventFeed {
 
     private final HistoryFeed history;
     private final InstantSource clock;
-    private final java.time.Duration grace;
+    private final Duration grace;
     /** Made at the first read (the database may not answer while the instance starts). */
     private Watermark watermark;
-    private final io.fleetjobs.support.PlacesPerKey<UUID> perTenant;
+    private final PlacesPerKey<UUID> perTenant;
     private final int queueCapacity;
     private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
 
@@ -38,7 +39,7 @@ public final class EventFeed {
         this.history = history;
         this.clock = clock;
         this.grace = grace;
-        this.perTenant = new io.fleetjobs.support.PlacesPerKey<>(maxStreamsPerTenant);
+        this.perTenant = new PlacesPerKey<>(maxStreamsPerTenant);
         this.queueCapacity = queueCapacity;
     }
 

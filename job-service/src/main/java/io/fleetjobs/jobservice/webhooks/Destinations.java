@@ -4,6 +4,9 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -34,7 +37,7 @@ public final class Destinations {
         URI uri;
         try {
             uri = new URI(url);
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             return Optional.of("is not a URL: " + e.getReason());
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
@@ -110,13 +113,13 @@ public final class Destinations {
     private static final byte[] DISCARD = {0x01, 0, 0, 0, 0, 0, 0, 0};
 
     private static boolean startsWith(byte[] address, byte[] prefix) {
-        return java.util.Arrays.equals(address, 0, prefix.length, prefix, 0, prefix.length);
+        return Arrays.equals(address, 0, prefix.length, prefix, 0, prefix.length);
     }
 
     private static boolean isInternalV4(byte[] address, int from) {
         try {
-            return isInternal(InetAddress.getByAddress(java.util.Arrays.copyOfRange(address, from, from + 4)));
-        } catch (java.net.UnknownHostException e) {
+            return isInternal(InetAddress.getByAddress(Arrays.copyOfRange(address, from, from + 4)));
+        } catch (UnknownHostException e) {
             return true;
         }
     }

@@ -24,6 +24,7 @@ import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.entity.StringEntity;
+import org.apache.hc.core5.io.CloseMode;
 import org.apache.hc.core5.util.Timeout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -155,7 +156,7 @@ public class WebhookDispatcher implements AutoCloseable {
     public void close() {
         senders.close();
         deadlines.shutdownNow();
-        publicOnly.close(org.apache.hc.core5.io.CloseMode.IMMEDIATE);
-        privateAllowed.close(org.apache.hc.core5.io.CloseMode.IMMEDIATE);
+        publicOnly.close(CloseMode.IMMEDIATE);
+        privateAllowed.close(CloseMode.IMMEDIATE);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -69,7 +70,7 @@ class LogEventsTest {
         LogEvents events = LogEvents.base64();
         byte[] printed = {'1', '0', '%', '\r', (byte) 0xFF, '\n', (byte) 0xE2, (byte) 0x82}; // a euro sign cut after 2 bytes
         String event = events.of(printed, 0, printed.length, 108);
-        assertThat(event).isEqualTo("data: " + java.util.Base64.getEncoder().encodeToString(printed) + "\nid: 108\n\n");
+        assertThat(event).isEqualTo("data: " + Base64.getEncoder().encodeToString(printed) + "\nid: 108\n\n");
         assertThat(events.of(new byte[] {(byte) 0xAC, 'x'}, 0, 1, 109)).as("no character waits: the id is exact")
                 .isEqualTo("data: rA==\nid: 109\n\n");
         assertThat(events.of(printed, 0, 0, 109)).isEmpty();

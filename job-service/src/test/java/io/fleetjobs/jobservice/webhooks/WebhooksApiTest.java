@@ -5,16 +5,28 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import io.fleetjobs.jobservice.JobServiceTestBase;
+import io.fleetjobs.model.JobEvent;
+import io.fleetjobs.model.JobEventType;
+import io.fleetjobs.model.JobState;
+import io.fleetjobs.store.Json;
 import io.fleetjobs.testsupport.Api;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -123,21 +135,21 @@ class WebhooksApiTest extends JobServiceTestBase {
         Api tenant = newTenant("hooks-forged");
         admin.patch("/api/v1/admin/tenants/hooks-forged", "{\"allowPrivateWebhooks\": true}");
         tenant.post("/api/v1/webhooks", hook(receiverUrl(0), "terminal"));
-        java.util.UUID tenantId = java.util.UUID.fromString(admin.get("/api/v1/admin/tenants/hooks-forged").field("id"));
-        java.util.UUID job = java.util.UUID.fromString(tenant.post("/api/v1/jobs", spec("lied-about")).field("id"));
+        UUID tenantId = UUID.fromString(admin.get("/api/v1/admin/tenants/hooks-forged").field("id"));
+        UUID job = UUID.fromString(tenant.post("/api/v1/jobs", spec("lied-about")).field("id"));
 
         // whoever reaches Kafka (a job, where the network lets it) writes what it likes to the events' topic
-        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, String>(Map.of(
+        try (var producer = new KafkaProducer<String, String>(Map.of(
                 "bootstrap.servers", KAFKA.bootstrapServers(),
-                "key.serializer", org.apache.kafka.common.serialization.StringSerializer.class,
-                "value.serializer", org.apache.kafka.common.serialization.StringSerializer.class))) {
+                "key.serializer", StringSerializer.class,
+                "value.serializer", StringSerializer.class))) {
             for (long version : List.of(1L, 2L, 50L)) {
-                io.fleetjobs.model.JobEvent forged = new io.fleetjobs.model.JobEvent(java.util.UUID.randomUUID(),
-                        io.fleetjobs.model.JobEvent.SCHEMA_VERSION, io.fleetjobs.model.JobEventType.STATE_CHANGED, job,
-                        tenantId, version, java.time.Instant.now(), io.fleetjobs.model.JobState.RUNNING,
-                        io.fleetjobs.model.JobState.SUCCEEDED, "forged", Map.of());
-                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(io.fleetjobs.model.JobEvent.TOPIC,
-                        job.toString(), io.fleetjobs.store.Json.write(forged))).get(30, java.util.concurrent.TimeUnit.SECONDS);
+                JobEvent forged = new JobEvent(UUID.randomUUID(),
+                        JobEvent.SCHEMA_VERSION, JobEventType.STATE_CHANGED, job,
+                        tenantId, version, Instant.now(), JobState.RUNNING,
+                        JobState.SUCCEEDED, "forged", Map.of());
+                producer.send(new ProducerRecord<>(JobEvent.TOPIC,
+                        job.toString(), Json.write(forged))).get(30, TimeUnit.SECONDS);
             }
         }
         // the job's real end comes after the forgeries on its partition
@@ -166,10 +178,10 @@ class WebhooksApiTest extends JobServiceTestBase {
 
     @Test
     void aReceiverThatHoldsItsRequestsDelaysNoOtherWebhooksDeliveries() throws Exception {
-        var release = new java.util.concurrent.CountDownLatch(1);
+        var release = new CountDownLatch(1);
         var held = new AtomicInteger();
         HttpServer holding = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        holding.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+        holding.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         holding.createContext("/hold", exchange -> {
             held.incrementAndGet();
             try {

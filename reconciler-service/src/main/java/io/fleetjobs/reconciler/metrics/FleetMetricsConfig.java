@@ -1,5 +1,6 @@
 package io.fleetjobs.reconciler.metrics;
 
+import io.fleetjobs.model.BoundedTagValues;
 import io.fleetjobs.store.FleetStatistics;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -59,7 +61,7 @@ class FleetMetricsConfig {
     @Bean
     FleetGauges fleetGauges(FleetStatistics statistics, InstantSource clock, MeterRegistry meters,
             @Value("${jobs.metrics.max-queue-tags:50}") int maxQueueTags) {
-        return new FleetGauges(statistics, clock, meters, new io.fleetjobs.model.BoundedTagValues(maxQueueTags));
+        return new FleetGauges(statistics, clock, meters, new BoundedTagValues(maxQueueTags));
     }
 
     @Bean
@@ -94,12 +96,12 @@ class FleetMetricsConfig {
             } catch (RuntimeException e) {
                 log.warn("refreshing the fleet gauges failed; keeping the last values: {}", e.toString());
             }
-            Duration pause = io.fleetjobs.store.FleetStatistics.pause(interval, Duration.ofNanos(System.nanoTime() - began));
+            Duration pause = FleetStatistics.pause(interval, Duration.ofNanos(System.nanoTime() - began));
             ScheduledExecutorService e = executor;
             if (e != null) {
                 try {
                     e.schedule(this::refresh, pause.toMillis(), TimeUnit.MILLISECONDS);
-                } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                } catch (RejectedExecutionException stopped) {
                     log.debug("the gauges' refresher stopped");
                 }
             }

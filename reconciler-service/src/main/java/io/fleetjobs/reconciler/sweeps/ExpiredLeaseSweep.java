@@ -7,6 +7,7 @@ import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.RepairStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
+import java.util.function.UnaryOperator;
 
 /**
  * Attempts leased to a machine but not started before their lease expired end LEASE_EXPIRED and
@@ -21,7 +22,7 @@ public final class ExpiredLeaseSweep implements Sweep {
     private final RepairStore repair;
     private final AttemptReports reports;
     private final MeterRegistry meters;
-    private final java.util.function.UnaryOperator<Instant> judgeAt;
+    private final UnaryOperator<Instant> judgeAt;
 
     public ExpiredLeaseSweep(RepairStore repair, AttemptReports reports, MeterRegistry meters) {
         this(repair, reports, meters, now -> now);
@@ -29,7 +30,7 @@ public final class ExpiredLeaseSweep implements Sweep {
 
     /** @param judgeAt the time leases are judged at, no later than now (the heartbeat watermark) */
     public ExpiredLeaseSweep(RepairStore repair, AttemptReports reports, MeterRegistry meters,
-            java.util.function.UnaryOperator<Instant> judgeAt) {
+            UnaryOperator<Instant> judgeAt) {
         this.judgeAt = judgeAt;
         this.repair = repair;
         this.reports = reports;

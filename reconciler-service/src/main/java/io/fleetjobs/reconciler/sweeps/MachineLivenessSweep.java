@@ -9,12 +9,15 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,12 +34,12 @@ public final class MachineLivenessSweep implements Sweep {
     private final AttemptReports reports;
     private final Liveness liveness;
     private final MeterRegistry meters;
-    private final java.util.function.Function<Instant, java.time.Duration> extraLease;
-    private final java.util.function.UnaryOperator<Instant> judgeAt;
+    private final Function<Instant, Duration> extraLease;
+    private final UnaryOperator<Instant> judgeAt;
     private final Map<String, AtomicInteger> silentRegions = new ConcurrentHashMap<>();
 
     public MachineLivenessSweep(RepairStore repair, AttemptReports reports, Liveness liveness, MeterRegistry meters) {
-        this(repair, reports, liveness, meters, now -> java.time.Duration.ZERO, now -> now);
+        this(repair, reports, liveness, meters, now -> Duration.ZERO, now -> now);
     }
 
     /**
@@ -46,8 +49,8 @@ public final class MachineLivenessSweep implements Sweep {
      *                   ({@code HeartbeatWatermarks}), so that their own lag never reads as the machines' silence
      */
     public MachineLivenessSweep(RepairStore repair, AttemptReports reports, Liveness liveness, MeterRegistry meters,
-            java.util.function.Function<Instant, java.time.Duration> extraLease,
-            java.util.function.UnaryOperator<Instant> judgeAt) {
+            Function<Instant, Duration> extraLease,
+            UnaryOperator<Instant> judgeAt) {
         this.extraLease = extraLease;
         this.judgeAt = judgeAt;
         this.repair = repair;

@@ -6,6 +6,7 @@ import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.reconciler.domain.AutoDrain.Action;
 import io.fleetjobs.reconciler.domain.AutoDrain.Candidate;
 import io.fleetjobs.reconciler.domain.AutoDrain.Region;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -67,7 +68,7 @@ class AutoDrainTest {
 
     @Test
     void lossesTheSameAgentWasHeardAfterAreNotEvidenceAndDoNotBreakAStreak() {
-        java.time.Instant joined = java.time.Instant.parse("2026-12-01T10:00:00Z");
+        Instant joined = Instant.parse("2026-12-01T10:00:00Z");
         List<AutoDrain.Ended> outlived = List.of(
                 new AutoDrain.Ended(FailureReason.MACHINE_LOST, joined.plusSeconds(30)),
                 new AutoDrain.Ended(FailureReason.LEASE_EXPIRED, joined.plusSeconds(20)),
@@ -87,9 +88,9 @@ class AutoDrainTest {
     /** One loss ends every attempt of its machine at one instant: it is one piece of evidence, however many it ended. */
     @Test
     void theAttemptsOneLossEndedCountOnce() {
-        java.time.Instant joined = java.time.Instant.parse("2026-12-01T10:00:00Z");
-        java.time.Instant lost = joined.minusSeconds(60);
-        List<AutoDrain.Ended> oneLoss = java.util.stream.IntStream.range(0, 185)
+        Instant joined = Instant.parse("2026-12-01T10:00:00Z");
+        Instant lost = joined.minusSeconds(60);
+        List<AutoDrain.Ended> oneLoss = IntStream.range(0, 185)
                 .mapToObj(i -> new AutoDrain.Ended(FailureReason.MACHINE_LOST, lost)).toList();
         assertThat(RULE.decide(List.of(new Candidate("m", "eu", joined, oneLoss)), Map.of("eu", new Region(5, 0))))
                 .as("a busy machine restarted once").isEmpty();

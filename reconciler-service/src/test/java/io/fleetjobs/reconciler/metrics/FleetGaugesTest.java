@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.fleetjobs.model.BoundedTagValues;
 import io.fleetjobs.model.Execution;
 import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.Resources;
+import io.fleetjobs.store.FleetStatistics;
 import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineStore;
@@ -93,8 +95,8 @@ class FleetGaugesTest {
 
     @Test
     void queuesPastTheBoundAddUpUnderOther() {
-        FleetGauges bounded = new FleetGauges(new io.fleetjobs.store.FleetStatistics(jdbc), clock, meters,
-                new io.fleetjobs.model.BoundedTagValues(2));
+        FleetGauges bounded = new FleetGauges(new FleetStatistics(jdbc), clock, meters,
+                new BoundedTagValues(2));
         for (String queue : new String[] {"q-1", "q-2", "q-3", "q-4", "q-4"}) {
             JobSpec spec = new JobSpec("j", queue, null, Resources.of(1, 256), null, Execution.of("true"), null, null);
             jobs.transition(((Submission.Accepted) jobs.submit(tenant, spec, null)).job(), Transition.admit()).orElseThrow();

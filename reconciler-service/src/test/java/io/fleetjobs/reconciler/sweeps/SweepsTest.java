@@ -14,6 +14,7 @@ import io.fleetjobs.model.Resources;
 import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.reconciler.domain.Liveness;
 import io.fleetjobs.store.AttemptReports;
+import io.fleetjobs.store.HeartbeatWatermarks;
 import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineStore;
@@ -26,6 +27,7 @@ import io.fleetjobs.testsupport.SettableClock;
 import io.fleetjobs.testsupport.TestDatabases;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -130,7 +132,7 @@ class SweepsTest {
     void aSchedulerTooBusyToWriteWhatItHeardNeverMakesItsMachinesLookSilent() {
         machines.register("heard", "eu", Map.of(), null, 8_000, 8_192, 0);
         JobRecord job = placed("heard", true, null);
-        var watermarks = new io.fleetjobs.store.HeartbeatWatermarks(jdbc, clock);
+        var watermarks = new HeartbeatWatermarks(jdbc, clock);
         MachineLivenessSweep sweep = new MachineLivenessSweep(repair, reports,
                 new Liveness(Duration.ofSeconds(6), Duration.ofSeconds(15), 0.5, 3), meters, now -> Duration.ZERO,
                 now -> watermarks.judgeAt(now, Duration.ofSeconds(15)));
@@ -202,7 +204,7 @@ class SweepsTest {
     void aLeaseIsJudgedExpiredOnlyAsFarAsTheControlPlaneHeardItsFleet() {
         machines.register("unheard", "eu", Map.of(), null, 8_000, 8_192, 0);
         JobRecord job = placed("unheard", false, null);
-        java.time.Instant troubleBegan = clock.instant().plusSeconds(5);
+        Instant troubleBegan = clock.instant().plusSeconds(5);
         ExpiredLeaseSweep sweep = new ExpiredLeaseSweep(repair, reports, meters,
                 now -> now.isAfter(troubleBegan) ? troubleBegan : now);
         clock.advance(Duration.ofSeconds(40));

@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.core;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +62,7 @@ public record GpuDemand(Map<String, Double> restrictedShare, List<Double> sizeSh
         if (gpus == 0) {
             return this;
         }
-        List<Double> byGpus = new java.util.ArrayList<>(sizeShare.size());
+        List<Double> byGpus = new ArrayList<>(sizeShare.size());
         for (int i = 0; i < sizeShare.size(); i++) {
             byGpus.add(sizeShare.get(i) * (i + 1) / gpus);
         }
@@ -128,7 +129,7 @@ public record GpuDemand(Map<String, Double> restrictedShare, List<Double> sizeSh
             }
             Map<String, Double> shares = new TreeMap<>();
             restricted.forEach((model, sum) -> shares.put(model, Math.min(1, sum / total)));
-            List<Double> sizeShare = new java.util.ArrayList<>(MAX_SIZE);
+            List<Double> sizeShare = new ArrayList<>(MAX_SIZE);
             for (double size : sizes) {
                 sizeShare.add(size / jobs);
             }

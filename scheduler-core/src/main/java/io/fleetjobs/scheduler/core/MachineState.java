@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.core;
 
 import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.FleetMachine;
 
 /**
  * A machine during one plan: its snapshot view and the free capacity left after the placements the
@@ -56,7 +57,7 @@ final class MachineState {
         freeCpuMillis -= job.cpuMillis();
         freeMemoryMb -= job.memoryMb();
         freeGpus -= job.gpuCount();
-        if (freeAttempts != io.fleetjobs.model.FleetMachine.UNLIMITED) {
+        if (freeAttempts != FleetMachine.UNLIMITED) {
             freeAttempts--;
         }
     }
@@ -66,7 +67,7 @@ final class MachineState {
         freeCpuMillis += job.cpuMillis();
         freeMemoryMb += job.memoryMb();
         freeGpus += job.gpuCount();
-        if (freeAttempts != io.fleetjobs.model.FleetMachine.UNLIMITED) {
+        if (freeAttempts != FleetMachine.UNLIMITED) {
             freeAttempts++;
         }
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -113,7 +114,7 @@ final class PlanRun {
         Unplaced lastReplica = null;
         for (PendingJob replica : GangScopes.of(gang, index.regions(), all)) {
             // one replica per machine: replicas rendezvous on one port, and the agent knows an attempt by (job, attempt)
-            Set<MachineState> taken = new java.util.LinkedHashSet<>();
+            Set<MachineState> taken = new LinkedHashSet<>();
             MachineState machine;
             while (taken.size() < gang.replicas() && (machine = search.best(replica, taken)) != null) {
                 index.take(machine, replica);

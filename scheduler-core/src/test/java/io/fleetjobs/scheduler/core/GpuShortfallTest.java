@@ -5,6 +5,9 @@ import static io.fleetjobs.scheduler.core.Machines.aMachine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -22,7 +25,7 @@ class GpuShortfallTest {
             "'0, 0, 0, 1.0', 4"})                      // every job four
     void theGpuWeightedJobSizeSaysHowLumpyTheDemandComes(String shares, double expected) {
         List<Double> sizeShare = shares.isBlank() ? List.of()
-                : java.util.Arrays.stream(shares.split(",")).map(String::trim).map(Double::valueOf).toList();
+                : Arrays.stream(shares.split(",")).map(String::trim).map(Double::valueOf).toList();
         assertThat(new GpuDemand(Map.of(), sizeShare, 0, 0).gpuWeightedJobSize()).isCloseTo(expected, within(1e-9));
     }
 
@@ -40,7 +43,7 @@ class GpuShortfallTest {
             "24, 4, 4, 0.2992"})             // ... and half a spread once this job takes 4: 1 / (1 + e^0.851)
     void theChanceThatTheModelRunsOutWeighsTheMarginAgainstTheSpreadOfTheDemand(int modelFree, int taking,
             int jobSize, double expected) {
-        List<Double> sizes = new java.util.ArrayList<>(java.util.Collections.nCopies(GpuDemand.MAX_SIZE, 0.0));
+        List<Double> sizes = new ArrayList<>(Collections.nCopies(GpuDemand.MAX_SIZE, 0.0));
         sizes.set(jobSize - 1, 1.0);
         GpuPressure pressure = new GpuPressure(new GpuDemand(Map.of("H100", 0.25), sizes, 0, 0));
         pressure.add(aMachine("h").withGpus(modelFree, "H100").state());

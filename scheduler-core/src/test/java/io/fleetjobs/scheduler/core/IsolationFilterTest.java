@@ -4,7 +4,12 @@ import static io.fleetjobs.scheduler.core.Jobs.aJob;
 import static io.fleetjobs.scheduler.core.Machines.aMachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.model.Execution;
+import io.fleetjobs.model.JobSpec;
+import io.fleetjobs.model.Resources;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /** A job that requires a sandbox goes only to machines that sandbox their jobs, and says why it waits. */
@@ -32,14 +37,14 @@ class IsolationFilterTest {
 
     @Test
     void aNetworkOfItsOwnNeedsASandboxAsAskingForOneDoes() {
-        var ownNetwork = new io.fleetjobs.model.JobSpec("n", null, null, io.fleetjobs.model.Resources.of(1, 256), null,
-                new io.fleetjobs.model.Execution(List.of("true"), java.util.Map.of(), null, io.fleetjobs.model.Execution.NO_NETWORK),
+        var ownNetwork = new JobSpec("n", null, null, Resources.of(1, 256), null,
+                new Execution(List.of("true"), Map.of(), null, Execution.NO_NETWORK),
                 null, null);
-        var host = new io.fleetjobs.model.JobSpec("n", null, null, io.fleetjobs.model.Resources.of(1, 256), null,
-                new io.fleetjobs.model.Execution(List.of("true"), java.util.Map.of(), null, "host"), null, null);
-        assertThat(PendingJob.of(java.util.UUID.randomUUID(), java.util.UUID.randomUUID(), ownNetwork, 0).requireIsolation())
+        var host = new JobSpec("n", null, null, Resources.of(1, 256), null,
+                new Execution(List.of("true"), Map.of(), null, "host"), null, null);
+        assertThat(PendingJob.of(UUID.randomUUID(), UUID.randomUUID(), ownNetwork, 0).requireIsolation())
                 .isTrue();
-        assertThat(PendingJob.of(java.util.UUID.randomUUID(), java.util.UUID.randomUUID(), host, 0).requireIsolation())
+        assertThat(PendingJob.of(UUID.randomUUID(), UUID.randomUUID(), host, 0).requireIsolation())
                 .isFalse();
     }
 

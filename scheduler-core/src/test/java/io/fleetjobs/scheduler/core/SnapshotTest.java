@@ -4,6 +4,7 @@ import static io.fleetjobs.scheduler.core.Machines.aMachine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fleetjobs.model.Amounts;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +32,8 @@ class SnapshotTest {
         Snapshot snapshot = Snapshots.of(List.of(aMachine("m-1").cores(8).build(), aMachine("m-2").cores(8).build()),
                 new TenantView(Jobs.TENANT_A, 2, 1000, 512, 0, null));
         Snapshot after = snapshot.withPlaced(List.of(
-                new Assignment(Jobs.jobId(1), Jobs.TENANT_A, "m-1", new io.fleetjobs.model.Amounts(3000, 1024, 0)),
-                new Assignment(Jobs.jobId(2), Jobs.TENANT_B, "m-1", new io.fleetjobs.model.Amounts(1000, 256, 0))));
+                new Assignment(Jobs.jobId(1), Jobs.TENANT_A, "m-1", new Amounts(3000, 1024, 0)),
+                new Assignment(Jobs.jobId(2), Jobs.TENANT_B, "m-1", new Amounts(1000, 256, 0))));
 
         assertThat(after.machines().get(0).machine().free().cpuMillis()).isEqualTo(4000);
         assertThat(after.machines().get(0).machine().liveAttempts()).isEqualTo(2);

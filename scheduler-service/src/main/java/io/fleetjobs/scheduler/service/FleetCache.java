@@ -2,12 +2,12 @@ package io.fleetjobs.scheduler.service;
 
 import io.fleetjobs.model.Amounts;
 import io.fleetjobs.scheduler.core.Assignment;
+import io.fleetjobs.scheduler.core.GpuDemand;
 import io.fleetjobs.scheduler.core.MachineView;
+import io.fleetjobs.scheduler.core.PendingJob;
 import io.fleetjobs.scheduler.core.Plan;
 import io.fleetjobs.scheduler.core.Quota;
 import io.fleetjobs.scheduler.core.Reservations;
-import io.fleetjobs.scheduler.core.GpuDemand;
-import io.fleetjobs.scheduler.core.PendingJob;
 import io.fleetjobs.scheduler.core.Snapshot;
 import io.fleetjobs.scheduler.core.TenantView;
 import io.fleetjobs.store.GangHoldRows;
@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -251,7 +252,7 @@ final class FleetCache {
         }
 
         /** The views with the room gangs hold taken, each held replica as an attempt; the cached views unchanged. */
-        List<MachineView> holding(java.util.Collection<HeldRoom> holds) {
+        List<MachineView> holding(Collection<HeldRoom> holds) {
             MachineView[] copy = views.clone();
             for (HeldRoom held : holds) {
                 held.room().forEach((machineId, amounts) -> {

@@ -1,20 +1,41 @@
 package io.fleetjobs.scheduler.service;
 
-import io.fleetjobs.scheduler.core.PlacementEngine;
 import com.zaxxer.hikari.HikariDataSource;
+import io.fleetjobs.model.BoundedTagValues;
+import io.fleetjobs.model.agent.AgentProtocol;
+import io.fleetjobs.scheduler.core.PlacementEngine;
+import io.fleetjobs.scheduler.core.Preemptions;
+import io.fleetjobs.scheduler.service.agent.AgentConnections;
 import io.fleetjobs.scheduler.service.agent.AgentDatabase;
 import io.fleetjobs.scheduler.service.agent.AgentProperties;
 import io.fleetjobs.scheduler.service.agent.AgentService;
+import io.fleetjobs.scheduler.service.agent.CadenceKeeper;
+import io.fleetjobs.scheduler.service.agent.HeartbeatAdmission;
+import io.fleetjobs.scheduler.service.agent.HeartbeatServlet;
 import io.fleetjobs.scheduler.service.agent.HeartbeatWriter;
 import io.fleetjobs.scheduler.service.agent.LeaseBroker;
+import io.fleetjobs.scheduler.service.agent.LogFollowWatcher;
+import io.fleetjobs.store.CadenceStore;
 import io.fleetjobs.store.FleetStatistics;
 import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.LogStreams;
 import io.fleetjobs.store.PlacementStore;
+import io.fleetjobs.store.PreemptionStore;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.InstantSource;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import tools.jackson.databind.json.JsonMapper;
 
 /** The scheduler's beans; the clock and the stores come from job-store's StoreAutoConfiguration. */
 @Configuration(proxyBeanMethods = false)
@@ -26,11 +47,11 @@ class SchedulerConfig {
 
     @Bean
     SchedulerCycle schedulerCycle(JobStore jobs, PlacementStore placement, SchedulerProperties properties,
-            MeterRegistry meters, LeaseBroker broker, org.springframework.jdbc.core.simple.JdbcClient jdbc,
+            MeterRegistry meters, LeaseBroker broker, JdbcClient jdbc,
             @org.springframework.beans.factory.annotation.Value("${jobs.preemption.scope:OWN_OR_OVER_SHARE}")
-            io.fleetjobs.scheduler.core.Preemptions.Scope preemptionScope) {
+            Preemptions.Scope preemptionScope) {
         return new SchedulerCycle(jobs, placement, new PlacementEngine(), properties, meters, broker::signalAll,
-                new io.fleetjobs.store.PreemptionStore(jdbc), preemptionScope);
+                new PreemptionStore(jdbc), preemptionScope);
     }
 
     /**
@@ -39,7 +60,7 @@ class SchedulerConfig {
      * behind heartbeats.
      */
     @Bean(destroyMethod = "close")
-    AgentDatabase agentDatabase(org.springframework.boot.jdbc.autoconfigure.DataSourceProperties dataSource,
+    AgentDatabase agentDatabase(DataSourceProperties dataSource,
             @org.springframework.beans.factory.annotation.Value("${jobs.agent.pool-size:16}") int poolSize,
             InstantSource clock, MeterRegistry meters) {
         HikariDataSource heartbeats = pool(dataSource, "agent", poolSize);
@@ -50,7 +71,7 @@ class SchedulerConfig {
         return new AgentDatabase(heartbeats, writer, clock, meters);
     }
 
-    private static HikariDataSource pool(org.springframework.boot.jdbc.autoconfigure.DataSourceProperties dataSource,
+    private static HikariDataSource pool(DataSourceProperties dataSource,
             String name, int size) {
         HikariDataSource pool = dataSource.initializeDataSourceBuilder().type(HikariDataSource.class).build();
         pool.setPoolName(name);
@@ -60,8 +81,8 @@ class SchedulerConfig {
     }
 
     @Bean
-    io.fleetjobs.scheduler.service.agent.AgentConnections agentConnections() {
-        return new io.fleetjobs.scheduler.service.agent.AgentConnections();
+    AgentConnections agentConnections() {
+        return new AgentConnections();
     }
 
     @Bean
@@ -72,19 +93,19 @@ class SchedulerConfig {
     }
 
     @Bean
-    io.fleetjobs.scheduler.service.agent.CadenceKeeper cadenceKeeper(io.fleetjobs.store.CadenceStore cadences,
+    CadenceKeeper cadenceKeeper(CadenceStore cadences,
             AgentProperties properties) {
-        return new io.fleetjobs.scheduler.service.agent.CadenceKeeper(cadences, properties.cadenceSettings(),
+        return new CadenceKeeper(cadences, properties.cadenceSettings(),
                 properties.cadenceRefresh());
     }
 
     @Bean
     AgentService agentService(AgentDatabase database, LeaseBroker broker, HeartbeatWriter heartbeats, AgentProperties properties, SchedulerLoop loop,
-            io.fleetjobs.scheduler.service.agent.CadenceKeeper cadence, MeterRegistry meters,
+            CadenceKeeper cadence, MeterRegistry meters,
             @org.springframework.beans.factory.annotation.Value("${jobs.agent.live-view-max-age:1s}") Duration liveViews,
             @org.springframework.beans.factory.annotation.Value("${jobs.agent.hold-after-end:100ms}") Duration holdAfterEnd) {
         // refuses to start with settings under which a silent machine's jobs could run twice at once
-        org.slf4j.LoggerFactory.getLogger(SchedulerConfig.class).info("fencing budget: {}",
+        LoggerFactory.getLogger(SchedulerConfig.class).info("fencing budget: {}",
                 properties.fencingBudget().requireHolds());
         // trouble hearing the fleet lasts until every agent turned away has been heard again (HeardTrouble)
         heartbeats.troubleCalmsAfter(() -> cadence.current().interval().plus(cadence.current().leaseTtl()));
@@ -93,43 +114,43 @@ class SchedulerConfig {
         agents.workAtOnce(database.poolSize());
         agents.keepViews(liveViews, System::nanoTime);
         agents.afterEnds(loop::roomAppeared, holdAfterEnd);
-        io.micrometer.core.instrument.FunctionCounter.builder("agent.heartbeats.from.view", agents, a -> a.viewCounts()[0])
+        FunctionCounter.builder("agent.heartbeats.from.view", agents, a -> a.viewCounts()[0])
                 .description("heartbeats answered from this replica's view of their machine's attempts, not read")
                 .register(meters);
-        io.micrometer.core.instrument.FunctionCounter.builder("agent.live.reads", agents, a -> a.viewCounts()[1])
+        FunctionCounter.builder("agent.live.reads", agents, a -> a.viewCounts()[1])
                 .description("reads of a machine's live attempts by heartbeats").register(meters);
         return agents;
     }
 
     /** At most so many heartbeats in progress at once; one past it is heard from its header and answered 503. */
     @Bean
-    org.springframework.boot.web.servlet.FilterRegistrationBean<io.fleetjobs.scheduler.service.agent.HeartbeatAdmission>
+    FilterRegistrationBean<HeartbeatAdmission>
             heartbeatAdmission(AgentService agents,
             @org.springframework.beans.factory.annotation.Value("${jobs.agent.max-heartbeats-in-progress:2048}") int limit) {
-        var registration = new org.springframework.boot.web.servlet.FilterRegistrationBean<>(
-                new io.fleetjobs.scheduler.service.agent.HeartbeatAdmission(limit, agents));
-        registration.addUrlPatterns(io.fleetjobs.model.agent.AgentProtocol.HEARTBEAT_PATH);
-        registration.setOrder(org.springframework.core.Ordered.HIGHEST_PRECEDENCE);
+        var registration = new FilterRegistrationBean<>(
+                new HeartbeatAdmission(limit, agents));
+        registration.addUrlPatterns(AgentProtocol.HEARTBEAT_PATH);
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
         return registration;
     }
 
     /** The heartbeat, answered without Spring MVC ({@link io.fleetjobs.scheduler.service.agent.HeartbeatServlet}). */
     @Bean
-    org.springframework.boot.web.servlet.ServletRegistrationBean<io.fleetjobs.scheduler.service.agent.HeartbeatServlet>
-            heartbeatServlet(AgentService agents, tools.jackson.databind.json.JsonMapper json) {
-        var registration = new org.springframework.boot.web.servlet.ServletRegistrationBean<>(
-                new io.fleetjobs.scheduler.service.agent.HeartbeatServlet(agents, json),
-                io.fleetjobs.model.agent.AgentProtocol.HEARTBEAT_PATH);
+    ServletRegistrationBean<HeartbeatServlet>
+            heartbeatServlet(AgentService agents, JsonMapper json) {
+        var registration = new ServletRegistrationBean<>(
+                new HeartbeatServlet(agents, json),
+                AgentProtocol.HEARTBEAT_PATH);
         registration.setName("heartbeat");
         return registration;
     }
 
     /** Live logs: heartbeats' answers name the streams followed on the machine, and a new follow wakes its heartbeat. */
     @Bean
-    io.fleetjobs.scheduler.service.agent.LogFollowWatcher logFollowWatcher(AgentService agents,
-            io.fleetjobs.store.LogStreams logs, AgentDatabase database, LeaseBroker broker, InstantSource clock) {
-        var watcher = new io.fleetjobs.scheduler.service.agent.LogFollowWatcher(logs, broker, clock,
-                java.time.Duration.ofMillis(200));
+    LogFollowWatcher logFollowWatcher(AgentService agents,
+            LogStreams logs, AgentDatabase database, LeaseBroker broker, InstantSource clock) {
+        var watcher = new LogFollowWatcher(logs, broker, clock,
+                Duration.ofMillis(200));
         agents.logFollows(watcher.gate(database.logs()::followsOn));
         return watcher;
     }
@@ -137,10 +158,10 @@ class SchedulerConfig {
     @Bean
     SchedulerLoop schedulerLoop(SchedulerCycle cycle, PlacementStore placement, FleetStatistics statistics,
             SchedulerProperties properties, InstantSource clock, MeterRegistry meters,
-            io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry breakers,
-            io.github.resilience4j.retry.RetryRegistry retries,
+            CircuitBreakerRegistry breakers,
+            RetryRegistry retries,
             @org.springframework.beans.factory.annotation.Value("${jobs.metrics.max-queue-tags:50}") int maxQueueTags) {
         return new SchedulerLoop(cycle, placement, statistics, properties, clock, meters, breakers.circuitBreaker("database"),
-                retries.retry("database"), new io.fleetjobs.model.BoundedTagValues(maxQueueTags));
+                retries.retry("database"), new BoundedTagValues(maxQueueTags));
     }
 }

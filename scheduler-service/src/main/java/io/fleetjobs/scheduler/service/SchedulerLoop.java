@@ -13,11 +13,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,8 +51,8 @@ public final class SchedulerLoop implements SmartLifecycle {
     private final Map<String, AtomicLong> depthByQueue = new ConcurrentHashMap<>();
     private final BoundedTagValues queueTags;
     private volatile boolean running;
-    private final java.util.concurrent.atomic.AtomicBoolean roomAppeared = new java.util.concurrent.atomic.AtomicBoolean();
-    private final java.util.concurrent.atomic.AtomicBoolean fleetChanged = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean roomAppeared = new AtomicBoolean();
+    private final AtomicBoolean fleetChanged = new AtomicBoolean();
     private final List<Thread> workers = new ArrayList<>();
     private Instant nextDepth = Instant.MIN;
     private Instant nextRoomLook = Instant.MIN;
@@ -195,7 +197,7 @@ public final class SchedulerLoop implements SmartLifecycle {
             return;
         }
         long began = System.nanoTime();
-        Map<String, Long> depths = new java.util.HashMap<>();
+        Map<String, Long> depths = new HashMap<>();
         statistics.queueDepths().forEach((queue, count) -> depths.merge(queueTags.tag(queue), count, Long::sum));
         nextDepth = clock.instant().plus(FleetStatistics.pause(DEPTH_INTERVAL, Duration.ofNanos(System.nanoTime() - began)));
         depthByQueue.forEach((tag, v) -> v.set(depths.getOrDefault(tag, 0L)));

@@ -14,6 +14,7 @@ import io.fleetjobs.store.PlacementStore;
 import io.fleetjobs.store.TenantStore;
 import io.fleetjobs.testsupport.TestDatabases;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.math.BigDecimal;
 import java.time.InstantSource;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -62,7 +63,7 @@ final class Fleet implements AutoCloseable {
     }
 
     static JobSpec spec(String name, double cpu, long memoryMb, int gpus, String gpuType, String region) {
-        return new JobSpec(name, null, null, new Resources(java.math.BigDecimal.valueOf(cpu), memoryMb, gpus, gpuType),
+        return new JobSpec(name, null, null, new Resources(BigDecimal.valueOf(cpu), memoryMb, gpus, gpuType),
                 new Placement(region, Map.of(), null), Execution.of("true"), null, null);
     }
 

@@ -2,10 +2,12 @@ package io.fleetjobs.scheduler.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.model.Amounts;
 import io.fleetjobs.model.PlacementStrategy;
 import io.fleetjobs.scheduler.core.PendingJob;
-import io.fleetjobs.scheduler.core.Plan;
 import io.fleetjobs.scheduler.core.PlacementEngine;
+import io.fleetjobs.scheduler.core.Plan;
+import io.fleetjobs.store.GangHoldRows;
 import io.fleetjobs.store.PlacementStore;
 import io.fleetjobs.testsupport.SettableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -141,8 +143,8 @@ class FleetCacheTest {
     void theRoomAGangHoldsInAnotherReplicaIsTakenHereUntilItLapses() {
         Instant now = clock.instant();
         UUID gang = UUID.randomUUID();
-        store.gangHolds().replace(List.of(gang), List.of(new io.fleetjobs.store.GangHoldRows.Held(gang, "m",
-                new io.fleetjobs.model.Amounts(3_000, 1_024, 0), now.plusSeconds(10))), now);
+        store.gangHolds().replace(List.of(gang), List.of(new GangHoldRows.Held(gang, "m",
+                new Amounts(3_000, 1_024, 0), now.plusSeconds(10))), now);
 
         assertThat(plan(new Object()).assignments()).as("the machine's room is the other replica's gang's").isEmpty();
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fleetjobs.scheduler.service.agent.HeartbeatWriter;
+import io.fleetjobs.store.HeartbeatWatermarks;
 import io.fleetjobs.testsupport.SettableClock;
 import java.sql.Connection;
 import java.time.Duration;
@@ -54,7 +55,7 @@ class HeartbeatWriterTest {
 
     @Test
     void aHeldRowIsLeftForALaterFlushUntilItsHeartbeatIsOverdue() throws Exception {
-        var watermarks = new io.fleetjobs.store.HeartbeatWatermarks(fleet.jdbc, clock);
+        var watermarks = new HeartbeatWatermarks(fleet.jdbc, clock);
         HeartbeatWriter writer = new HeartbeatWriter(fleet.machines, watermarks, Duration.ofMillis(200),
                 Duration.ofSeconds(1), clock);
         Instant first = T0.plusSeconds(10);
@@ -87,7 +88,7 @@ class HeartbeatWriterTest {
     /** A replica that shed or could not answer heartbeats says so: silence is judged no later than its trouble began. */
     @Test
     void aReplicaInTroubleHoldsItsWatermarkBackToWhenTheTroubleBegan() {
-        var watermarks = new io.fleetjobs.store.HeartbeatWatermarks(fleet.jdbc, clock);
+        var watermarks = new HeartbeatWatermarks(fleet.jdbc, clock);
         HeartbeatWriter writer = new HeartbeatWriter(fleet.machines, watermarks, Duration.ofMillis(200),
                 Duration.ofSeconds(1), clock);
         Instant t = T0.plus(Duration.ofHours(1)); // the other tests' replicas long gone by then

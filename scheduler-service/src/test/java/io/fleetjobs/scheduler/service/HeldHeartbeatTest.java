@@ -3,8 +3,14 @@ package io.fleetjobs.scheduler.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fleetjobs.model.AttemptState;
+import io.fleetjobs.model.Execution;
+import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.JobSpec;
+import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
+import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.scheduler.service.agent.AgentService;
 import io.fleetjobs.scheduler.service.agent.LeaseBroker;
 import java.time.Duration;
@@ -13,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -73,8 +80,8 @@ class HeldHeartbeatTest {
 
         // the agent ran it at once and reports its end, while another transaction holds the attempt's row
         var now = InstantSource.system().instant();
-        var ended = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), "ended-1",
-                io.fleetjobs.model.AttemptState.SUCCEEDED, 0, null, now, now, "", "");
+        var ended = new AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), "ended-1",
+                AttemptState.SUCCEEDED, 0, null, now, now, "", "");
         try (var c = fleet.dataSource.getConnection()) {
             c.setAutoCommit(false);
             try (var st = c.prepareStatement("select 1 from attempts where job_id = ? for update")) {
@@ -99,8 +106,8 @@ class HeldHeartbeatTest {
         var lease = m.beat(List.of()).start().getFirst();
 
         // the agent runs it; only its heartbeat says so (reports go nowhere else)
-        var running = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), "settled-1",
-                io.fleetjobs.model.AttemptState.RUNNING, null, null, InstantSource.system().instant(), null, null, null);
+        var running = new AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), "settled-1",
+                AttemptState.RUNNING, null, null, InstantSource.system().instant(), null, null, null);
         AtomicReference<Thread> holder = new AtomicReference<>();
         CompletableFuture<HeartbeatResponse> reply = CompletableFuture.supplyAsync(() -> {
             holder.set(Thread.currentThread());
@@ -131,7 +138,7 @@ class HeldHeartbeatTest {
     @Test
     void theAnswerToAnEndWaitsForThePlacementInItsRoom() throws Exception {
         Machine m = machine("refill", "oc", 7);
-        java.util.concurrent.atomic.AtomicInteger roomFreed = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger roomFreed = new AtomicInteger();
         m.agents().afterEnds(roomFreed::incrementAndGet, Duration.ofSeconds(30));
         fleet.queue(m.tenant(), List.of(Fleet.spec("first", 8, 512, 0, null, "oc")));
         assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
@@ -140,8 +147,8 @@ class HeldHeartbeatTest {
         assertThat(m.cycle().runOnce().placed()).as("the machine is full").isZero();
 
         var now = InstantSource.system().instant();
-        var ended = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), m.id(),
-                io.fleetjobs.model.AttemptState.SUCCEEDED, 0, null, now, now, "", "");
+        var ended = new AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), m.id(),
+                AttemptState.SUCCEEDED, 0, null, now, now, "", "");
         AtomicReference<Thread> holder = new AtomicReference<>();
         CompletableFuture<HeartbeatResponse> reply = CompletableFuture.supplyAsync(() -> {
             holder.set(Thread.currentThread());
@@ -172,8 +179,8 @@ class HeldHeartbeatTest {
     void anAttemptPastItsTimeLimitIsKilledByTheAnswerAndHoldsItsRoomUntilItsAgentReportsItGone() {
         Machine m = machine("overdue", "af", 6);
         var spec = Fleet.spec("overdue", 1, 512, 0, null, "af");
-        spec = new io.fleetjobs.model.JobSpec(spec.name(), spec.queue(), spec.priority(), spec.resources(), spec.placement(),
-                new io.fleetjobs.model.Execution(List.of("sleep", "600"), Map.of(), 10), spec.retry(), spec.labels());
+        spec = new JobSpec(spec.name(), spec.queue(), spec.priority(), spec.resources(), spec.placement(),
+                new Execution(List.of("sleep", "600"), Map.of(), 10), spec.retry(), spec.labels());
         fleet.queue(m.tenant(), List.of(spec));
         assertThat(m.cycle().runOnce().placed()).isEqualTo(1);
         var lease = m.beat(List.of()).start().getFirst();
@@ -183,19 +190,19 @@ class HeldHeartbeatTest {
         fleet.jdbc.sql("update attempts set scheduled_at = scheduled_at - interval '2 minutes' where job_id = :id")
                 .param("id", lease.jobId()).update();
         var now = InstantSource.system().instant();
-        var running = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), m.id(),
-                io.fleetjobs.model.AttemptState.RUNNING, null, null, now.minusSeconds(60), null, null, null);
+        var running = new AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), m.id(),
+                AttemptState.RUNNING, null, null, now.minusSeconds(60), null, null, null);
         assertThat(m.beat(List.of(running)).kill()).as("the answer that settles its start").isEmpty();
         HeartbeatResponse answer = m.beat(List.of(running));
         assertThat(answer.kill()).singleElement().satisfies(k -> {
             assertThat(k.jobId()).isEqualTo(lease.jobId());
-            assertThat(k.reason()).isEqualTo(io.fleetjobs.model.agent.AgentProtocol.TIMED_OUT);
+            assertThat(k.reason()).isEqualTo(AgentProtocol.TIMED_OUT);
         });
         assertThat(fleet.count("select alloc_cpu_millis from machines where id = '" + m.id() + "'"))
                 .as("still held: the process may run").isEqualTo(1000);
 
-        var gone = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), m.id(),
-                io.fleetjobs.model.AttemptState.FAILED, 143, io.fleetjobs.model.FailureReason.TIMEOUT, now.minusSeconds(60),
+        var gone = new AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), m.id(),
+                AttemptState.FAILED, 143, FailureReason.TIMEOUT, now.minusSeconds(60),
                 InstantSource.system().instant(), "", "");
         assertThat(m.beat(List.of(gone)).ack()).hasSize(1);
         assertThat(fleet.count("select alloc_cpu_millis from machines where id = '" + m.id() + "'")).isZero();

@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -89,7 +90,7 @@ class LiveViewHeartbeatTest {
         assertThat(elsewhere.runOnce().placed()).isEqualTo(1);
         var second = fleet.jdbc.sql("select job_id, attempt, lease_epoch from attempts where machine_id = :m"
                         + " and job_id <> :first and released_at is null").param("m", m.id()).param("first", first.jobId())
-                .query((rs, i) -> new AttemptReport(rs.getObject(1, java.util.UUID.class), rs.getInt(2), rs.getLong(3),
+                .query((rs, i) -> new AttemptReport(rs.getObject(1, UUID.class), rs.getInt(2), rs.getLong(3),
                         m.id(), AttemptState.RUNNING, null, null, Instant.now(), null, null, null)).single();
 
         HeartbeatResponse answer = m.beat(List.of(firstRunning, second));

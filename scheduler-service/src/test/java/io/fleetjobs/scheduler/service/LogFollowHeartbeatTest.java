@@ -3,9 +3,11 @@ package io.fleetjobs.scheduler.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
 import io.fleetjobs.model.agent.AgentProtocol.LogFollow;
+import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.scheduler.core.PlacementEngine;
 import io.fleetjobs.scheduler.service.agent.AgentProperties;
 import io.fleetjobs.scheduler.service.agent.AgentService;
@@ -64,8 +66,8 @@ class LogFollowHeartbeatTest {
         fleet.queue(tenant, List.of(Fleet.spec("printing", 1, 512, 0, null, "eu")));
         assertThat(cycle.runOnce().placed()).isEqualTo(1);
         var lease = agents.heartbeat(machine, new Heartbeat(machine, incarnation, List.of(), 0, List.of())).start().getFirst();
-        var running = new io.fleetjobs.model.agent.AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), machine,
-                io.fleetjobs.model.AttemptState.RUNNING, null, null, InstantSource.system().instant(), null, null, null);
+        var running = new AttemptReport(lease.jobId(), lease.attempt(), lease.epoch(), machine,
+                AttemptState.RUNNING, null, null, InstantSource.system().instant(), null, null, null);
 
         AtomicReference<Thread> holder = new AtomicReference<>();
         CompletableFuture<HeartbeatResponse> reply = CompletableFuture.supplyAsync(() -> {
@@ -77,7 +79,7 @@ class LogFollowHeartbeatTest {
         assertThat(reply).isNotDone();
         assertThat(watcher.followed(machine)).as("heartbeats of a machine no one follows ask the database nothing").isFalse();
 
-        logs.follow(UUID.randomUUID(), new io.fleetjobs.store.LogStreams.Stream(lease.jobId(), lease.attempt(), 0, "stdout"),
+        logs.follow(UUID.randomUUID(), new LogStreams.Stream(lease.jobId(), lease.attempt(), 0, "stdout"),
                 machine, -65536);
         watcher.look();
         LogFollow followed = new LogFollow(lease.jobId(), lease.attempt(), "stdout", -65536);

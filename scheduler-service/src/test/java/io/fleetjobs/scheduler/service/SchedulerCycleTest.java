@@ -2,11 +2,19 @@ package io.fleetjobs.scheduler.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.model.Execution;
+import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.JobState;
+import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.scheduler.core.ClaimPolicy;
+import io.fleetjobs.store.ClaimedJob;
 import io.fleetjobs.store.JobRecord;
+import io.fleetjobs.store.PlacementStore;
+import io.fleetjobs.store.TenantStore;
 import io.fleetjobs.testsupport.SettableClock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -126,9 +134,9 @@ class SchedulerCycleTest {
                 + " and state_reason like '%(backfill)%'")).isEqualTo(1);
     }
 
-    private static io.fleetjobs.model.JobSpec timed(String name, io.fleetjobs.model.JobSpec spec, int seconds) {
-        return new io.fleetjobs.model.JobSpec(name, spec.queue(), spec.priority(), spec.resources(), spec.placement(),
-                new io.fleetjobs.model.Execution(List.of("true"), Map.of(), seconds), null, null);
+    private static JobSpec timed(String name, JobSpec spec, int seconds) {
+        return new JobSpec(name, spec.queue(), spec.priority(), spec.resources(), spec.placement(),
+                new Execution(List.of("true"), Map.of(), seconds), null, null);
     }
 
     @Test
@@ -172,7 +180,7 @@ class SchedulerCycleTest {
         assertThat(scheduler.cycle().runOnce().claimed()).as("not looked at after the first backoff").isZero();
 
         fleet.machines.register("h100", "us", Map.of(), "H100", 64_000, 262_144, 8);
-        assertThat(new io.fleetjobs.store.PlacementStore(fleet.jdbc, fleet.jobs).wakeUnplaceable(100)).isEqualTo(1);
+        assertThat(new PlacementStore(fleet.jdbc, fleet.jobs).wakeUnplaceable(100)).isEqualTo(1);
         scheduler.cycle().lookAgain();
         assertThat(scheduler.cycle().runOnce().placed()).isEqualTo(1);
     }
@@ -195,7 +203,7 @@ class SchedulerCycleTest {
         assertThat(scheduler.cycle().runOnce().claimed()).isZero();
 
         fleet.machines.register("h100", "us", Map.of(), "H100", 64_000, 262_144, 8);
-        assertThat(new io.fleetjobs.store.PlacementStore(fleet.jdbc, fleet.jobs).wakeUnplaceable(100)).isEqualTo(1);
+        assertThat(new PlacementStore(fleet.jdbc, fleet.jobs).wakeUnplaceable(100)).isEqualTo(1);
         scheduler.cycle().lookAgain();
         assertThat(scheduler.cycle().runOnce().placed()).as("a join still wakes it").isEqualTo(1);
     }
@@ -214,7 +222,7 @@ class SchedulerCycleTest {
         assertThat(scheduler.cycle().runOnce().claimed()).isZero();
 
         fleet.machines.register("first", "us", Map.of(), null, 4_000, 8_192, 0);
-        assertThat(new io.fleetjobs.store.PlacementStore(fleet.jdbc, fleet.jobs).wakeUnplaceable(100)).isEqualTo(1);
+        assertThat(new PlacementStore(fleet.jdbc, fleet.jobs).wakeUnplaceable(100)).isEqualTo(1);
         scheduler.cycle().lookAgain();
         assertThat(scheduler.cycle().runOnce().placed()).isEqualTo(1);
     }
@@ -230,14 +238,14 @@ class SchedulerCycleTest {
         assertThat(onlyJob().stateReason()).isEqualTo("the job needs 4 cores, more than the tenant's whole quota of 2 cores");
         assertThat(onlyJob().notBefore()).isAfter(clock.instant().plus(p.retryNeverFits()).minusSeconds(1));
 
-        fleet.tenants.update("capped", null, new io.fleetjobs.store.TenantStore.Quota(8_000L, null, null, null));
+        fleet.tenants.update("capped", null, new TenantStore.Quota(8_000L, null, null, null));
         assertThat(onlyJob().notBefore()).as("woken by the change").isBefore(clock.instant().plusMillis(1)); // microseconds
         assertThat(scheduler.cycle().runOnce().deferred())
                 .as("a cycle planning on the quota it read before the change: found so again, but as for the first time")
                 .isEqualTo(1);
         assertThat(onlyJob().notBefore()).isBefore(clock.instant().plus(p.retryNeverFits()).plusMillis(1));
 
-        fleet.tenants.update("capped", null, new io.fleetjobs.store.TenantStore.Quota(8_000L, null, null, null));
+        fleet.tenants.update("capped", null, new TenantStore.Quota(8_000L, null, null, null));
         clock.advance(p.snapshotMaxAge().plusMillis(1)); // the quota the scheduler plans on is read again by then
         assertThat(scheduler.cycle().runOnce().placed()).as("long before its backoff ends").isEqualTo(1);
     }
@@ -275,7 +283,7 @@ class SchedulerCycleTest {
         assertThat(onlyJob("needs-h100").stateReason()).isEqualTo("0 of 1 machine fits: 1 lacks GPU type H100");
 
         fleet.machines.register("h100", "us", Map.of(), "H100", 64_000, 262_144, 8); // a machine joined
-        var placement = new io.fleetjobs.store.PlacementStore(fleet.jdbc, fleet.jobs);
+        var placement = new PlacementStore(fleet.jdbc, fleet.jobs);
         assertThat(placement.wakeUnplaceable(100))
                 .as("the job that fitted nowhere, not the retry").isEqualTo(1);
         scheduler.cycle().lookAgain(); // as the loop does when the fleet changed
@@ -306,7 +314,7 @@ class SchedulerCycleTest {
         assertThat(rowVersionsOfQueued()).as("same reason, no backoff: the rows are left as they were")
                 .isEqualTo(rowVersions);
 
-        fleet.machines.statuses().setStatus("m", io.fleetjobs.model.MachineStatus.SUSPECT, "missed heartbeats");
+        fleet.machines.statuses().setStatus("m", MachineStatus.SUSPECT, "missed heartbeats");
         scheduler.cycle().lookAgain();
         scheduler.cycle().runOnce();
         assertThat(fleet.jdbc.sql("select distinct state_reason from jobs where state = 'QUEUED'").query(String.class).list())
@@ -316,7 +324,7 @@ class SchedulerCycleTest {
     @Test
     void whileTheFleetIsFullAClaimThatPlacedNothingDoesNotGrowToTheBatch() {
         fleet.machines.register("m", "eu", Map.of(), null, 2_000, 4_096, 0);
-        List<io.fleetjobs.model.JobSpec> specs = new java.util.ArrayList<>();
+        List<JobSpec> specs = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
             specs.add(Fleet.spec("j-" + i, 1, 64, 0, null, "eu"));
         }
@@ -338,7 +346,7 @@ class SchedulerCycleTest {
         scheduler = fleet.replica(new SchedulerProperties(4, null, null, null, null, null, null, null));
         fleet.machines.register("gpu", "eu", Map.of(), "H100", 16_000, 65_536, 1);
         fleet.machines.register("cpu", "eu", Map.of(), null, 8_000, 8_192, 0);
-        List<io.fleetjobs.model.JobSpec> specs = new java.util.ArrayList<>();
+        List<JobSpec> specs = new ArrayList<>();
         for (int i = 0; i < 9; i++) {
             specs.add(Fleet.spec("gpu-" + i, 1, 1024, 1, "H100", "eu")); // one fits, eight wait for the GPU
         }
@@ -365,7 +373,7 @@ class SchedulerCycleTest {
         scheduler = fleet.replica(new SchedulerProperties(4, null, null, null, null, null, null, null));
         UUID capped = fleet.tenants.create("capped", 1, 1_000L, null, null).orElseThrow().id();
         fleet.machines.register("big", "eu", Map.of(), null, 64_000, 65_536, 0);
-        List<io.fleetjobs.model.JobSpec> first = new java.util.ArrayList<>();
+        List<JobSpec> first = new ArrayList<>();
         for (int i = 0; i < 9; i++) {
             first.add(Fleet.spec("capped-" + i, 1, 256, 0, null, "eu")); // one runs, eight wait for the quota
         }
@@ -391,9 +399,9 @@ class SchedulerCycleTest {
                 .param("b", high.toString()).query(Boolean.class).single()).isTrue();
     }
 
-    private static io.fleetjobs.store.ClaimedJob claimed(UUID id, int priority) {
-        return new io.fleetjobs.store.ClaimedJob(id, id, 1, priority, 1_000, 64, 0, null, null, Map.of(), null,
-                java.time.Instant.EPOCH);
+    private static ClaimedJob claimed(UUID id, int priority) {
+        return new ClaimedJob(id, id, 1, priority, 1_000, 64, 0, null, null, Map.of(), null,
+                Instant.EPOCH);
     }
 
     private List<String> rowVersionsOfQueued() {
@@ -406,7 +414,7 @@ class SchedulerCycleTest {
         fleet.machines.register("old", "eu", Map.of(), null, 8_000, 8_192, 0);
         clock.advance(Duration.ofMinutes(1));
         fleet.machines.register("fresh-but-suspect", "eu", Map.of(), null, 8_000, 8_192, 0);
-        fleet.machines.statuses().setStatus("fresh-but-suspect", io.fleetjobs.model.MachineStatus.SUSPECT, "missed heartbeats");
+        fleet.machines.statuses().setStatus("fresh-but-suspect", MachineStatus.SUSPECT, "missed heartbeats");
         fleet.queue(tenant, List.of(Fleet.spec("j", 1, 128, 0, null, null)));
         var result = scheduler.cycle().runOnce();
         assertThat(result.placed()).isZero();

@@ -8,6 +8,7 @@ import io.fleetjobs.model.JobEvent;
 import io.fleetjobs.model.JobEventType;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.model.MachineStatus;
+import io.fleetjobs.scheduler.service.agent.AgentProperties;
 import io.fleetjobs.store.JobRecord;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.Json;
@@ -23,17 +24,25 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.StreamSupport;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
 
 /** The service as it runs: a job's QUEUED event wakes the loop, long before its safety-net interval. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -52,7 +61,7 @@ class SchedulerServiceTest {
     @Autowired
     MachineStore machines;
     @Autowired
-    org.springframework.jdbc.core.simple.JdbcClient jdbc;
+    JdbcClient jdbc;
     @Autowired
     KafkaTemplate<String, String> kafka;
 
@@ -70,8 +79,8 @@ class SchedulerServiceTest {
     /** Settings under which a silent machine's jobs could run twice at once: the service does not start. */
     @Test
     void itRefusesToStartWhenTheLostTtlDoesNotOutlastTheFence() {
-        var app = new org.springframework.boot.builder.SpringApplicationBuilder(SchedulerApplication.class);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.run("--server.port=0",
+        var app = new SpringApplicationBuilder(SchedulerApplication.class);
+        Assertions.assertThatThrownBy(() -> app.run("--server.port=0",
                         "--spring.datasource.url=" + DB.url(), "--spring.datasource.username=" + DB.user(),
                         "--spring.datasource.password=" + DB.password(), "--spring.kafka.bootstrap-servers=" + KAFKA.bootstrapServers(),
                         "--jobs.internal-secret=" + SECRET, "--jobs.agent.lease-ttl=10s", "--jobs.agent.kill-grace=10s"))
@@ -112,7 +121,7 @@ class SchedulerServiceTest {
         Api admin = Api.withIdentity(port, SECRET, UUID.randomUUID(), "admin", CallerIdentity.Role.ADMIN);
         var listed = admin.get("/api/v1/machines");
         assertThat(listed.status()).isEqualTo(200);
-        var machine = java.util.stream.StreamSupport.stream(listed.json().get("items").spliterator(), false)
+        var machine = StreamSupport.stream(listed.json().get("items").spliterator(), false)
                 .filter(m -> m.get("id").asString().equals("list-2")).findFirst().orElseThrow();
         assertThat(machine.get("region").asString()).isEqualTo("us-east-1");
         assertThat(machine.get("labels").get("pool").asString()).isEqualTo("gpu");
@@ -198,20 +207,20 @@ class SchedulerServiceTest {
     void anOversizedAgentBodyIs413BeforeItsCredentialIsCheckedOrItIsParsed() {
         Api stranger = new Api(port, "not-a-machine-credential");
         byte[] big = new byte[5 * 1024 * 1024];
-        java.util.Arrays.fill(big, (byte) '{'); // not JSON either: a parse would answer 400, a credential check 401
-        var declared = stranger.post("/agent/v1/heartbeat", new String(big, java.nio.charset.StandardCharsets.US_ASCII));
+        Arrays.fill(big, (byte) '{'); // not JSON either: a parse would answer 400, a credential check 401
+        var declared = stranger.post("/agent/v1/heartbeat", new String(big, StandardCharsets.US_ASCII));
         assertThat(declared.status()).isEqualTo(413);
         assertThat(declared.contentType()).startsWith("application/problem+json");
         assertThat(declared.json().get("detail").asString()).contains("1048576");
         assertThat(stranger.postStreamed("/agent/v1/heartbeat", big).status()).as("chunked, no Content-Length")
                 .isEqualTo(413);
-        assertThat(stranger.postStreamed("/agent/v1/join", java.util.Arrays.copyOf(big, 1024 * 1024 + 1)).status())
+        assertThat(stranger.postStreamed("/agent/v1/join", Arrays.copyOf(big, 1024 * 1024 + 1)).status())
                 .isEqualTo(413);
 
         String heartbeat = "{\"machineId\": \"m-x\", \"incarnation\": 1, \"attempts\": [], \"waitMs\": 0}";
         assertThat(stranger.post("/agent/v1/heartbeat", heartbeat).status()).as("a normal body goes on to the credential check")
                 .isEqualTo(401);
-        assertThat(stranger.postStreamed("/agent/v1/heartbeat", heartbeat.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+        assertThat(stranger.postStreamed("/agent/v1/heartbeat", heartbeat.getBytes(StandardCharsets.UTF_8))
                 .status()).as("chunked within the limit: read and handed on").isEqualTo(401);
     }
 
@@ -224,7 +233,7 @@ class SchedulerServiceTest {
         assertThat(join.post("/agent/v1/join", body.formatted("m-silent", "")).status()).isEqualTo(200);
         assertThat(machines.get("m-says").orElseThrow().machine().maxLiveAttempts()).isEqualTo(7);
         assertThat(machines.get("m-silent").orElseThrow().machine().maxLiveAttempts())
-                .isEqualTo(io.fleetjobs.scheduler.service.agent.AgentProperties.DEFAULT_MAX_LIVE_ATTEMPTS);
+                .isEqualTo(AgentProperties.DEFAULT_MAX_LIVE_ATTEMPTS);
         var refused = join.post("/agent/v1/join", body.formatted("m-zero", ", \"maxLiveAttempts\": 0"));
         assertThat(refused.status()).isEqualTo(400);
         assertThat(refused.json().get("detail").asString()).contains("maxLiveAttempts");
@@ -250,10 +259,10 @@ class SchedulerServiceTest {
         assertThat(machines.get("m-odd")).isEmpty();
 
         Api admin = Api.withIdentity(port, SECRET, UUID.randomUUID(), "admin", CallerIdentity.Role.ADMIN);
-        Map<String, tools.jackson.databind.JsonNode> listed = new java.util.HashMap<>();
+        Map<String, JsonNode> listed = new HashMap<>();
         admin.get("/api/v1/machines").json().get("items").forEach(m -> listed.put(m.get("id").asString(), m));
 
-        assertThat(listed.get("m-gaps").get("isolationGaps")).map(tools.jackson.databind.JsonNode::asString)
+        assertThat(listed.get("m-gaps").get("isolationGaps")).map(JsonNode::asString)
                 .containsExactly("egress", "cgroups");
         assertThat(listed.get("m-whole").get("isolationGaps")).isEmpty();
         assertThat(listed.get("m-older").has("isolationGaps")).as("an agent that did not say").isFalse();
@@ -262,7 +271,7 @@ class SchedulerServiceTest {
         var cordoned = admin.post("/api/v1/machines/m-gaps/cordon", "{\"reason\": \"a look at its sandbox\"}");
         assertThat(cordoned.status()).isEqualTo(200);
         assertThat(cordoned.json().get("isolationGaps")).as("one machine's view says it too")
-                .map(tools.jackson.databind.JsonNode::asString).containsExactly("egress", "cgroups");
+                .map(JsonNode::asString).containsExactly("egress", "cgroups");
     }
 
     @Test

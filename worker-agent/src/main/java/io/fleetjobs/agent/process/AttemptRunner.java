@@ -1,7 +1,10 @@
 package io.fleetjobs.agent.process;
 
+import io.fleetjobs.model.logs.LogStream;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** What the agent starts attempts with: {@link ProcessRunner} on a real machine, a simulated runner in the fleet simulator. */
 public interface AttemptRunner {
@@ -38,8 +41,8 @@ public interface AttemptRunner {
      * The file an attempt's stream is kept in, while this runner keeps it (until the attempt's directory is removed
      * after its retention); empty where the runner keeps no files.
      */
-    default java.util.Optional<java.nio.file.Path> logFile(AttemptKey key, io.fleetjobs.model.logs.LogStream stream) {
-        return java.util.Optional.empty();
+    default Optional<Path> logFile(AttemptKey key, LogStream stream) {
+        return Optional.empty();
     }
 
     /** Periodic upkeep, called from the agent's loop: removes the directories of attempts past their retention. */

@@ -7,6 +7,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -242,7 +244,7 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
         for (Path part : Path.of(parent)) {
             level = level.resolve(part);
             try {
-                Files.setPosixFilePermissions(level, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+                Files.setPosixFilePermissions(level, PosixFilePermissions.fromString("rwx--x--x"));
             } catch (IOException | UnsupportedOperationException e) {
                 log.debug("cannot close {} to listing: {}", level, e.toString());
             }
@@ -293,7 +295,7 @@ public abstract sealed class Cgroups permits Cgroups.V1, Cgroups.V2 {
                 return;
             } catch (IOException e) {
                 // busy for a moment after its last process exited
-                java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+                LockSupport.parkNanos(20_000_000L);
             }
         }
         log.warn("cannot remove the cgroup {}", dir);

@@ -3,6 +3,7 @@ package io.fleetjobs.agent.process;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -55,7 +56,7 @@ final class DiskUsage {
 
                 @Override
                 public FileVisitResult visitFileFailed(Path file, IOException failure) {
-                    if (failure instanceof java.nio.file.NoSuchFileException) {
+                    if (failure instanceof NoSuchFileException) {
                         return FileVisitResult.CONTINUE; // deleted while walking
                     }
                     total[0] = UNMEASURABLE;
@@ -64,14 +65,14 @@ final class DiskUsage {
 
                 @Override
                 public FileVisitResult postVisitDirectory(Path dir, IOException failure) {
-                    if (failure == null || failure instanceof java.nio.file.NoSuchFileException) {
+                    if (failure == null || failure instanceof NoSuchFileException) {
                         return FileVisitResult.CONTINUE;
                     }
                     total[0] = UNMEASURABLE; // a directory whose listing failed part way
                     return FileVisitResult.TERMINATE;
                 }
             });
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             return total[0];
         } catch (IOException e) {
             return UNMEASURABLE;

@@ -2,6 +2,7 @@ package io.fleetjobs.agent.process;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.URI;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -147,7 +148,7 @@ public record Egress(List<Destination> denied) {
     }
 
     /** The scheduler's agent API as the agent dials it ({@code jobs.worker.scheduler-url}): its host's every address, its port. */
-    public static List<Destination> scheduler(java.net.URI url, Resolver resolver) {
+    public static List<Destination> scheduler(URI url, Resolver resolver) {
         int port = url.getPort() > 0 ? url.getPort() : "https".equalsIgnoreCase(url.getScheme()) ? 443 : 80;
         String host = url.getHost().startsWith("[") ? url.getHost().substring(1, url.getHost().length() - 1) : url.getHost();
         try {

@@ -1,6 +1,8 @@
 package io.fleetjobs.agent.process;
 
 import io.fleetjobs.model.ExecString;
+import io.fleetjobs.model.logs.LogStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -16,11 +18,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -193,7 +200,7 @@ public final class ProcessRunner implements AttemptRunner {
                 : null;
         Isolation isolation = Isolation.NONE;
         boolean readOnlyMachine = true;
-        Set<Sandbox.Hardening> hardening = java.util.EnumSet.noneOf(Sandbox.Hardening.class);
+        Set<Sandbox.Hardening> hardening = EnumSet.noneOf(Sandbox.Hardening.class);
         if (!settings.sandbox()) {
             log.warn("isolation is off (jobs.worker.isolation.sandbox=false): attempts run as the agent's uid and can"
                     + " read its files and other attempts' environments");
@@ -250,7 +257,7 @@ public final class ProcessRunner implements AttemptRunner {
         if (cgroups == null) {
             return;
         }
-        java.util.OptionalLong budget = Cgroups.machinePidsBudget();
+        OptionalLong budget = Cgroups.machinePidsBudget();
         try {
             if (budget.isPresent()) {
                 cgroups.limitAllAttempts(budget.getAsLong());
@@ -328,7 +335,7 @@ public final class ProcessRunner implements AttemptRunner {
         }
         for (Sandbox.Hardening step : Sandbox.Hardening.values()) {
             if (!hardening.contains(step)) {
-                gaps.add(step.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+                gaps.add(step.name().toLowerCase(Locale.ROOT).replace('_', '-'));
             }
         }
         if (!egressFenced) {
@@ -344,7 +351,7 @@ public final class ProcessRunner implements AttemptRunner {
 
     /** The steps beyond the base the settings ask for, of those this machine could take ({@link Sandbox.Hardening}). */
     static Set<Sandbox.Hardening> hardeningWanted(SandboxSettings settings) {
-        Set<Sandbox.Hardening> wanted = java.util.EnumSet.noneOf(Sandbox.Hardening.class);
+        Set<Sandbox.Hardening> wanted = EnumSet.noneOf(Sandbox.Hardening.class);
         wanted.addAll(Sandbox.Hardening.candidates());
         if (settings.userNamespaces()) {
             wanted.remove(Sandbox.Hardening.OWN_USER_NAMESPACE);
@@ -367,20 +374,20 @@ public final class ProcessRunner implements AttemptRunner {
                 steps)
                 .argv(List.of("true")));
         try {
-            ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true).directory(new java.io.File("/"));
+            ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true).directory(new File("/"));
             builder.environment().clear();
             builder.environment().putAll(Sandbox.ROOT_ENVIRONMENT);
             Process p = builder.start();
             // the gate opens; the lifeline stays open until the probe is over (its end of file would kill it)
-            p.getOutputStream().write("go\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            p.getOutputStream().write("go\n".getBytes(StandardCharsets.UTF_8));
             p.getOutputStream().flush();
-            boolean ended = p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+            boolean ended = p.waitFor(10, TimeUnit.SECONDS);
             p.getOutputStream().close();
             if (!ended) {
                 p.destroyForcibly();
                 return Optional.of("the probe did not end within 10 s");
             }
-            String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+            String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             return p.exitValue() == 0 ? Optional.empty() : Optional.of("exit " + p.exitValue() + ": " + said);
         } catch (IOException e) {
             return Optional.of(e.getMessage() + " (are unshare and setpriv, from util-linux, on the agent's PATH?)");
@@ -828,7 +835,7 @@ public final class ProcessRunner implements AttemptRunner {
         files.forEach(RunningAttempt::deleteQuietly);
         if (cgroups != null) {
             // a process that left its group is still in its attempt's cgroup
-            java.util.Set<String> mine = new java.util.HashSet<>();
+            Set<String> mine = new HashSet<>();
             running.keySet().forEach(k -> mine.add(k.fileName()));
             for (Cgroups.AttemptCgroup cgroup : cgroups.existing()) {
                 if (cgroup.directories().stream().noneMatch(d -> mine.contains(d.getFileName().toString()))) {
@@ -840,9 +847,9 @@ public final class ProcessRunner implements AttemptRunner {
     }
 
     @Override
-    public Optional<Path> logFile(AttemptKey key, io.fleetjobs.model.logs.LogStream stream) {
+    public Optional<Path> logFile(AttemptKey key, LogStream stream) {
         Path file = attemptsDir.resolve(key.fileName())
-                .resolve(stream == io.fleetjobs.model.logs.LogStream.STDOUT ? STDOUT : STDERR);
+                .resolve(stream == LogStream.STDOUT ? STDOUT : STDERR);
         return Files.isRegularFile(file) ? Optional.of(file) : Optional.empty();
     }
 
@@ -865,10 +872,10 @@ public final class ProcessRunner implements AttemptRunner {
         if (!Files.isDirectory(attemptsDir)) {
             return 0;
         }
-        java.util.Set<String> live = new java.util.HashSet<>();
+        Set<String> live = new HashSet<>();
         running.keySet().forEach(k -> live.add(k.fileName()));
         Instant before = now.minus(settings.retention());
-        java.util.TreeMap<Instant, List<Path>> byEnd = new java.util.TreeMap<>();
+        TreeMap<Instant, List<Path>> byEnd = new TreeMap<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(attemptsDir)) {
             for (Path dir : entries) {
                 String name = dir.getFileName().toString();

@@ -1,5 +1,7 @@
 package io.fleetjobs.agent.process;
 
+import java.util.List;
+
 /**
  * What a job asked for, which its attempt's cgroup enforces; a null part is not limited.
  *
@@ -9,18 +11,18 @@ package io.fleetjobs.agent.process;
  *                   is not always nvidia-smi's index): in a sandbox every other {@code nvidia<N>} is hidden
  * @param ownNetwork a network of its own, with only its loopback ({@code execution.network} none): in a sandbox only
  */
-public record Requested(Long cpuMillis, Long memoryMb, java.util.List<Integer> gpuDevices, boolean ownNetwork) {
+public record Requested(Long cpuMillis, Long memoryMb, List<Integer> gpuDevices, boolean ownNetwork) {
     public static final Requested NOTHING = new Requested(null, null);
 
     public Requested(Long cpuMillis, Long memoryMb) {
-        this(cpuMillis, memoryMb, java.util.List.of());
+        this(cpuMillis, memoryMb, List.of());
     }
 
-    public Requested(Long cpuMillis, Long memoryMb, java.util.List<Integer> gpuDevices) {
+    public Requested(Long cpuMillis, Long memoryMb, List<Integer> gpuDevices) {
         this(cpuMillis, memoryMb, gpuDevices, false);
     }
 
     public Requested {
-        gpuDevices = gpuDevices == null ? java.util.List.of() : java.util.List.copyOf(gpuDevices);
+        gpuDevices = gpuDevices == null ? List.of() : List.copyOf(gpuDevices);
     }
 }

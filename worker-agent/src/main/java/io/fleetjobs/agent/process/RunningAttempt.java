@@ -1,5 +1,6 @@
 package io.fleetjobs.agent.process;
 
+import io.fleetjobs.model.FailureReason;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,11 +8,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,7 +57,7 @@ public final class RunningAttempt implements Attempt {
     private final CompletableFuture<Outcome> exit = new CompletableFuture<>();
     private final Limited limited;
     private final AtomicReference<Outcome.Breach> breach = new AtomicReference<>();
-    private final java.util.concurrent.atomic.AtomicBoolean killed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean killed = new AtomicBoolean();
 
     /**
      * What holds the attempt besides its process group.
@@ -106,8 +110,8 @@ public final class RunningAttempt implements Attempt {
     }
 
     /** The attempt's cgroup, where it has one. */
-    public java.util.Optional<Cgroups.AttemptCgroup> cgroup() {
-        return java.util.Optional.ofNullable(limited.cgroup());
+    public Optional<Cgroups.AttemptCgroup> cgroup() {
+        return Optional.ofNullable(limited.cgroup());
     }
 
     /** Measures the working directory now and then; past the cap, the attempt is killed (DISK_LIMIT_EXCEEDED). */
@@ -118,7 +122,7 @@ public final class RunningAttempt implements Attempt {
                 return;
             } catch (TimeoutException e) {
                 long used = DiskUsage.of(directory, limited.workDirCapBytes());
-                java.util.Optional<String> evicted = limited.disk() == null ? java.util.Optional.empty()
+                Optional<String> evicted = limited.disk() == null ? Optional.empty()
                         : limited.disk().measured(key, used, directory);
                 if (used > limited.workDirCapBytes() || evicted.isPresent()) {
                     String detail = evicted.orElseGet(() -> used == DiskUsage.UNMEASURABLE
@@ -128,7 +132,7 @@ public final class RunningAttempt implements Attempt {
                             : "its working directory holds " + (used >> 20) + " MiB, more than the cap of "
                                     + (limited.workDirCapBytes() >> 20) + " MiB");
                     log.warn("attempt {}: {}; killing it", key, detail);
-                    breach.compareAndSet(null, new Outcome.Breach(io.fleetjobs.model.FailureReason.DISK_LIMIT_EXCEEDED,
+                    breach.compareAndSet(null, new Outcome.Breach(FailureReason.DISK_LIMIT_EXCEEDED,
                             detail));
                     stop();
                     return;
@@ -238,7 +242,7 @@ public final class RunningAttempt implements Attempt {
                 // the attempt failed and the kernel killed one of its processes for memory: that is why it failed
                 // (a child killed while the job itself went on to exit 0 is the job's business)
                 if (exitCode != 0 && limited.cgroup().oomKills() > 0) {
-                    breach.compareAndSet(null, new Outcome.Breach(io.fleetjobs.model.FailureReason.OOM_KILLED,
+                    breach.compareAndSet(null, new Outcome.Breach(FailureReason.OOM_KILLED,
                             limited.oomDetail()));
                 }
                 emptyAndRemove(limited.cgroup());
@@ -324,7 +328,7 @@ public final class RunningAttempt implements Attempt {
         List<Long> left = cgroup.pids();
         while (!left.isEmpty() && System.nanoTime() < deadline) {
             left.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
-            java.util.concurrent.locks.LockSupport.parkNanos(ProcessGroups.POLL_NANOS);
+            LockSupport.parkNanos(ProcessGroups.POLL_NANOS);
             left = cgroup.pids();
         }
         if (!left.isEmpty()) {

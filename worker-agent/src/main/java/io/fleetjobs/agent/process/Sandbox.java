@@ -7,9 +7,14 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -105,7 +110,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
         /** Every step this machine's architecture and programs could take (not yet probed): perl makes them all. */
         public static Set<Hardening> candidates() {
             return SYSCALLS.isPresent() && Files.isExecutable(Path.of("/usr/bin/perl"))
-                    ? java.util.EnumSet.allOf(Hardening.class) : Set.of();
+                    ? EnumSet.allOf(Hardening.class) : Set.of();
         }
     }
 
@@ -114,10 +119,10 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
     }
 
     /** The system calls' numbers on this machine's architecture; empty where they are not known here. */
-    static final java.util.Optional<Syscalls> SYSCALLS = switch (System.getProperty("os.arch")) {
-        case "amd64", "x86_64" -> java.util.Optional.of(new Syscalls(250, 272));
-        case "aarch64", "arm64" -> java.util.Optional.of(new Syscalls(219, 97));
-        default -> java.util.Optional.empty();
+    static final Optional<Syscalls> SYSCALLS = switch (System.getProperty("os.arch")) {
+        case "amd64", "x86_64" -> Optional.of(new Syscalls(250, 272));
+        case "aarch64", "arm64" -> Optional.of(new Syscalls(219, 97));
+        default -> Optional.empty();
     };
 
     /** A GPU's device node, {@code nvidia<minor>}. */
@@ -142,8 +147,8 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
     public Sandbox {
         masked = masked == null ? List.of() : List.copyOf(masked);
         readOnly = readOnly == null ? List.of() : List.copyOf(readOnly);
-        hardening = hardening == null || hardening.isEmpty() ? Set.of() : java.util.Collections.unmodifiableSet(
-                java.util.EnumSet.copyOf(hardening));
+        hardening = hardening == null || hardening.isEmpty() ? Set.of() : Collections.unmodifiableSet(
+                EnumSet.copyOf(hardening));
         if (uid <= 0) {
             throw new IllegalArgumentException("an attempt's uid must not be root: " + uid);
         }
@@ -163,7 +168,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
      * The whole environment of the part of the start that runs as root: a search path of root's directories
      * only. The job's own environment is handed over as {@code env -i} arguments, after the uid is dropped.
      */
-    static final java.util.Map<String, String> ROOT_ENVIRONMENT = java.util.Map.of("PATH",
+    static final Map<String, String> ROOT_ENVIRONMENT = Map.of("PATH",
             "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 
     /**
@@ -175,7 +180,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
 
     /** As {@link #argv(List, java.util.Map)} with an empty environment. */
     List<String> argv(List<String> command) {
-        return argv(command, java.util.Map.of());
+        return argv(command, Map.of());
     }
 
     /**
@@ -184,7 +189,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
      *
      * @throws IllegalArgumentException for a name that is empty or holds {@code =} or NUL, or a value with NUL
      */
-    List<String> argv(List<String> command, java.util.Map<String, String> environment) {
+    List<String> argv(List<String> command, Map<String, String> environment) {
         String outer = String.join("\n",
                 GATE,
                 "inner=$1; shift",
@@ -198,7 +203,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
                 dropToJob());
         List<String> argv = new ArrayList<>(command.size() + environment.size() + 12);
         argv.addAll(List.of("setsid", "sh", "-c", outer, "fleetjobs-gate", inner));
-        new java.util.TreeMap<>(environment).forEach((name, value) -> {
+        new TreeMap<>(environment).forEach((name, value) -> {
             if (name.isEmpty() || name.contains("=") || name.indexOf('\0') >= 0 || value.indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("not an environment variable: " + name);
             }

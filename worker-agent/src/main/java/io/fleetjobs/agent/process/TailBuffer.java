@@ -2,6 +2,8 @@ package io.fleetjobs.agent.process;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import java.util.Arrays;
+
 /**
  * The last {@code capacity} bytes written to it, kept in a ring; read as UTF-8 text. Thread-safe.
  *
@@ -35,7 +37,7 @@ final class TailBuffer {
             long needed = (long) size + length;
             if (needed > ring.length) {
                 int grown = (int) Math.min(capacity, Math.max(needed, Math.max(FIRST_SIZE, 2L * ring.length)));
-                ring = java.util.Arrays.copyOf(ring, grown);
+                ring = Arrays.copyOf(ring, grown);
             }
             if (needed < ring.length || ring.length < capacity) {
                 System.arraycopy(bytes, offset, ring, size, length);

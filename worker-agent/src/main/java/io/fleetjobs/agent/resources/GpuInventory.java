@@ -2,7 +2,9 @@ package io.fleetjobs.agent.resources;
 
 import io.fleetjobs.model.GpuDevice;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.stream.IntStream;
 
 /**
  * The GPUs a machine offers to jobs.
@@ -15,16 +17,16 @@ import java.util.Objects;
  * @param minors  each device's minor number ({@code /dev/nvidia<minor>}) by its index, where nvidia-smi said it
  */
 public record GpuInventory(int count, String type, List<String> models, List<GpuDevice> offered,
-        java.util.Map<Integer, Integer> minors) {
+        Map<Integer, Integer> minors) {
     public static final GpuInventory NONE = new GpuInventory(0, null, List.of(), List.of());
 
     public GpuInventory(int count, String type, List<String> models, List<GpuDevice> offered) {
-        this(count, type, models, offered, java.util.Map.of());
+        this(count, type, models, offered, Map.of());
     }
 
     /** GPUs known by name only: device {@code i} is {@code models[i]}, offered when it is of {@code type}. */
     public GpuInventory(int count, String type, List<String> models) {
-        this(count, type, models, java.util.stream.IntStream.range(0, models.size())
+        this(count, type, models, IntStream.range(0, models.size())
                 .filter(i -> type != null && NvidiaSmi.typeOf(models.get(i)).filter(type::equals).isPresent())
                 .mapToObj(i -> new GpuDevice(i, null, models.get(i), null)).toList());
     }
@@ -41,7 +43,7 @@ public record GpuInventory(int count, String type, List<String> models, List<Gpu
             throw new IllegalArgumentException("fewer models (" + models.size() + ") than GPUs (" + count + ")");
         }
         offered = List.copyOf(Objects.requireNonNull(offered, "offered"));
-        minors = minors == null ? java.util.Map.of() : java.util.Map.copyOf(minors);
+        minors = minors == null ? Map.of() : Map.copyOf(minors);
         if (offered.size() != count) {
             throw new IllegalArgumentException(offered.size() + " devices offered for " + count + " GPUs");
         }

@@ -1,5 +1,6 @@
 package io.fleetjobs.agent.resources;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
@@ -17,7 +18,7 @@ public final class HostResources {
 
     /** Total physical memory (or the container's limit), in MiB. */
     public static long memoryMb() {
-        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         return os.getTotalMemorySize() / (1024 * 1024);
     }
 }

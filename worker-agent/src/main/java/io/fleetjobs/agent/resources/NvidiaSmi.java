@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /** Detects a machine's NVIDIA GPUs with {@code nvidia-smi}. */
@@ -87,7 +88,7 @@ public final class NvidiaSmi {
      * Like {@link #parse(String)}, with the minor number of the device at a PCI bus id from {@code minorOfBus} (empty:
      * not known, and the index stands for it).
      */
-    static GpuInventory parse(String output, java.util.function.Function<String, Optional<Integer>> minorOfBus) {
+    static GpuInventory parse(String output, Function<String, Optional<Integer>> minorOfBus) {
         Objects.requireNonNull(output, "output");
         List<String> lines = output.lines().map(String::strip).filter(line -> !line.isEmpty()).toList();
         if (lines.isEmpty() || lines.equals(List.of(NO_DEVICES))) {
@@ -146,7 +147,7 @@ public final class NvidiaSmi {
      * The minor number of a five-field line: its device's, found by its PCI bus id, or the number itself where a
      * sample gives one; none for {@code [N/A]} or a bus id the driver does not describe.
      */
-    private static Optional<Integer> minor(String line, java.util.function.Function<String, Optional<Integer>> minorOfBus) {
+    private static Optional<Integer> minor(String line, Function<String, Optional<Integer>> minorOfBus) {
         String[] fields = line.split(",", -1);
         if (fields.length != 5) {
             return Optional.empty();

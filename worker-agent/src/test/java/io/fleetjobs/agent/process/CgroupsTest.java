@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,11 +53,11 @@ class CgroupsTest {
 
     @Test
     void theMachinesKernelFilesAreReadWhole() throws Exception {
-        java.nio.file.Path pidMax = java.nio.file.Path.of("/proc/sys/kernel/pid_max");
-        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(pidMax), "no procfs");
-        long pids = Long.parseLong(new String(java.nio.file.Files.newInputStream(pidMax).readAllBytes()).strip());
-        long threads = Long.parseLong(new String(java.nio.file.Files.newInputStream(
-                java.nio.file.Path.of("/proc/sys/kernel/threads-max")).readAllBytes()).strip());
+        Path pidMax = Path.of("/proc/sys/kernel/pid_max");
+        Assumptions.assumeTrue(Files.exists(pidMax), "no procfs");
+        long pids = Long.parseLong(new String(Files.newInputStream(pidMax).readAllBytes()).strip());
+        long threads = Long.parseLong(new String(Files.newInputStream(
+                Path.of("/proc/sys/kernel/threads-max")).readAllBytes()).strip());
         assertThat(Cgroups.machinePidsBudget()).hasValue(Cgroups.pidsBudget(pids, threads));
         assertThat(ProcessGroups.bootId()).get().asString().hasSize(36); // a UUID, not its first character
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +35,7 @@ class DiskPressureTest {
 
     @Test
     void belowTheReserveWhatEndedAttemptsLeftIsReclaimedBeforeARunningOneEnds() {
-        java.util.concurrent.atomic.AtomicInteger reclaimed = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger reclaimed = new AtomicInteger();
         DiskPressure full = new DiskPressure(Long.MAX_VALUE / 4, reclaimed::incrementAndGet);
 
         assertThat(full.measured(key(), 1000, dir)).as("too small to end").isEmpty();

@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +90,7 @@ class ProcessRunnerTest {
     @Test
     void exitsAndKillsAreSeenWhileMoreAttemptsThanTheVirtualThreadCarriersWaitForOutput() throws Exception {
         ProcessRunner many = new ProcessRunner(workDir, 1 << 20, 4096, GRACE, clock);
-        List<RunningAttempt> quiet = new java.util.ArrayList<>();
+        List<RunningAttempt> quiet = new ArrayList<>();
         try {
             for (int i = 0; i < 150; i++) {
                 quiet.add(many.start(aKey(), List.of("sleep", "120"), Map.of()));
@@ -316,8 +318,8 @@ class ProcessRunnerTest {
         assertThatThrownBy(() -> runner().start(aKey(), List.of("echo"), Map.of("BIG", tooLong)))
                 .isInstanceOf(CommandNotStartableException.class);
         // each short enough, but 7 MB together: past what exec takes with any stack limit (at most 6 MiB)
-        List<String> many = new java.util.ArrayList<>(List.of("echo"));
-        many.addAll(java.util.Collections.nCopies(60, "x".repeat(120_000)));
+        List<String> many = new ArrayList<>(List.of("echo"));
+        many.addAll(Collections.nCopies(60, "x".repeat(120_000)));
         assertThatThrownBy(() -> runner().start(aKey(), many, Map.of()))
                 .isInstanceOfSatisfying(CommandNotStartableException.class,
                         e -> assertThat(e.getMessage()).contains("too long together"));

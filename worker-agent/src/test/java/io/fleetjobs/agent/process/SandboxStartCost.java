@@ -3,6 +3,7 @@ package io.fleetjobs.agent.process;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.File;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -29,7 +30,7 @@ class SandboxStartCost {
                 long[] took = new long[STARTS];
                 for (int i = 0; i < STARTS; i++) {
                     long started = System.nanoTime();
-                    ProcessBuilder builder = new ProcessBuilder(argv).directory(new java.io.File("/"))
+                    ProcessBuilder builder = new ProcessBuilder(argv).directory(new File("/"))
                             .redirectErrorStream(true);
                     builder.environment().clear();
                     builder.environment().putAll(Sandbox.ROOT_ENVIRONMENT);

@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,7 +17,7 @@ class SandboxTest {
     @Test
     void theJobsArgvComesLastBehindTheGateTheNamespacesAndTheUid() {
         List<String> argv = new Sandbox(61007, 256L << 20).argv(List.of("python3", "-c", "print('hi')"),
-                java.util.Map.of("PATH", "/opt/x:/usr/bin", "LD_PRELOAD", "/opt/planted.so", "A", "b=c d"));
+                Map.of("PATH", "/opt/x:/usr/bin", "LD_PRELOAD", "/opt/planted.so", "A", "b=c d"));
 
         assertThat(argv.subList(0, 3)).containsExactly("setsid", "sh", "-c");
         assertThat(argv.get(3)).startsWith(Sandbox.GATE)
@@ -31,10 +34,10 @@ class SandboxTest {
 
     @Test
     void theUidDropsInAUserNamespaceOfTheAttemptsOwnThatItsUidOwnsAndThatMayHoldNoneUnlessJobsMayCreateThem() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Sandbox.SYSCALLS.isPresent(), "the system calls' numbers not known");
+        Assumptions.assumeTrue(Sandbox.SYSCALLS.isPresent(), "the system calls' numbers not known");
         Sandbox.Syscalls calls = Sandbox.SYSCALLS.orElseThrow();
         String inner = new Sandbox(61007, 1 << 20, List.of(), null, List.of(),
-                java.util.Set.of(Sandbox.Hardening.OWN_USER_NAMESPACE)).argv(List.of("true")).get(5);
+                Set.of(Sandbox.Hardening.OWN_USER_NAMESPACE)).argv(List.of("true")).get(5);
 
         int fifo = inner.indexOf("mkfifo -m 600 /tmp/.fleetjobs-mapped && chown 61007 /tmp/.fleetjobs-mapped");
         int maps = inner.indexOf("echo '0 0 4294967295' > /proc/1/uid_map");
@@ -47,7 +50,7 @@ class SandboxTest {
         assertThat(List.of(fifo, maps, owner, unshare, limit, root, drop)).doesNotContain(-1).isSorted();
         assertThat(inner).doesNotContain("syscall(" + calls.keyctl());
 
-        String allowing = new Sandbox(61007, 1 << 20, List.of(), null, List.of(), java.util.Set.of())
+        String allowing = new Sandbox(61007, 1 << 20, List.of(), null, List.of(), Set.of())
                 .argv(List.of("true")).get(5);
         assertThat(allowing).doesNotContain("0x10000000").doesNotContain("max_user_namespaces")
                 .doesNotContain("perl").contains("exec setpriv --reuid=61007");
@@ -55,9 +58,9 @@ class SandboxTest {
 
     @Test
     void theAttemptJoinsASessionKeyringOfItsOwnAsRootJustBeforeTheUidDrops() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Sandbox.SYSCALLS.isPresent(), "keyctl's number not known here");
+        Assumptions.assumeTrue(Sandbox.SYSCALLS.isPresent(), "keyctl's number not known here");
         String inner = new Sandbox(61007, 1 << 20, List.of(), null, List.of(),
-                java.util.Set.of(Sandbox.Hardening.OWN_SESSION_KEYRING)).argv(List.of("true")).get(5);
+                Set.of(Sandbox.Hardening.OWN_SESSION_KEYRING)).argv(List.of("true")).get(5);
 
         assertThat(inner).contains("exec perl -e 'syscall(" + Sandbox.SYSCALLS.orElseThrow().keyctl()
                 + ", 1, 0) > 0 or exit 125; $> = 0; $> == 0 or exit 125; exec { $ARGV[0] } @ARGV or exit 127;'"
@@ -68,10 +71,10 @@ class SandboxTest {
     void aNameThatEnvWouldMisreadIsRefused() {
         Sandbox sandbox = new Sandbox(61007, 1 << 20);
         for (String name : List.of("", "A=B", "A\0B")) {
-            assertThatThrownBy(() -> sandbox.argv(List.of("true"), java.util.Map.of(name, "x")))
+            assertThatThrownBy(() -> sandbox.argv(List.of("true"), Map.of(name, "x")))
                     .isInstanceOf(IllegalArgumentException.class);
         }
-        assertThatThrownBy(() -> sandbox.argv(List.of("true"), java.util.Map.of("A", "x\0y")))
+        assertThatThrownBy(() -> sandbox.argv(List.of("true"), Map.of("A", "x\0y")))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -98,7 +101,7 @@ class SandboxTest {
 
     @Test
     void aNetworkOfItsOwnIsANetworkNamespaceWhoseLoopbackComesUpBeforeTheJob() {
-        List<String> own = new Sandbox(61007, 1 << 20, List.of(), null, List.of(), java.util.Set.of(), true)
+        List<String> own = new Sandbox(61007, 1 << 20, List.of(), null, List.of(), Set.of(), true)
                 .argv(List.of("true"));
         assertThat(own.get(3)).as("the outer script's unshare").contains(" --net ");
         assertThat(own.get(5)).startsWith(Sandbox.LOOPBACK_UP + "\n");

@@ -6,13 +6,21 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fleetjobs.agent.CredentialFile;
 import io.fleetjobs.model.FailureReason;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,6 +29,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -66,7 +75,7 @@ class SandboxedRunnerTest {
      * Where the machine's directories go: under the build's {@code target}, unless that is under /tmp (a checkout
      * there), which a sandboxed job does not see: its /tmp is a private tmpfs. Then under /var/tmp.
      */
-    static Path testsRoot() throws java.io.IOException {
+    static Path testsRoot() throws IOException {
         Path target = Path.of("target").toAbsolutePath();
         Path root = target.startsWith("/tmp") ? Path.of("/var/tmp", "fleetjobs-sandbox-tests") : target.resolve("sandbox-tests");
         return Files.createDirectories(root);
@@ -87,7 +96,7 @@ class SandboxedRunnerTest {
     }
 
     /** Ends what a test's runner still runs and removes the test's directory. */
-    static void endAttemptsAndRemove(ProcessRunner runner, Path workDir) throws java.io.IOException {
+    static void endAttemptsAndRemove(ProcessRunner runner, Path workDir) throws IOException {
         if (runner != null) {
             for (RunningAttempt attempt : runner.running()) {
                 attempt.terminate();
@@ -96,7 +105,7 @@ class SandboxedRunnerTest {
         }
         if (workDir != null) {
             try (var files = Files.walk(workDir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
     }
@@ -117,7 +126,7 @@ class SandboxedRunnerTest {
     }
 
     /** Starts a sandbox's command line as the agent would, and opens its gate (no cgroup here to wait for). */
-    static Process gateOpened(ProcessBuilder sandbox) throws java.io.IOException {
+    static Process gateOpened(ProcessBuilder sandbox) throws IOException {
         Process started = sandbox.start();
         started.getOutputStream().write('\n');
         started.getOutputStream().flush();
@@ -165,7 +174,7 @@ class SandboxedRunnerTest {
      */
     @Test
     void aJobWithANetworkOfItsOwnReachesNothingOfTheMachineButItsLoopbackWorks() throws Exception {
-        try (java.net.ServerSocket machines = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+        try (ServerSocket machines = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
             String script = "echo uid=$(id -u); echo interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort"
                     + " | tr '\\n' ,);"
                     + " if (exec 3<>/dev/tcp/127.0.0.1/" + machines.getLocalPort() + ") 2>/dev/null; then echo machine"
@@ -190,7 +199,7 @@ class SandboxedRunnerTest {
     void aNetworkOfItsOwnWithoutTheSandboxIsRefusedAtStartNotRunOnTheMachinesNetwork() {
         ProcessRunner plain = new ProcessRunner(workDir.resolve("plain"), 1 << 20, 8192, GRACE, InstantSource.system(),
                 ProcessRunner.DEFAULT_PASS_ENV, settings(), Isolation.NONE, null);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> plain.start(aKey(), List.of("true"), Map.of(),
+        Assertions.assertThatThrownBy(() -> plain.start(aKey(), List.of("true"), Map.of(),
                         new Requested(null, null, List.of(), true)))
                 .isInstanceOf(StartFailedException.class).isNotInstanceOf(CommandNotStartableException.class)
                 .hasMessageContaining("execution.network none");
@@ -446,7 +455,7 @@ class SandboxedRunnerTest {
         Process holder = new ProcessBuilder("perl", "-e", "my $n = shift; my $id = syscall(" + keyctl + ", 1, $n);"
                 + " $id > 0 or exit 99; syscall(" + keyctl + ", 5, $id, 0x3f3f0000) == 0 or exit 98; $| = 1;"
                 + " print \"joined\\n\"; <STDIN>", "--", keyring).start();
-        assertThat(new java.io.BufferedReader(new java.io.InputStreamReader(holder.getInputStream(), UTF_8)).readLine())
+        assertThat(new BufferedReader(new InputStreamReader(holder.getInputStream(), UTF_8)).readLine())
                 .isEqualTo("joined");
         return holder;
     }
@@ -454,7 +463,7 @@ class SandboxedRunnerTest {
     /** What a perl job says, sandboxed as {@code steps} say, started by a process that joined the keyring named so. */
     private String underSessionKeyring(String keyring, Set<Sandbox.Hardening> steps, int uid, String perl)
             throws Exception {
-        List<String> argv = new java.util.ArrayList<>(List.of("perl", "-e", "my $n = shift; syscall("
+        List<String> argv = new ArrayList<>(List.of("perl", "-e", "my $n = shift; syscall("
                 + Sandbox.SYSCALLS.orElseThrow().keyctl() + ", 1, $n) > 0 or exit 99; exec { $ARGV[0] } @ARGV", "--", keyring));
         argv.addAll(new Sandbox(uid, 1 << 20, List.of(), null, List.of(), steps).argv(List.of("perl", "-e", perl)));
         Process sandbox = gateOpened(new ProcessBuilder(argv).directory(workDir.toFile()).redirectErrorStream(true));
@@ -466,7 +475,7 @@ class SandboxedRunnerTest {
     @Test
     void aJobCannotReadTheMachinesCredential() throws Exception {
         // as the agent keeps it: <work-dir>/credential, beside the machine's directory of attempts
-        io.fleetjobs.agent.CredentialFile credential = io.fleetjobs.agent.CredentialFile.in(workDir);
+        CredentialFile credential = CredentialFile.in(workDir);
         credential.write("the-machine-credential-itself");
 
         Outcome out = outcome(sh("cat " + credential.path() + " 2>&1; echo credential-rc=$?"));
@@ -559,7 +568,7 @@ class SandboxedRunnerTest {
     void whenTheAgentDiesItsSandboxedJobDiesWithIt() throws Exception {
         Process sandbox = gateOpened(new ProcessBuilder(new Sandbox(FIRST_UID + 99, 1 << 20)
                 .argv(List.of("sh", "-c", "echo ready; exec sleep 300"))).directory(workDir.toFile()));
-        var out = new java.io.BufferedReader(new java.io.InputStreamReader(sandbox.getInputStream(), UTF_8));
+        var out = new BufferedReader(new InputStreamReader(sandbox.getInputStream(), UTF_8));
         assertThat(out.readLine()).isEqualTo("ready");
         List<Long> tree = sandbox.descendants().map(ProcessHandle::pid).toList();
         assertThat(tree).isNotEmpty();
@@ -683,7 +692,7 @@ class SandboxedRunnerTest {
         assertThat(out.breach()).isNotNull();
         assertThat(out.breach().reason()).isEqualTo(FailureReason.DISK_LIMIT_EXCEEDED);
         assertThat(out.breach().detail()).contains("cannot measure");
-        await().atMost(PATIENCE).until(() -> runner.removeExpired(java.time.Instant.now().plusSeconds(1)) == 1);
+        await().atMost(PATIENCE).until(() -> runner.removeExpired(Instant.now().plusSeconds(1)) == 1);
         try (var left = Files.list(workDir.resolve("capped-deep").resolve("attempts"))) {
             assertThat(left).isEmpty();
         }

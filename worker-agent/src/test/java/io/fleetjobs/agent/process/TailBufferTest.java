@@ -3,6 +3,7 @@ package io.fleetjobs.agent.process;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -64,14 +65,14 @@ class TailBufferTest {
     void itHoldsWhatWasWrittenNotItsCapacityUntilFullAndThenKeepsTheLastBytes() {
         TailBuffer tail = new TailBuffer(64 * 1024);
         assertThat(tail.retained()).as("a quiet job's tail costs nothing").isZero();
-        tail.append("hello\n".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, 6);
+        tail.append("hello\n".getBytes(StandardCharsets.UTF_8), 0, 6);
         assertThat(tail.retained()).isLessThanOrEqualTo(1024);
         assertThat(tail.text()).isEqualTo("hello\n");
 
         StringBuilder all = new StringBuilder("hello\n");
         for (int i = 0; i < 20_000; i++) {
             String line = i + "\n";
-            tail.append(line.getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, line.length());
+            tail.append(line.getBytes(StandardCharsets.UTF_8), 0, line.length());
             all.append(line);
         }
         assertThat(tail.retained()).isEqualTo(64 * 1024);

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -257,7 +258,7 @@ class NvidiaSmiTest {
                 + "1, GPU-bbb, NVIDIA H100 80GB HBM3, 81559, 0\n2, GPU-ccc, NVIDIA H100 80GB HBM3, 81559, 1\n");
         assertThat(gpus.count()).isEqualTo(3);
         assertThat(gpus.offered().getFirst()).isEqualTo(new GpuDevice(0, "GPU-aaa", "NVIDIA H100 80GB HBM3", 81559L));
-        assertThat(gpus.minors()).isEqualTo(java.util.Map.of(0, 2, 1, 0, 2, 1));
+        assertThat(gpus.minors()).isEqualTo(Map.of(0, 2, 1, 0, 2, 1));
         // the four fields of before, names alone, and a minor nvidia-smi cannot tell: no minors, the index stands
         assertThat(NvidiaSmi.parse("0, GPU-aaa, NVIDIA H100 80GB HBM3, 81559\n").minors()).isEmpty();
         assertThat(NvidiaSmi.parse("NVIDIA L4\nNVIDIA L4\n").minors()).isEmpty();
@@ -279,7 +280,7 @@ class NvidiaSmiTest {
         assertThat(gpu.count()).isEqualTo(1);
         assertThat(gpu.type()).isEqualTo("H200");
         assertThat(gpu.offered()).containsExactly(new GpuDevice(0, "GPU-bfdc8b4f-704c-083f-7343-60cf2b55cbf7", "NVIDIA H200", 143771L));
-        assertThat(gpu.minors()).isEqualTo(java.util.Map.of(0, 3));
+        assertThat(gpu.minors()).isEqualTo(Map.of(0, 3));
         assertThat(NvidiaSmi.minorFrom(gpus, "00000000:3B:00.0")).as("a bus the driver does not describe").isEmpty();
         assertThat(NvidiaSmi.parse(printed, bus -> Optional.empty()).minors()).as("then the index stands").isEmpty();
     }

@@ -1,8 +1,12 @@
 package io.fleetjobs.scheduler.service.agent;
 
+import io.fleetjobs.model.StorableText;
 import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -55,7 +59,7 @@ class AgentController {
         }
         if (holdsNul(request)) {
             return AgentCalls.problem(HttpStatus.BAD_REQUEST, "a join's text (region, labels, GPU type and devices, "
-                    + "isolation, address) " + io.fleetjobs.model.StorableText.NUL_REFUSED);
+                    + "isolation, address) " + StorableText.NUL_REFUSED);
         }
         try {
             return ResponseEntity.ok(agents.join(request));
@@ -90,7 +94,7 @@ class AgentController {
 
     /** Whether any text of the join holds NUL, which PostgreSQL's text cannot store (the join failed with a 500). */
     static boolean holdsNul(JoinRequest request) {
-        java.util.List<String> texts = new java.util.ArrayList<>(java.util.Arrays.asList(request.region(),
+        List<String> texts = new ArrayList<>(Arrays.asList(request.region(),
                 request.gpuType(), request.isolation(), request.address(), request.credential()));
         if (request.labels() != null) {
             request.labels().forEach((k, v) -> {
@@ -106,6 +110,6 @@ class AgentController {
                 }
             });
         }
-        return texts.stream().anyMatch(io.fleetjobs.model.StorableText::hasNul);
+        return texts.stream().anyMatch(StorableText::hasNul);
     }
 }

@@ -11,12 +11,15 @@ import io.fleetjobs.store.AssignedAttempt;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * What an agent is to do, from what its heartbeat says it runs and what the database says must run on its
@@ -70,10 +73,10 @@ record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle,
         static Reported of(String machineId, List<AttemptReport> reports) {
             Map<AttemptRef, AttemptReport> running = new LinkedHashMap<>();
             List<AttemptReport> ended = new ArrayList<>();
-            Set<List<Object>> seen = new java.util.HashSet<>();
-            Map<java.util.UUID, Integer> perJob = new HashMap<>();
+            Set<List<Object>> seen = new HashSet<>();
+            Map<UUID, Integer> perJob = new HashMap<>();
             for (AttemptReport report : reports) {
-                if (!seen.add(java.util.Arrays.asList(report.jobId(), report.attempt(), report.epoch()))
+                if (!seen.add(Arrays.asList(report.jobId(), report.attempt(), report.epoch()))
                         || perJob.merge(report.jobId(), 1, Integer::sum) > MAX_REPORTS_PER_JOB) {
                     continue;
                 }

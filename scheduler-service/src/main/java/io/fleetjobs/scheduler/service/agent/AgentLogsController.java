@@ -7,6 +7,8 @@ import io.fleetjobs.model.logs.LogLimits;
 import io.fleetjobs.model.logs.LogStream;
 import io.fleetjobs.store.LogStreams;
 import io.fleetjobs.store.MachineStore;
+import io.fleetjobs.support.PlacesPerKey;
+import java.util.Optional;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -28,7 +30,7 @@ class AgentLogsController {
     /** Log pushes of one machine in progress at once: an agent pushes one at a time; pushes use the service's pool. */
     static final int PUSHES_PER_MACHINE = 2;
 
-    private final io.fleetjobs.support.PlacesPerKey<String> inFlight = new io.fleetjobs.support.PlacesPerKey<>(PUSHES_PER_MACHINE);
+    private final PlacesPerKey<String> inFlight = new PlacesPerKey<>(PUSHES_PER_MACHINE);
 
     AgentLogsController(AgentService agents, LogStreams logs, JsonMapper json) {
         this.agents = agents;
@@ -39,7 +41,7 @@ class AgentLogsController {
     @PostMapping(AgentProtocol.LOGS_PATH)
     ResponseEntity<?> push(@RequestHeader(name = "Authorization", required = false) String authorization,
             @RequestBody(required = false) byte[] body) {
-        java.util.Optional<MachineStore.Identity> identity;
+        Optional<MachineStore.Identity> identity;
         try {
             identity = agents.identify(AgentCalls.bearer(authorization));
         } catch (AgentService.Busy e) {

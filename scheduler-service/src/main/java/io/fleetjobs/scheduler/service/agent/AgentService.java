@@ -1,15 +1,16 @@
 package io.fleetjobs.scheduler.service.agent;
 
-import io.fleetjobs.model.HeartbeatCadence;
 import io.fleetjobs.model.FailureReason;
+import io.fleetjobs.model.HeartbeatCadence;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
 import io.fleetjobs.model.agent.AgentProtocol.JoinResponse;
 import io.fleetjobs.model.agent.AgentProtocol.LogFollow;
-import io.fleetjobs.model.logs.FollowSet;
 import io.fleetjobs.model.agent.AttemptReport;
+import io.fleetjobs.model.logs.FollowSet;
+import io.fleetjobs.store.AssignedAttempt;
 import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.MachineStore;
@@ -21,9 +22,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The scheduler's side of the agent protocol: join (machine credential, new incarnation, the
@@ -34,8 +42,8 @@ public final class AgentService {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /** Machine identities by credential hash ({@link #identify}), at most {@link #MAX_IDENTITIES}. */
-    private final java.util.concurrent.ConcurrentHashMap<String, MachineStore.Identity> identities =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, MachineStore.Identity> identities =
+            new ConcurrentHashMap<>();
     private static final int MAX_IDENTITIES = 100_000;
     private final JobStore jobs;
     private final MachineStore machines;
@@ -44,13 +52,13 @@ public final class AgentService {
     private final HeartbeatWriter heartbeats;
     private final AgentProperties properties;
     private final Runnable fleetChanged;
-    private final java.util.function.Supplier<HeartbeatCadence> cadence;
+    private final Supplier<HeartbeatCadence> cadence;
     /**
      * Heartbeats doing database work at once, at most the agent pool's size: beyond it a heartbeat waits {@link
      * #BUSY_AFTER} for its turn and is then answered 503 (heard all the same). Unbounded, a loaded database made
      * heartbeats queue for connections while their agents gave up and sent more, until the heap ran out.
      */
-    private volatile java.util.concurrent.Semaphore working = new java.util.concurrent.Semaphore(Integer.MAX_VALUE);
+    private volatile Semaphore working = new Semaphore(Integer.MAX_VALUE);
     static final Duration BUSY_AFTER = Duration.ofSeconds(1);
     /** Told when a heartbeat's ends gave room back (the scheduler looks for room at once); nothing until set. */
     private volatile Runnable roomFreed = () -> { };
@@ -59,7 +67,7 @@ public final class AgentService {
     /** What was last read of each machine's live attempts, answering heartbeats that have nothing to be told. */
     private volatile LiveViews views = new LiveViews(LiveViews.DEFAULT_MAX_AGE, System::nanoTime);
     /** The streams of a machine's attempts followed now ({@code LogStreams.followsOn}); null when not known. */
-    private volatile java.util.function.Function<String, List<LogFollow>> follows = machineId -> null;
+    private volatile Function<String, List<LogFollow>> follows = machineId -> null;
 
     public AgentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
             HeartbeatWriter heartbeats, AgentProperties properties) {
@@ -75,7 +83,7 @@ public final class AgentService {
     /** @param cadence the heartbeat interval and lease to tell agents now ({@link CadenceKeeper}) */
     public AgentService(JobStore jobs, MachineStore machines, AttemptReports reports, LeaseBroker broker,
             HeartbeatWriter heartbeats, AgentProperties properties, Runnable fleetChanged,
-            java.util.function.Supplier<HeartbeatCadence> cadence) {
+            Supplier<HeartbeatCadence> cadence) {
         this.cadence = cadence;
         this.fleetChanged = fleetChanged;
         this.jobs = jobs;
@@ -91,7 +99,7 @@ public final class AgentService {
      * How long a view of a machine's live attempts may answer its heartbeats ({@link LiveViews}; zero: never, every
      * heartbeat reads), counted on {@code nanos} (tests step one).
      */
-    public void keepViews(Duration maxAge, java.util.function.LongSupplier nanos) {
+    public void keepViews(Duration maxAge, LongSupplier nanos) {
         views = new LiveViews(maxAge, nanos);
     }
 
@@ -112,7 +120,7 @@ public final class AgentService {
 
     /** At most {@code n} heartbeats do database work at once (the agent pool's size); unbounded until set. */
     public void workAtOnce(int n) {
-        working = new java.util.concurrent.Semaphore(n);
+        working = new Semaphore(n);
     }
 
     /** Too many heartbeats are at the database already; this one was heard, not answered (503, Retry-After). */
@@ -124,12 +132,12 @@ public final class AgentService {
     }
 
     /** Runs a heartbeat's database work once there is room for it ({@link #working}). */
-    public <T> T working(java.util.function.Supplier<T> work) {
-        java.util.concurrent.Semaphore gate = working;
+    public <T> T working(Supplier<T> work) {
+        Semaphore gate = working;
         long began = System.nanoTime();
         boolean admitted;
         try {
-            admitted = gate.tryAcquire(BUSY_AFTER.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            admitted = gate.tryAcquire(BUSY_AFTER.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Busy();
@@ -169,7 +177,7 @@ public final class AgentService {
     }
 
     /** Where heartbeats' answers take the streams followed on the machine from (live logs); none until set. */
-    public void logFollows(java.util.function.Function<String, List<LogFollow>> follows) {
+    public void logFollows(Function<String, List<LogFollow>> follows) {
         this.follows = follows;
     }
 
@@ -200,7 +208,7 @@ public final class AgentService {
                     request.cpuMillis(), request.memoryMb(), request.gpuCount(), hash(credential));
             machines.offerGpus(request.machineId(), request.gpus());
             machines.recordIsolation(request.machineId(), request.isolation(), request.isolationGaps() == null ? null
-                    : List.copyOf(new java.util.LinkedHashSet<>(request.isolationGaps())));
+                    : List.copyOf(new LinkedHashSet<>(request.isolationGaps())));
             machines.recordAddress(request.machineId(), request.address());
             machines.recordMaxLiveAttempts(request.machineId(),
                     request.maxLiveAttempts() == null ? properties.maxLiveAttempts() : request.maxLiveAttempts());
@@ -383,7 +391,7 @@ public final class AgentService {
      */
     private AgentDiff diff(String machineId, long incarnation, AgentDiff.Reported reported, Instant now) {
         LiveViews kept = views;
-        Optional<List<io.fleetjobs.store.AssignedAttempt>> view = kept.fresh(machineId, incarnation);
+        Optional<List<AssignedAttempt>> view = kept.fresh(machineId, incarnation);
         if (view.isPresent()) {
             AgentDiff fromView = AgentDiff.of(reported, view.get(), now);
             if (fromView.isEmpty()) {
@@ -393,13 +401,13 @@ public final class AgentService {
             }
         }
         LiveViews.Ticket ticket = kept.beforeRead(machineId);
-        List<io.fleetjobs.store.AssignedAttempt> live = liveAttempts(machineId, incarnation);
+        List<AssignedAttempt> live = liveAttempts(machineId, incarnation);
         kept.remember(ticket, incarnation, live);
         return AgentDiff.of(reported, live, now);
     }
 
     /** The machine's live attempts, read with its incarnation: {@link Superseded} when a newer join took it. */
-    private List<io.fleetjobs.store.AssignedAttempt> liveAttempts(String machineId, long incarnation) {
+    private List<AssignedAttempt> liveAttempts(String machineId, long incarnation) {
         return machines.liveAttempts(machineId, incarnation).orElseThrow(() -> {
             identities.values().removeIf(i -> i.machineId().equals(machineId) && i.incarnation() == incarnation);
             return new Superseded(machineId, incarnation);

@@ -4,6 +4,7 @@ import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.model.agent.AgentProtocol.HeartbeatResponse;
 import io.fleetjobs.store.MachineStore;
+import io.fleetjobs.support.PlacesPerKey;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -11,6 +12,8 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessException;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.filter.ServerHttpObservationFilter;
 import tools.jackson.databind.json.JsonMapper;
@@ -40,7 +43,7 @@ public final class HeartbeatServlet extends HttpServlet {
      */
     static final int PER_MACHINE = 4;
 
-    private final transient io.fleetjobs.support.PlacesPerKey<String> inFlight = new io.fleetjobs.support.PlacesPerKey<>(PER_MACHINE);
+    private final transient PlacesPerKey<String> inFlight = new PlacesPerKey<>(PER_MACHINE);
 
     public HeartbeatServlet(AgentService agents, JsonMapper json) {
         this.agents = agents;
@@ -88,8 +91,8 @@ public final class HeartbeatServlet extends HttpServlet {
             problem(request, response, HttpStatus.CONFLICT, e.getMessage());
         } catch (AgentService.NotRecorded | AgentService.Busy e) {
             unavailable(request, response, e.getMessage());
-        } catch (org.springframework.dao.TransientDataAccessException
-                | org.springframework.dao.DataAccessResourceFailureException e) {
+        } catch (TransientDataAccessException
+                | DataAccessResourceFailureException e) {
             // PostgreSQL restarting or out of connections: the agent is to try again, not to think it did wrong
             unavailable(request, response, "the database cannot be reached right now; try again");
         }

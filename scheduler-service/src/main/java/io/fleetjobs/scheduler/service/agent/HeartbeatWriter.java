@@ -8,9 +8,12 @@ import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.dao.PessimisticLockingFailureException;
 
 /**
  * Writes heartbeats in batches: the latest time seen per machine, flushed every interval in one
@@ -71,7 +74,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
     /** @param watermarks where each flush says how far it has written what it heard; null: nowhere */
     public HeartbeatWriter(MachineStore machines, HeartbeatWatermarks watermarks, Duration interval, Duration maxDelay,
             InstantSource clock) {
-        this(writes(machines, watermarks, "scheduler-" + java.util.UUID.randomUUID()), interval, maxDelay, clock);
+        this(writes(machines, watermarks, "scheduler-" + UUID.randomUUID()), interval, maxDelay, clock);
     }
 
     /** The writes to the store; {@code replica}: this writer's name among the replicas' watermarks. */
@@ -120,7 +123,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
     }
 
     /** Trouble ends {@code calm} after its last sign (what it takes every agent turned away to be heard again). */
-    public void troubleCalmsAfter(java.util.function.Supplier<Duration> calm) {
+    public void troubleCalmsAfter(Supplier<Duration> calm) {
         trouble = new HeardTrouble(calm, HeardTrouble.MAX_HOLD_BACK);
     }
 
@@ -196,7 +199,7 @@ public final class HeartbeatWriter implements SmartLifecycle {
             // and the watermark below waits for it
             try {
                 machines.waiting(late);
-            } catch (org.springframework.dao.PessimisticLockingFailureException e) {
+            } catch (PessimisticLockingFailureException e) {
                 late.forEach(this::record);
             }
             machines.watermark(trouble.holdBack(oldestPending(heardBefore), clock.instant()));

@@ -1,13 +1,16 @@
 package io.fleetjobs.scheduler.service.agent;
 
-import java.time.Duration;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
+import java.time.Duration;
 import java.util.Collection;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiPredicate;
+import java.util.function.Consumer;
 
 /**
  * Long-poll wake-ups per machine: a heartbeat with nothing to do waits here until an attempt is
@@ -18,16 +21,16 @@ import java.util.concurrent.TimeoutException;
 public final class LeaseBroker {
     private final ConcurrentHashMap<String, CompletableFuture<Void>> waiters = new ConcurrentHashMap<>();
     /** Told of every signal, waited for or not: something changed on that machine ({@link LiveViews#forget}). */
-    private volatile java.util.function.Consumer<String> changed = machineId -> { };
+    private volatile Consumer<String> changed = machineId -> { };
     /** Whether an attempt on a machine was read by a heartbeat of it after its placement committed. */
-    private volatile java.util.function.BiPredicate<String, AttemptRef> known = (machineId, attempt) -> false;
+    private volatile BiPredicate<String, AttemptRef> known = (machineId, attempt) -> false;
 
     /**
      * Who is told of every signal, before its waiter wakes (so that the waiter reads what changed), and who knows
      * which placements a heartbeat of their machine has read already ({@link #placed}).
      */
-    public void onSignal(java.util.function.Consumer<String> changed,
-            java.util.function.BiPredicate<String, AttemptRef> known) {
+    public void onSignal(Consumer<String> changed,
+            BiPredicate<String, AttemptRef> known) {
         this.changed = changed;
         this.known = known;
     }
@@ -38,7 +41,7 @@ public final class LeaseBroker {
      * failing that, the next one reads it again). The event of a placement this replica committed and signalled
      * itself would otherwise wake the machine's next held heartbeat for nothing, and make it read its attempts again.
      */
-    public void placed(String machineId, java.util.UUID jobId, int attempt) {
+    public void placed(String machineId, UUID jobId, int attempt) {
         if (!known.test(machineId, new AttemptRef(jobId, attempt))) {
             signal(machineId);
         }

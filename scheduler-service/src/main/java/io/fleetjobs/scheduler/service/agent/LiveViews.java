@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -42,7 +43,7 @@ final class LiveViews {
     /** How long a view answers by default: under the longest hold (2 s), over the time an agent runs a quick job. */
     static final Duration DEFAULT_MAX_AGE = Duration.ofSeconds(1);
     /** Stands for the command of an attempt to start in a view; never sent (a view never answers a start). */
-    private static final Execution NOT_KEPT = new Execution(List.of("not-kept"), java.util.Map.of(), null);
+    private static final Execution NOT_KEPT = new Execution(List.of("not-kept"), Map.of(), null);
 
     private record View(long incarnation, List<AssignedAttempt> attempts, long readAt) {
     }

@@ -1,13 +1,18 @@
 package io.fleetjobs.scheduler.service.agent;
 
+import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.logs.LogLimits;
 import io.fleetjobs.store.LogStreams;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -32,7 +37,7 @@ public final class LogFollowWatcher implements SmartLifecycle {
     private Instant since;
     private Instant lastCleanup;
     /** The machines followed at the last look; null until a look succeeds or while looks fail. */
-    private volatile java.util.Set<String> followed;
+    private volatile Set<String> followed;
     private volatile long lookedAt;
     private ScheduledExecutorService timer;
 
@@ -47,8 +52,8 @@ public final class LogFollowWatcher implements SmartLifecycle {
     public void look() {
         Instant now = clock.instant();
         try {
-            java.util.Map<String, Instant> machines = logs.followedMachines();
-            followed = java.util.Set.copyOf(machines.keySet()); // before the wake-ups, which read it
+            Map<String, Instant> machines = logs.followedMachines();
+            followed = Set.copyOf(machines.keySet()); // before the wake-ups, which read it
             lookedAt = System.nanoTime();
             Instant from = since == null ? now.minus(OVERLAP) : since.minus(OVERLAP);
             machines.forEach((machine, registered) -> {
@@ -75,14 +80,14 @@ public final class LogFollowWatcher implements SmartLifecycle {
      * found none there; true when the watcher does not know (not started, its looks failing).
      */
     public boolean followed(String machineId) {
-        java.util.Set<String> now = followed;
+        Set<String> now = followed;
         return now == null || System.nanoTime() - lookedAt > every.multipliedBy(10).toNanos() || now.contains(machineId);
     }
 
     /** {@code read} (the database's answer) asked only of machines that may be followed; none for the others. */
-    public java.util.function.Function<String, java.util.List<io.fleetjobs.model.agent.AgentProtocol.LogFollow>> gate(
-            java.util.function.Function<String, java.util.List<io.fleetjobs.model.agent.AgentProtocol.LogFollow>> read) {
-        return machine -> followed(machine) ? read.apply(machine) : java.util.List.of();
+    public Function<String, List<AgentProtocol.LogFollow>> gate(
+            Function<String, List<AgentProtocol.LogFollow>> read) {
+        return machine -> followed(machine) ? read.apply(machine) : List.of();
     }
 
     @Override

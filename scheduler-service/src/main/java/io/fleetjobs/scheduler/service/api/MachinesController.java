@@ -1,14 +1,16 @@
 package io.fleetjobs.scheduler.service.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.model.FleetMachine;
 import io.fleetjobs.model.GpuDevice;
 import io.fleetjobs.model.MachineOperation;
 import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.model.StorableText;
-import io.fleetjobs.store.MachineRow;
 import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.JobStore;
+import io.fleetjobs.store.MachineRow;
 import io.fleetjobs.store.MachineStore;
 import io.fleetjobs.support.CallerIdentity;
 import java.math.BigDecimal;
@@ -16,18 +18,19 @@ import java.net.URI;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -62,7 +65,7 @@ class MachinesController {
     record Machine(String id, String region, Map<String, String> labels, Resources capacity, Resources allocated,
             String gpuType, MachineStatus status, String statusReason, Instant lastHeartbeatAt, List<GpuDevice> gpus,
             String isolation,
-            @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+            @com.fasterxml.jackson.annotation.JsonInclude(JsonInclude.Include.NON_NULL)
             List<String> isolationGaps, int liveAttempts, int maxLiveAttempts) {
         /** @param gaps what its sandbox does not hold, as its agent said; null when it did not say (then omitted) */
         static Machine of(MachineRow row, List<GpuDevice> gpus, List<String> gaps) {
@@ -107,7 +110,7 @@ class MachinesController {
             }
             case ReasonBody.Reason given -> reason = given.text();
         }
-        MachineOperation op = MachineOperation.valueOf(operation.toUpperCase(java.util.Locale.ROOT));
+        MachineOperation op = MachineOperation.valueOf(operation.toUpperCase(Locale.ROOT));
         var machine = machines.get(id);
         if (machine.isEmpty()) {
             return problem(HttpStatus.NOT_FOUND, "no machine " + id, null);
@@ -148,7 +151,7 @@ class MachinesController {
         }
         String said = "reset by " + caller.tenantName() + ": " + reason;
         jobs.inTransaction(() -> {
-            reports.endLiveAttempts(id, io.fleetjobs.model.FailureReason.MACHINE_LOST);
+            reports.endLiveAttempts(id, FailureReason.MACHINE_LOST);
             return machines.statuses().reset(id, said);
         });
         log.warn("machine {} {}", id, said);

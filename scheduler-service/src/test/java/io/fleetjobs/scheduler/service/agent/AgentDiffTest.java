@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.AttemptState;
 import io.fleetjobs.model.Execution;
+import io.fleetjobs.model.FailureReason;
 import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AgentProtocol.AttemptRef;
 import io.fleetjobs.model.agent.AttemptReport;
 import io.fleetjobs.store.AssignedAttempt;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -73,7 +76,7 @@ class AgentDiffTest {
         assertThat(settle.start()).isEmpty();
         assertThat(settle.settle()).singleElement().satisfies(r -> {
             assertThat(r.state()).isEqualTo(AttemptState.FAILED);
-            assertThat(r.failureReason()).isEqualTo(io.fleetjobs.model.FailureReason.PREEMPTED);
+            assertThat(r.failureReason()).isEqualTo(FailureReason.PREEMPTED);
         });
     }
 
@@ -98,7 +101,7 @@ class AgentDiffTest {
     /** Gangs (issue 20): a replica is leased with its place in the gang; one whose gang failed is killed or settled. */
     @Test
     void aGangsReplicaIsLeasedWithItsRankAndEndedWhenAnotherReplicaFailed() {
-        var gang = new io.fleetjobs.model.agent.AgentProtocol.Gang(2, 3, List.of("a:29501", "b:29501", "c:29501"));
+        var gang = new AgentProtocol.Gang(2, 3, List.of("a:29501", "b:29501", "c:29501"));
         AssignedAttempt toStart = new AssignedAttempt(JOB, 1, 1, AttemptState.SCHEDULED, false, Execution.of("echo", "hi"),
                 1000, 64, List.of(), 30_000L, false, gang, false);
         AgentDiff start = AgentDiff.of(AgentDiff.Reported.of("m1", List.of()), List.of(toStart), NOW);
@@ -116,7 +119,7 @@ class AgentDiffTest {
         assertThat(settle.start()).isEmpty();
         assertThat(settle.settle()).singleElement().satisfies(r -> {
             assertThat(r.state()).isEqualTo(AttemptState.FAILED);
-            assertThat(r.failureReason()).isEqualTo(io.fleetjobs.model.FailureReason.GANG_MEMBER_FAILED);
+            assertThat(r.failureReason()).isEqualTo(FailureReason.GANG_MEMBER_FAILED);
         });
     }
 
@@ -136,7 +139,7 @@ class AgentDiffTest {
                 List.of(running), NOW);
 
         assertThat(describe(diff)).isEqualTo(List.of(bucket));
-        assertThat(AgentDiff.TIME_LIMIT_SLACK).isEqualTo(java.time.Duration.ofSeconds(5));
+        assertThat(AgentDiff.TIME_LIMIT_SLACK).isEqualTo(Duration.ofSeconds(5));
     }
 
     /** Past its limit and not run by its agent (nor reported ended): nothing to kill, it is ended TIMEOUT. */
@@ -146,7 +149,7 @@ class AgentDiffTest {
                 false, null, false, NOW.minusSeconds(6));
         AgentDiff diff = AgentDiff.of(AgentDiff.Reported.of("m1", List.of()), List.of(running), NOW);
         assertThat(describe(diff)).isEqualTo(List.of("settle: FAILED"));
-        assertThat(diff.settle().getFirst().failureReason()).isEqualTo(io.fleetjobs.model.FailureReason.TIMEOUT);
+        assertThat(diff.settle().getFirst().failureReason()).isEqualTo(FailureReason.TIMEOUT);
 
         AssignedAttempt withinSlack = new AssignedAttempt(JOB, 1, 1, AttemptState.RUNNING, false, null, 1000, 512, List.of(),
                 null, false, null, false, NOW.minusSeconds(5));
@@ -218,10 +221,10 @@ class AgentDiffTest {
 
     @Test
     void aReportGivenAgainCountsOnceAndOneJobIsHeardOnAFewReportsAtMost() {
-        List<AttemptReport> copies = java.util.Collections.nCopies(10_000, report(JOB, AttemptState.FAILED, 4));
+        List<AttemptReport> copies = Collections.nCopies(10_000, report(JOB, AttemptState.FAILED, 4));
         assertThat(AgentDiff.Reported.of("m1", copies).ended()).hasSize(1);
 
-        List<AttemptReport> manyAttempts = new java.util.ArrayList<>();
+        List<AttemptReport> manyAttempts = new ArrayList<>();
         for (int n = 1; n <= 1_000; n++) {
             manyAttempts.add(new AttemptReport(JOB, n, 4 + n, "m1", AttemptState.FAILED, 1, null, NOW, NOW, null, null));
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.fleetjobs.model.agent.AgentProtocol;
 import io.fleetjobs.model.agent.AgentProtocol.Heartbeat;
 import io.fleetjobs.store.AttemptReports;
 import io.fleetjobs.store.JobStore;
@@ -59,7 +60,7 @@ class HeartbeatAdmissionTest {
     @Test
     void aHeartbeatPastTheBoundIsHeardButAnsweredBusyAndOnceThereIsRoomItIsAnswered() throws Exception {
         Heartbeat beat = new Heartbeat("m-1", machines.incarnation("m-1").orElseThrow(), List.of(), 0);
-        String known = agents.join(new io.fleetjobs.model.agent.AgentProtocol.JoinRequest("m-2", "eu", Map.of(), 4_000,
+        String known = agents.join(new AgentProtocol.JoinRequest("m-2", "eu", Map.of(), 4_000,
                 8_192, 0, null, "sandbox", List.of(), null)).credential();
         assertThat(agents.identify(known)).isPresent();
         CountDownLatch occupied = new CountDownLatch(1);
@@ -91,7 +92,7 @@ class HeartbeatAdmissionTest {
 
     @Test
     void aHeartbeatPastTheLimitInProgressIsHeardFromItsHeaderAndAnswered503WithoutReadingItsBody() throws Exception {
-        String credential = agents.join(new io.fleetjobs.model.agent.AgentProtocol.JoinRequest("m-3", "eu", Map.of(),
+        String credential = agents.join(new AgentProtocol.JoinRequest("m-3", "eu", Map.of(),
                 4_000, 8_192, 0, null, "sandbox", List.of(), null)).credential();
         assertThat(agents.identify(credential)).isPresent(); // known in memory, as every heartbeat after the first
         HeartbeatAdmission admission = new HeartbeatAdmission(1, agents);

@@ -12,18 +12,29 @@ import io.fleetjobs.store.MachineStore;
 import io.fleetjobs.testsupport.SettableClock;
 import io.fleetjobs.testsupport.TestDatabases;
 import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.AbstractDataSource;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A heartbeat writer whose flush throws an {@code Error} goes on writing, and while its flushes fail the heartbeats
@@ -74,7 +85,7 @@ class HeartbeatWriterFailureTest {
     void anErrorInAFlushDoesNotEndTheWriterAndTheHeartbeatIsWrittenLater() {
         errorsLeft.set(1);
         writer.start();
-        Instant seen = Instant.now().plusSeconds(60).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        Instant seen = Instant.now().plusSeconds(60).truncatedTo(ChronoUnit.MILLIS);
         writer.record("m-1", seen);
         await().atMost(Duration.ofSeconds(10)).until(() -> errors.get() == 1);
         await().atMost(Duration.ofSeconds(10))
@@ -93,7 +104,7 @@ class HeartbeatWriterFailureTest {
                 new AgentProperties("token", Duration.ofSeconds(2), null, null, null, null));
         long incarnation = machines.incarnation("m-1").orElseThrow();
         Heartbeat beat = new Heartbeat("m-1", incarnation, List.of(), 0);
-        Instant refusedAt = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        Instant refusedAt = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         assertThatThrownBy(() -> agents.heartbeat("m-1", beat)).isInstanceOf(AgentService.NotRecorded.class);
 
         errorsLeft.set(0);
@@ -112,8 +123,8 @@ class HeartbeatWriterFailureTest {
     @Test
     void aWriterThatCouldNotWriteHoldsNoWatermarkBackOnceItWritesAgain() {
         // later than the machine's registration: a machine's last heartbeat only moves forward
-        SettableClock clock = new SettableClock(Instant.now().plusSeconds(60).truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
-        List<Instant> watermarks = new java.util.ArrayList<>();
+        SettableClock clock = new SettableClock(Instant.now().plusSeconds(60).truncatedTo(ChronoUnit.MILLIS));
+        List<Instant> watermarks = new ArrayList<>();
         HeartbeatWriter manual = new HeartbeatWriter(writes(watermarks), Duration.ofMillis(200), Duration.ofSeconds(1),
                 clock);
         Instant t = clock.instant();
@@ -133,18 +144,18 @@ class HeartbeatWriterFailureTest {
     @Test
     void aCredentialThatCannotBeReadHoldsTheWatermarkBack() throws Exception {
         SettableClock clock = new SettableClock(Instant.parse("2026-01-01T00:00:00Z"));
-        List<Instant> watermarks = new java.util.ArrayList<>();
+        List<Instant> watermarks = new ArrayList<>();
         HeartbeatWriter manual = new HeartbeatWriter(writes(watermarks), Duration.ofMillis(200), Duration.ofSeconds(1),
                 clock);
         // a database that cannot be reached
-        javax.sql.DataSource down = new org.springframework.jdbc.datasource.AbstractDataSource() {
+        DataSource down = new AbstractDataSource() {
             @Override
-            public java.sql.Connection getConnection() throws java.sql.SQLException {
-                throw new java.sql.SQLException("injected: PostgreSQL restarting", "08001");
+            public Connection getConnection() throws SQLException {
+                throw new SQLException("injected: PostgreSQL restarting", "08001");
             }
 
             @Override
-            public java.sql.Connection getConnection(String user, String password) throws java.sql.SQLException {
+            public Connection getConnection(String user, String password) throws SQLException {
                 return getConnection();
             }
         };
@@ -152,14 +163,14 @@ class HeartbeatWriterFailureTest {
                 new AgentProperties("token", Duration.ofSeconds(2), null, null, null, null));
         Instant t = clock.instant();
         assertThatThrownBy(() -> agents.identify("fjm_unknown"))
-                .isInstanceOf(org.springframework.dao.DataAccessException.class);
+                .isInstanceOf(DataAccessException.class);
 
         // and its agent is told to try again (503 with Retry-After), not that it did wrong (500)
-        var json = tools.jackson.databind.json.JsonMapper.builder().build();
-        var request = new org.springframework.mock.web.MockHttpServletRequest("POST", "/agent/v1/heartbeat");
+        var json = JsonMapper.builder().build();
+        var request = new MockHttpServletRequest("POST", "/agent/v1/heartbeat");
         request.addHeader("Authorization", "Bearer fjm_unknown");
         request.setContent(json.writeValueAsBytes(new Heartbeat("m-1", 1, List.of(), 0)));
-        var answer = new org.springframework.mock.web.MockHttpServletResponse();
+        var answer = new MockHttpServletResponse();
         new HeartbeatServlet(agents, json).doPost(request, answer);
         assertThat(answer.getStatus()).isEqualTo(503);
         assertThat(answer.getHeader("Retry-After")).isEqualTo("1");
@@ -176,7 +187,7 @@ class HeartbeatWriterFailureTest {
             @Override
             public Set<String> available(Map<String, Instant> lastSeen) {
                 if (errorsLeft.getAndDecrement() > 0) {
-                    throw new org.springframework.dao.DataAccessResourceFailureException("injected: PostgreSQL restarting");
+                    throw new DataAccessResourceFailureException("injected: PostgreSQL restarting");
                 }
                 return machines.heartbeatsAvailable(lastSeen);
             }

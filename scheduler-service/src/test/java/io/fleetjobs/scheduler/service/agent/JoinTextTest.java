@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.GpuDevice;
 import io.fleetjobs.model.agent.AgentProtocol.JoinRequest;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,7 @@ class JoinTextTest {
         assertThat(AgentController.tooLarge(eight)).isNull();
         var huge = new JoinRequest("m-1", "eu", Map.of(), 4_000, 8_192, 100_000_000, "H100", "none", null, null, null);
         assertThat(AgentController.tooLarge(huge)).contains("gpus are at most 1024");
-        var manyLabels = new java.util.HashMap<String, String>();
+        var manyLabels = new HashMap<String, String>();
         for (int i = 0; i < 65; i++) {
             manyLabels.put("k" + i, "v");
         }
