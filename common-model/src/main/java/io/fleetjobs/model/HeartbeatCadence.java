@@ -55,6 +55,17 @@ public record HeartbeatCadence(Duration interval, Duration leaseTtl) {
         return new HeartbeatCadence(interval, Duration.ofMillis(lease));
     }
 
+    /**
+     * How long after its last heartbeat a machine still takes new work: {@code baseFreshness}, the window of a fleet at
+     * {@code minInterval}, grown by what the interval grew by, so that an idle machine that beats every interval is not
+     * passed over between its heartbeats (at 10,000 machines they beat every 20 s; a fixed 10 s window would leave
+     * about half of the fleet out of every plan).
+     */
+    public Duration freshness(Duration baseFreshness, Duration minInterval) {
+        Duration extra = interval.minus(minInterval);
+        return extra.isNegative() ? baseFreshness : baseFreshness.plus(extra);
+    }
+
     /** How much longer this lease is than {@code baseLeaseTtl}: what the suspect and lost TTLs grow by. */
     public Duration extraOver(Duration baseLeaseTtl) {
         Duration extra = leaseTtl.minus(baseLeaseTtl);

@@ -40,6 +40,16 @@ class HeartbeatCadenceTest {
     }
 
     @Test
+    void aMachineTakesNewWorkForAsLongPastItsHeartbeatAsItsIntervalGrew() {
+        Duration base = Duration.ofSeconds(10);
+        assertThat(HeartbeatCadence.forFleet(1_000, DEFAULTS).freshness(base, Duration.ofSeconds(2))).isEqualTo(base);
+        assertThat(HeartbeatCadence.forFleet(10_000, DEFAULTS).freshness(base, Duration.ofSeconds(2)))
+                .as("every 20 s: 18 s more").isEqualTo(Duration.ofSeconds(28));
+        assertThat(HeartbeatCadence.forFleet(10, DEFAULTS).freshness(base, Duration.ofSeconds(5)))
+                .as("never shorter than the base").isEqualTo(base);
+    }
+
+    @Test
     void settingsThatCannotWorkAreRefused() {
         assertThatThrownBy(() -> new HeartbeatCadence.Settings(Duration.ofSeconds(6), Duration.ofSeconds(6), 10))
                 .isInstanceOf(IllegalArgumentException.class);

@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.service;
 
 import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.HeartbeatCadence;
 import io.fleetjobs.scheduler.core.Assignment;
 import io.fleetjobs.scheduler.core.GpuDemand;
 import io.fleetjobs.scheduler.core.MachineView;
@@ -49,6 +50,8 @@ final class FleetCache {
     private final Supplier<List<TenantUsage>> readTenants;
     private final Function<Instant, List<GangHoldRows.Held>> readHolds;
     private final SchedulerProperties properties;
+    /** How long after its last heartbeat a machine still takes new work (grows with the fleet's cadence). */
+    private volatile Supplier<Duration> freshness;
     private final Timer snapshotTimer;
     private final Reservations inFlight = new Reservations();
     private final Object lock = new Object();
@@ -94,6 +97,15 @@ final class FleetCache {
         this.readHolds = readHolds;
         this.properties = properties;
         this.snapshotTimer = snapshotTimer;
+        this.freshness = properties::heartbeatFreshness;
+    }
+
+    /**
+     * Machines take new work for {@code heartbeat-freshness} grown by what the agents' interval grew by
+     * ({@link HeartbeatCadence#freshness}), the cadence as {@code cadence} gives it now.
+     */
+    void followCadence(Supplier<HeartbeatCadence> cadence, Duration minInterval) {
+        freshness = () -> cadence.get().freshness(properties.heartbeatFreshness(), minInterval);
     }
 
     /**
@@ -170,7 +182,7 @@ final class FleetCache {
         holds.keySet().removeAll(batch);
         holds.values().removeIf(held -> !now.isBefore(held.until()));
         return new Snapshot(holds.isEmpty() ? Arrays.asList(machines.views) : machines.holding(holds.values()),
-                tenants.views(), properties.heartbeatFreshness(), demand.current());
+                tenants.views(), freshness.get(), demand.current());
     }
 
     /**

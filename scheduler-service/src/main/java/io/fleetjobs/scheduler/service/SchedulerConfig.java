@@ -47,11 +47,13 @@ class SchedulerConfig {
 
     @Bean
     SchedulerCycle schedulerCycle(JobStore jobs, PlacementStore placement, SchedulerProperties properties,
-            MeterRegistry meters, LeaseBroker broker, JdbcClient jdbc,
+            MeterRegistry meters, LeaseBroker broker, JdbcClient jdbc, CadenceKeeper cadence, AgentProperties agents,
             @org.springframework.beans.factory.annotation.Value("${jobs.preemption.scope:OWN_OR_OVER_SHARE}")
             Preemptions.Scope preemptionScope) {
-        return new SchedulerCycle(jobs, placement, new PlacementEngine(), properties, meters, broker::signalAll,
-                new PreemptionStore(jdbc), preemptionScope);
+        SchedulerCycle cycle = new SchedulerCycle(jobs, placement, new PlacementEngine(), properties, meters,
+                broker::signalAll, new PreemptionStore(jdbc), preemptionScope);
+        cycle.followCadence(cadence::current, agents.heartbeatInterval());
+        return cycle;
     }
 
     /**

@@ -1,20 +1,21 @@
 package io.fleetjobs.scheduler.service;
 
+import io.fleetjobs.model.HeartbeatCadence;
 import io.fleetjobs.scheduler.core.Backfill;
 import io.fleetjobs.scheduler.core.ClaimPolicy;
 import io.fleetjobs.scheduler.core.NoRoomReasons;
 import io.fleetjobs.scheduler.core.PendingJob;
-import io.fleetjobs.scheduler.core.Snapshot;
-import io.fleetjobs.store.PreemptionStore;
 import io.fleetjobs.scheduler.core.PlacementEngine;
-import io.fleetjobs.scheduler.core.Preemptions;
 import io.fleetjobs.scheduler.core.Plan;
+import io.fleetjobs.scheduler.core.Preemptions;
 import io.fleetjobs.scheduler.core.QueuePosition;
+import io.fleetjobs.scheduler.core.Snapshot;
 import io.fleetjobs.scheduler.core.Unplaced;
 import io.fleetjobs.store.ClaimedJob;
-import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.GangHoldRows;
+import io.fleetjobs.store.JobStore;
 import io.fleetjobs.store.PlacementStore;
+import io.fleetjobs.store.PreemptionStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -97,6 +98,11 @@ public final class SchedulerCycle {
         this.reasons = new NoRoomReasons(properties.noRoomReasonAfter());
         this.fleet = new FleetCache(placement, properties, this.meters.snapshot);
         this.placedOn = placedOn;
+    }
+
+    /** Machines take new work for as long past their heartbeat as the agents' interval grew ({@link FleetCache#followCadence}). */
+    public void followCadence(Supplier<HeartbeatCadence> cadence, Duration minInterval) {
+        fleet.followCadence(cadence, minInterval);
     }
 
     /**

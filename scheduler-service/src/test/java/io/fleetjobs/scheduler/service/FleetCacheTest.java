@@ -3,6 +3,7 @@ package io.fleetjobs.scheduler.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.HeartbeatCadence;
 import io.fleetjobs.model.PlacementStrategy;
 import io.fleetjobs.scheduler.core.PendingJob;
 import io.fleetjobs.scheduler.core.PlacementEngine;
@@ -161,6 +162,22 @@ class FleetCacheTest {
         fleet.machines.heartbeats(Map.of("m", clock.instant())); // its agent lives on
         cache.invalidate();
         assertThat(plan(new Object()).assignments()).as("no plan of the gang renewed its hold").hasSize(1);
+    }
+
+    /**
+     * A fleet of 10,000 machines beats every 20 s (at 500 heartbeats a second): a healthy idle machine is often 15 s
+     * past its last heartbeat, and a fixed 10 s window passed it over in every plan until its next one.
+     */
+    @Test
+    void aMachineOfAFleetThatBeatsSlowlyTakesWorkBetweenItsHeartbeats() {
+        clock.advance(Duration.ofSeconds(15));
+        cache.invalidate();
+        assertThat(plan(new Object()).assignments()).as("at the base cadence, 15 s of silence is too long").isEmpty();
+
+        var settings = new HeartbeatCadence.Settings(Duration.ofSeconds(2), Duration.ofSeconds(6), 500);
+        cache.followCadence(() -> HeartbeatCadence.forFleet(10_000, settings), settings.minInterval());
+        cache.invalidate();
+        assertThat(plan(new Object()).assignments()).as("every 20 s: heard 15 s ago is fresh").hasSize(1);
     }
 
     private Plan plan(Object token) {
