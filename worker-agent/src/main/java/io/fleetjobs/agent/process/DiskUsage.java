@@ -1,24 +1,34 @@
 package io.fleetjobs.agent.process;
 
+import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
- * How much a directory holds: the sizes of its regular files, links not followed, each entry (file, directory,
- * link) counted as at least one {@link #BLOCK}, as the disk holds it: an inode and a block. Millions of empty files
- * hold no bytes but can take every inode of the disk, for every job of the machine and the agent; counted so,
- * they meet the working directory's cap at about two and a half million per 10 GiB.
+ * How much a directory holds, as the disk holds it: each entry (file, directory, link) at least one {@link #BLOCK}
+ * (an inode and a block), a file its size or the blocks it was given, whichever is more. Millions of empty files hold
+ * no bytes but can take every inode of the disk; counted so, they meet the working directory's cap at about two and
+ * a half million per 10 GiB. Blocks count because a job may be given space its size does not show
+ * ({@code fallocate --keep-size}); {@link #heldOpen} counts the files it deleted but holds open.
  *
- * <p>What the walk cannot reach is not left out: a job may nest directories until their paths pass what the system
- * takes as a path ({@code PATH_MAX}, 4096 bytes; {@code cd} goes there step by step), or take the agent's read of a
- * directory away where the agent is not root, and whatever lies below would then count for nothing: past the cap,
- * and the smallest when the disk runs short, so that another tenant's attempt would be evicted in its place. Such a
- * directory is {@link #UNMEASURABLE}.
+ * <p>The walk is GNU {@code find}'s, in a process of its own, not the agent's: the job owns the tree and changes it
+ * while it is walked, and a walk that opens by path can be made to open a FIFO swapped in for a directory, which
+ * blocks that open until someone writes to the FIFO, forever (the agent's thread with it). {@code find} opens each
+ * directory relative to its parent's descriptor, as a directory only and without following links, and reads
+ * nothing else; it reaches paths past {@code PATH_MAX}; and it does not leave the file system. It runs at most
+ * {@link #WALK_LIMIT}. A tree the walk could not read (a directory the agent may not read, where it is not root, or
+ * a tree changed under it three walks in a row) is {@link #UNMEASURABLE}: past any cap, and the largest when the
+ * disk runs short, never the smallest, so another tenant's attempt is not evicted in its place.
  */
 final class DiskUsage {
     /** What an entry takes on the disk at least. */
@@ -26,6 +36,11 @@ final class DiskUsage {
 
     /** A directory holding something the walk could not reach: more than any cap. */
     static final long UNMEASURABLE = Long.MAX_VALUE;
+
+    /** The longest one walk may take; a walk stopped there did not measure. */
+    static final long WALK_LIMIT_SECONDS = 120;
+
+    private static final int TRIES = 3;
 
     private DiskUsage() {
     }
@@ -36,47 +51,103 @@ final class DiskUsage {
 
     /**
      * As {@link #of(Path)}, the walk ending as soon as the total passes {@code enough} (a bound on its cost);
-     * {@link #UNMEASURABLE} where a part of the tree could not be read (but for an entry deleted while walking).
+     * {@link #UNMEASURABLE} where the tree could not be read.
      */
     static long of(Path root, long enough) {
-        long[] total = {0};
+        for (int i = 1; ; i++) {
+            long total = walk(root, enough);
+            if (total != UNMEASURABLE || i == TRIES) {
+                return total;
+            }
+        }
+    }
+
+    private static long walk(Path root, long enough) {
+        if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+            return 0;
+        }
+        Process find;
         try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
-                    total[0] += BLOCK;
-                    return total[0] > enough ? FileVisitResult.TERMINATE : FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                    total[0] += Math.max(BLOCK, attributes.isRegularFile() ? attributes.size() : 0);
-                    return total[0] > enough ? FileVisitResult.TERMINATE : FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFileFailed(Path file, IOException failure) {
-                    if (failure instanceof NoSuchFileException) {
-                        return FileVisitResult.CONTINUE; // deleted while walking
-                    }
-                    total[0] = UNMEASURABLE;
-                    return FileVisitResult.TERMINATE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException failure) {
-                    if (failure == null || failure instanceof NoSuchFileException) {
-                        return FileVisitResult.CONTINUE;
-                    }
-                    total[0] = UNMEASURABLE; // a directory whose listing failed part way
-                    return FileVisitResult.TERMINATE;
-                }
-            });
-        } catch (NoSuchFileException e) {
-            return total[0];
+            ProcessBuilder builder = new ProcessBuilder("find", "-P", root.toString(), "-xdev", "-ignore_readdir_race",
+                    "-printf", "%y %s %b\\n").redirectError(ProcessBuilder.Redirect.DISCARD);
+            Map<String, String> env = builder.environment();
+            env.clear();
+            env.put("PATH", "/usr/bin:/bin");
+            env.put("LC_ALL", "C");
+            find = builder.start();
         } catch (IOException e) {
             return UNMEASURABLE;
         }
-        return total[0];
+        Thread.ofVirtual().start(() -> stopAfter(find, WALK_LIMIT_SECONDS));
+        long total = 0;
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(find.getInputStream(), StandardCharsets.US_ASCII))) {
+            for (String line; (line = lines.readLine()) != null; ) {
+                total += cost(line);
+                if (total > enough) {
+                    find.destroyForcibly();
+                    return total;
+                }
+            }
+            int exit = find.waitFor();
+            return exit == 0 || !Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS) ? total : UNMEASURABLE;
+        } catch (IOException | RuntimeException e) {
+            find.destroyForcibly();
+            return UNMEASURABLE;
+        } catch (InterruptedException e) {
+            find.destroyForcibly();
+            Thread.currentThread().interrupt();
+            return UNMEASURABLE;
+        }
+    }
+
+    /** One line of {@code find -printf '%y %s %b'}: type, size in bytes, blocks of 512 bytes. */
+    static long cost(String line) {
+        String[] parts = line.split(" ", 3);
+        long size = parts[0].equals("f") ? Long.parseLong(parts[1]) : 0;
+        long blocks = Long.parseLong(parts[2]);
+        return Math.max(BLOCK, Math.max(size, blocks > Long.MAX_VALUE / 512 ? Long.MAX_VALUE : blocks * 512));
+    }
+
+    private static void stopAfter(Process find, long seconds) {
+        try {
+            if (!find.waitFor(seconds, TimeUnit.SECONDS)) {
+                find.destroyForcibly(); // its output ends: the walk returns what it read as unmeasured (exit not 0)
+            }
+        } catch (InterruptedException e) {
+            find.destroyForcibly();
+        }
+    }
+
+    /**
+     * The bytes of files that were under {@code root}, deleted while the processes {@code pids} hold them open: they
+     * take the disk until the last of them is closed, and the walk no longer sees them. Each file counted once,
+     * however many descriptors hold it. Read from {@code /proc/<pid>/fd}: a link is read and its file's size taken,
+     * nothing is opened.
+     */
+    static long heldOpen(Collection<Long> pids, Path root) {
+        String under = root.toString() + "/";
+        Set<Object> seen = new HashSet<>();
+        long total = 0;
+        for (long pid : pids) {
+            try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "fd"))) {
+                for (Path fd : fds) {
+                    try {
+                        String target = Files.readSymbolicLink(fd).toString();
+                        if (!target.startsWith(under) || !target.endsWith(" (deleted)")) {
+                            continue;
+                        }
+                        Map<String, Object> attributes = Files.readAttributes(fd, "unix:ino,dev,size");
+                        if (seen.add(attributes.get("dev") + ":" + attributes.get("ino"))) {
+                            total += Math.max(BLOCK, (Long) attributes.get("size"));
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        // closed meanwhile
+                    }
+                }
+            } catch (IOException e) {
+                // the process ended
+            }
+        }
+        return total;
     }
 }

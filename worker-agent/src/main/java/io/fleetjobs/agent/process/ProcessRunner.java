@@ -961,24 +961,17 @@ public final class ProcessRunner implements AttemptRunner {
     }
 
     /**
-     * Removes a directory and all it holds, links not followed. A tree the JVM's paths cannot reach (a job's
-     * directories nested past {@code PATH_MAX}) goes with GNU {@code rm}, which walks by file descriptors.
+     * Removes a directory and all it holds, links not followed, with GNU {@code rm -rf --one-file-system}: it opens
+     * each directory relative to its parent's descriptor, as a directory only and without following links, and
+     * unlinks relative to it. A removal by path (the JVM's walk) could be led out of the tree: a process still
+     * holding a descriptor to a directory in it (another attempt's, given one over a unix socket) swaps a directory
+     * for a link to one outside while the walk is between listing and deleting, and root deletes what the link
+     * reaches, or opens a FIFO swapped in and blocks there. The JVM's walk only where {@code rm} cannot be run.
      */
     static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        try {
-            walkDeleting(root);
-        } catch (IOException e) {
-            if (!removedByRm(root)) {
-                throw e;
-            }
-        }
-    }
-
-    /** {@code rm -rf --one-file-system} on the tree; whether it is gone. */
-    private static boolean removedByRm(Path root) {
         try {
             Process rm = new ProcessBuilder("rm", "-rf", "--one-file-system", "--", root.toString())
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
@@ -986,11 +979,14 @@ public final class ProcessRunner implements AttemptRunner {
                 rm.destroyForcibly();
             }
         } catch (IOException e) {
-            log.warn("cannot run rm on {}: {}", root, e.toString());
+            log.warn("cannot run rm on {} ({}): removing it by path", root, e.toString());
+            walkDeleting(root);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return !Files.exists(root, LinkOption.NOFOLLOW_LINKS);
+        if (Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException("rm -rf left " + root + " in place");
+        }
     }
 
     private static void walkDeleting(Path root) throws IOException {

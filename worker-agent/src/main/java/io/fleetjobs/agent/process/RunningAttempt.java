@@ -114,6 +114,16 @@ public final class RunningAttempt implements Attempt {
         return Optional.ofNullable(limited.cgroup());
     }
 
+    /** What the working directory holds, and what the attempt's processes hold open of files deleted from it. */
+    private long measureDirectory() {
+        long walked = DiskUsage.of(directory, limited.workDirCapBytes());
+        if (walked == DiskUsage.UNMEASURABLE || limited.cgroup() == null) {
+            return walked;
+        }
+        long held = DiskUsage.heldOpen(limited.cgroup().pids(), directory);
+        return walked > Long.MAX_VALUE - held ? DiskUsage.UNMEASURABLE : walked + held;
+    }
+
     /** Measures the working directory now and then; past the cap, the attempt is killed (DISK_LIMIT_EXCEEDED). */
     private void watchDisk() {
         while (!exit.isDone()) {
@@ -121,13 +131,13 @@ public final class RunningAttempt implements Attempt {
                 exit.get(limited.diskCheckInterval().toNanos(), TimeUnit.NANOSECONDS);
                 return;
             } catch (TimeoutException e) {
-                long used = DiskUsage.of(directory, limited.workDirCapBytes());
+                long used = measureDirectory();
                 Optional<String> evicted = limited.disk() == null ? Optional.empty()
                         : limited.disk().measured(key, used, directory);
                 if (used > limited.workDirCapBytes() || evicted.isPresent()) {
                     String detail = evicted.orElseGet(() -> used == DiskUsage.UNMEASURABLE
-                            ? "its working directory holds what the agent cannot measure (a path longer than the"
-                                    + " system's limit, or a directory the agent may not read), so its cap of "
+                            ? "its working directory holds what the agent cannot measure (a directory the agent may"
+                                    + " not read, or a tree changed under each of three walks), so its cap of "
                                     + (limited.workDirCapBytes() >> 20) + " MiB cannot be held"
                             : "its working directory holds " + (used >> 20) + " MiB, more than the cap of "
                                     + (limited.workDirCapBytes() >> 20) + " MiB");

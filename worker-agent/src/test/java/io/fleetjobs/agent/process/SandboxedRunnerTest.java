@@ -681,17 +681,17 @@ class SandboxedRunnerTest {
     }
 
     @Test
-    void whatAJobHidesPastTheLongestPathTheAgentCanWalkStillMeetsTheCapAndItsDirectoryStillGoes() throws Exception {
+    void whatAJobHidesPastTheLongestPathIsMeasuredAndMeetsTheCapAndItsDirectoryStillGoes() throws Exception {
         runner = new ProcessRunner(workDir.resolve("capped-deep"), 1 << 20, 8192, GRACE, InstantSource.system(),
-                ProcessRunner.DEFAULT_PASS_ENV, settings().withWorkDirCap(8L << 20, Duration.ofMillis(100))
+                ProcessRunner.DEFAULT_PASS_ENV, settings().withWorkDirCap(4L << 20, Duration.ofMillis(100))
                         .withRetention(Duration.ZERO), Isolation.SANDBOX, cgroups.orElseThrow());
 
-        // 5 MiB, under the cap of 8 MiB, but past PATH_MAX, where the agent's walk does not reach
+        // 5 MiB past PATH_MAX, where no absolute path reaches: the walk goes there by descriptors
         Outcome out = outcome(sh(DiskUsageTest.HIDE_PAST_PATH_MAX + " exec sleep 60"));
 
         assertThat(out.breach()).isNotNull();
         assertThat(out.breach().reason()).isEqualTo(FailureReason.DISK_LIMIT_EXCEEDED);
-        assertThat(out.breach().detail()).contains("cannot measure");
+        assertThat(out.breach().detail()).contains("more than the cap of 4 MiB");
         await().atMost(PATIENCE).until(() -> runner.removeExpired(Instant.now().plusSeconds(1)) == 1);
         try (var left = Files.list(workDir.resolve("capped-deep").resolve("attempts"))) {
             assertThat(left).isEmpty();
