@@ -24,8 +24,10 @@ import java.util.stream.Stream;
  * command lines, as pure functions of the attempt's uid and sizes.
  *
  * <pre>
- *   JVM ─ setsid sh (GATE: waits for the agent's "go", sent once the agent has put it in the attempt's cgroup)
- *          └ exec unshare --pid --fork --kill-child --mount --ipc --mount-proc      (root, outside; pgid leader)
+ *   JVM ─ setsid sh (GATE: waits for the agent's "go", sent once the agent has put it in the attempt's cgroup;
+ *          │          root, outside; pgid leader; waits for unshare and exits with its status)
+ *          ├ sh (ROOT_WATCHER: the lifeline's end kills the group, and so the namespace)
+ *          └ unshare --pid --fork --kill-child --mount --ipc --mount-proc            (root, outside)
  *                   [--net, for a network of its own: only its loopback, brought up first]
  *              └ sh (pid 1 of the new pid namespace): the machine's file systems read-only but for the
  *                  working directory, a private tmpfs on /tmp and /dev/shm
@@ -46,11 +48,11 @@ import java.util.stream.Stream;
  * is read-only in the attempt's mount namespace (but {@code /proc}, {@code /sys}, {@code /dev} and
  * {@code /dev/pts}), its working directory bind-mounted over itself read-write first, so that a job can neither fill
  * the machine's disk past its directory's cap nor leave files in a world-writable directory such as
- * {@code /var/tmp} for another job to read or trip over. The Java process is {@code unshare}, the leader of the process
- * group, so the agent's group kill, the pgid record and the restart cleanup work as without a sandbox, and
- * better: when pid 1 of the namespace (the tied shell) exits, or {@code unshare} is killed
- * ({@code --kill-child}), the kernel kills every process of the namespace, even one that left the group with
- * setsid.
+ * {@code /var/tmp} for another job to read or trip over. The Java process is the gate's shell, root, the leader of
+ * the process group, so the agent's group kill, the pgid record and the restart cleanup work as without a sandbox,
+ * and better: a group kill from outside reaches pid 1 of the namespace, and when pid 1 (the tied shell) dies, the
+ * kernel kills every process of the namespace, even one that left the group with setsid. The gate's
+ * {@link #ROOT_WATCHER} does that when the agent dies, out of the job's reach.
  *
  * <p>GPUs: every {@code nvidia<N>} device node that is not one of the attempt's GPUs ({@link #otherGpus}) has
  * /dev/null bind-mounted over it in the attempt's mount namespace, before the uid is dropped, so that a job
@@ -165,6 +167,17 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
     static final String GATE = "read -r _ || exit 125";
 
     /**
+     * Root's watch on the lifeline, outside the attempt's namespaces: at its end of file (the agent died) it kills
+     * the process group, pid 1 of the attempt's pid namespace with it, and the kernel then kills every process of
+     * that namespace. The tied shell inside (pid 1) watches the lifeline too, but only as the job's uid, in the job's
+     * namespace: a job may kill that watcher, and one that left the group (setsid) is out of its reach, while pid 1,
+     * which the kernel shields from signals sent inside its namespace, waits for it. {@code unshare --kill-child}
+     * does not reach it either: the parent-death signal is cleared when pid 1 drops to the job's uid. Ignores TERM,
+     * INT and HUP (the agent's stop sends TERM to the group), and is killed by the gate once the attempt has ended.
+     */
+    static final String ROOT_WATCHER = "( trap '' TERM INT HUP; read -r _ <&3; kill -KILL 0 ) & watcher=$!";
+
+    /**
      * The whole environment of the part of the start that runs as root: a search path of root's directories
      * only. The job's own environment is handed over as {@code env -i} arguments, after the uid is dropped.
      */
@@ -193,8 +206,16 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
         String outer = String.join("\n",
                 GATE,
                 "inner=$1; shift",
-                "exec unshare --pid --fork --kill-child --mount --ipc --mount-proc --propagation private"
-                        + (ownNetwork ? " --net" : "") + " -- sh -c \"$inner\" fleetjobs-sandbox \"$@\"");
+                "exec 3<&0",
+                ROOT_WATCHER,
+                "trap 'interrupted=1' TERM INT HUP",
+                "unshare --pid --fork --kill-child --mount --ipc --mount-proc --propagation private"
+                        + (ownNetwork ? " --net" : "") + " -- sh -c \"$inner\" fleetjobs-sandbox \"$@\" <&3 3<&- & child=$!",
+                "exec 3<&-",
+                "while :; do interrupted=0; wait \"$child\"; s=$?;"
+                        + " [ \"$s\" = 127 ] && [ -n \"$status\" ] && break; status=$s; [ \"$interrupted\" = 1 ] || break; done",
+                "kill -KILL \"$watcher\" 2>/dev/null",
+                "exit \"$status\"");
         String inner = String.join("\n",
                 (ownNetwork ? LOOPBACK_UP + "\n" : "") + readOnlyMachine(),
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-tmp /tmp || exit 125",

@@ -566,8 +566,22 @@ class SandboxedRunnerTest {
 
     @Test
     void whenTheAgentDiesItsSandboxedJobDiesWithIt() throws Exception {
+        agentDiesUnder("echo ready; exec sleep 300");
+    }
+
+    /**
+     * A job that left the process group (setsid): the group kill of the lifeline's watcher inside the namespace does
+     * not reach it, and pid 1 of its namespace, which the kernel shields from signals sent from inside, waits for it
+     * (a job could also kill that watcher: its uid, its namespace). The lifeline is watched by root, outside.
+     */
+    @Test
+    void whenTheAgentDiesASandboxedJobThatLeftItsProcessGroupDiesWithIt() throws Exception {
+        agentDiesUnder("echo ready; exec setsid sleep 300");
+    }
+
+    private void agentDiesUnder(String job) throws Exception {
         Process sandbox = gateOpened(new ProcessBuilder(new Sandbox(FIRST_UID + 99, 1 << 20)
-                .argv(List.of("sh", "-c", "echo ready; exec sleep 300"))).directory(workDir.toFile()));
+                .argv(List.of("sh", "-c", job))).directory(workDir.toFile()));
         var out = new BufferedReader(new InputStreamReader(sandbox.getInputStream(), UTF_8));
         assertThat(out.readLine()).isEqualTo("ready");
         List<Long> tree = sandbox.descendants().map(ProcessHandle::pid).toList();
