@@ -151,6 +151,12 @@ final class FrontDoor extends OncePerRequestFilter {
                     + " Accept header does not take; nothing was done");
             return;
         }
+        if (isStreamHead(request)) {
+            response.setHeader("Allow", "GET");
+            problem(response, 405, "Method Not Allowed", "a live stream (follow=true) is answered to GET only;"
+                    + " nothing was opened");
+            return;
+        }
         Duration wait = limits.acquire(caller.get());
         if (!wait.isZero()) {
             rateLimited.increment();
@@ -179,6 +185,15 @@ final class FrontDoor extends OncePerRequestFilter {
         } finally {
             place.get().onComplete();
         }
+    }
+
+    /**
+     * HEAD on a live stream: the service would open the stream and write into an answer whose body the server drops,
+     * so no write ever fails and the stream never learns that its client left; it would hold a place of the tenant's
+     * streams there and the gateway's pooled connection it came on, for good (and took no place here).
+     */
+    static boolean isStreamHead(HttpServletRequest request) {
+        return "HEAD".equals(request.getMethod()) && "true".equalsIgnoreCase(request.getParameter("follow"));
     }
 
     /** A live stream: it holds its connection for as long as the client follows. */

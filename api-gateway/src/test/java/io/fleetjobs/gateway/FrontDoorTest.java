@@ -24,6 +24,7 @@ import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
@@ -141,6 +142,23 @@ class FrontDoorTest {
             throw new IllegalStateException(e);
         }
         assertThat(JOB_SERVICE.calls.get()).as("a read is the service's to negotiate").isEqualTo(before + 1);
+    }
+
+    @Test
+    void aHeadOnALiveStreamIs405AndNotForwarded() throws Exception {
+        Api alice = user("heads", Principal.Role.USER);
+        for (String path : List.of("/api/v1/events?follow=true", "/api/v1/jobs/" + UUID.randomUUID() + "/events?follow=true",
+                "/api/v1/jobs/" + UUID.randomUUID() + "/attempts/1/logs?follow=true")) {
+            int before = JOB_SERVICE.calls.get();
+            HttpResponse<Void> head = HttpClient.newHttpClient().send(alice.request("HEAD", path).HEAD().build(),
+                    HttpResponse.BodyHandlers.discarding());
+            assertThat(head.statusCode()).as(path).isEqualTo(405);
+            assertThat(head.headers().firstValue("Allow")).as(path).hasValue("GET");
+            assertThat(JOB_SERVICE.calls.get()).as("%s: not forwarded", path).isEqualTo(before);
+        }
+        int before = JOB_SERVICE.calls.get();
+        HttpClient.newHttpClient().send(alice.request("HEAD", "/api/v1/jobs").HEAD().build(), HttpResponse.BodyHandlers.discarding());
+        assertThat(JOB_SERVICE.calls.get()).as("a HEAD on a listing is the service's").isEqualTo(before + 1);
     }
 
     /**

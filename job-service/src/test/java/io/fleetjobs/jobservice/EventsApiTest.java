@@ -3,10 +3,13 @@ package io.fleetjobs.jobservice;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fleetjobs.jobservice.events.EventFeed;
 import io.fleetjobs.model.JobState;
 import io.fleetjobs.store.JobStore;
 import io.fleetjobs.testsupport.Api;
 import io.fleetjobs.testsupport.SseReader;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +31,9 @@ class EventsApiTest extends JobServiceTestBase {
 
     @Autowired
     JobStore store;
+
+    @Autowired
+    EventFeed feed;
 
     @Test
     void aTenantsStreamCarriesEachChangeAsItHappens() {
@@ -128,6 +134,26 @@ class EventsApiTest extends JobServiceTestBase {
         assertThat(olga.get("/api/v1/events").status()).as("only as a stream").isEqualTo(400);
     }
 
+    /**
+     * HEAD on a live stream: the server drops the answer's body, so no write ever failed and the stream never learned
+     * that its client left; each held one of the tenant's 32 places for good, and the connection it came on.
+     */
+    @Test
+    void aHeadOnALiveStreamIs405AndOpensNothing() throws Exception {
+        Api quinn = newTenant("quinn");
+        UUID job = UUID.fromString(quinn.post("/api/v1/jobs", spec("headed")).field("id"));
+        int before = feed.openStreams();
+        for (String path : List.of("/api/v1/events?follow=true", "/api/v1/jobs/" + job + "/events?follow=true",
+                "/api/v1/jobs/" + job + "/attempts/1/logs?follow=true")) {
+            HttpResponse<Void> head = HttpClient.newHttpClient().send(quinn.request("HEAD", path).HEAD().build(),
+                    HttpResponse.BodyHandlers.discarding());
+            assertThat(head.statusCode()).as(path).isEqualTo(405);
+            assertThat(head.headers().firstValue("Allow")).as(path).hasValue("GET");
+        }
+        assertThat(feed.openStreams()).as("none opened (another test's may still be closing)").isLessThanOrEqualTo(before);
+        assertThat(HttpClient.newHttpClient().send(quinn.request("HEAD", "/api/v1/jobs/" + job).HEAD().build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode()).as("a HEAD on what is not a stream").isEqualTo(200);
+    }
 
     private static List<String> states(List<SseReader.Event> events) {
         return events.stream().map(e -> data(e).get("to").asString()).toList();
