@@ -120,10 +120,16 @@ public final class Preemptions {
         };
     }
 
+    /**
+     * The preemptor's reason, which its tenant reads: its own victims by job id, another tenant's only by priority (a
+     * tenant sees nothing of another's jobs, not even their ids).
+     */
     static String reason(PendingJob job, String machine, List<RunningAttempt> victims) {
         StringBuilder ended = new StringBuilder();
         for (RunningAttempt v : victims) {
-            ended.append(ended.isEmpty() ? "" : ", ").append(v.jobId()).append(" (priority ").append(v.priority()).append(')');
+            ended.append(ended.isEmpty() ? "" : ", ")
+                    .append(v.tenantId().equals(job.tenantId()) ? v.jobId() : "a job of another tenant")
+                    .append(" (priority ").append(v.priority()).append(')');
         }
         return "preempts " + victims.size() + " lower-priority attempt" + (victims.size() == 1 ? "" : "s") + " on " + machine
                 + " for job " + job.jobId() + " (priority " + job.priority() + "): " + ended;

@@ -142,7 +142,11 @@ class PreemptionsPropertyTest {
 
         Preemption p = Preemptions.plan(snapshot, job, Map.of("m", running), Preemptions.Scope.ANY_TENANT).orElseThrow();
         assertThat(p.victims()).extracting(RunningAttempt::jobId).containsExactly(new UUID(1, 3));
-        assertThat(p.reason()).contains("preempts 1 lower-priority attempt on m").contains("priority 500");
+        assertThat(p.reason()).contains("preempts 1 lower-priority attempt on m").contains("priority 500")
+                .contains(new UUID(1, 3).toString());
+        RunningAttempt theirs = new RunningAttempt(new UUID(2, 1), 1, UUID.randomUUID(), 100, new Amounts(4000, 1024, 0), 10, true);
+        assertThat(Preemptions.reason(job, "m", List.of(theirs))).as("another tenant's job is not named")
+                .doesNotContain(theirs.jobId().toString()).contains("a job of another tenant (priority 100)");
 
         PendingJob notHigher = aJob().tenant(MINE).priority(100).cpuMillis(4000).memoryMb(1024).build();
         assertThat(Preemptions.plan(snapshot, notHigher, Map.of("m", running), Preemptions.Scope.ANY_TENANT))
