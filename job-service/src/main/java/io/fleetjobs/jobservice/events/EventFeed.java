@@ -15,8 +15,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The live changes of jobs for every open stream of this instance, read from job_history by position: one query per
- * {@link #poll()} for all streams, whatever their number. A stream that resumes behind the feed catches up with a
- * query of its own (its job's or its tenant's rows up to the watermark), then rides along.
+ * {@link #poll()} for all streams, whatever their number. A stream that resumes behind the feed catches up with
+ * queries of its own (its job's or its tenant's rows up to the watermark), on its own request's thread in
+ * {@link Stream#next}, outside the feed's lock, then rides along: a tenant's catch-up over a long history (its rows
+ * are found by position, among every tenant's) once ran inside {@link #poll()}, and held every other stream of the
+ * instance while it read.
  *
  * <p>Each stream has a bounded queue; a stream whose client does not keep up is ended (the client resumes from the
  * last id it got), so that one slow reader holds no memory and no other stream back. At least once and in order:
@@ -80,7 +83,10 @@ public final class EventFeed {
             throw new TooManyStreams("tenant has " + perTenant.perKey() + " event streams open on this instance");
         }
         Stream stream = new Stream(tenantId, jobId, after, queueCapacity);
-        streams.add(stream);
+        synchronized (this) {
+            stream.caughtUp = after >= watermark().settled();
+            streams.add(stream);
+        }
         return stream;
     }
 
@@ -97,29 +103,40 @@ public final class EventFeed {
                 : history.positionsAfter(before, BATCH);
         long settled = watermark().advance(positions, clock.instant());
         for (Stream s : streams) {
-            if (watched && s.cursor >= before) {
-                for (FeedEvent e : rows) {
-                    if (e.position() > settled) {
-                        break;
-                    }
-                    if (e.position() > s.cursor && s.wants(e)) {
-                        s.offer(e);
-                    }
-                }
-                s.cursor = Math.max(s.cursor, settled);
-            } else {
-                catchUp(s, settled);
+            if (!s.caughtUp) {
+                continue; // its own thread reads up to the watermark, then hands itself over (catchUp)
             }
+            for (FeedEvent e : rows) { // a stream caught up has its cursor at or past the previous watermark
+                if (e.position() > settled) {
+                    break;
+                }
+                if (e.position() > s.cursor && s.wants(e)) {
+                    s.offer(e);
+                }
+            }
+            s.cursor = Math.max(s.cursor, settled);
         }
         return positions.size();
     }
 
-    private void catchUp(Stream s, long upTo) {
+    /**
+     * One step of a stream's catch-up, on its own thread, outside the lock: its rows above its cursor up to the
+     * watermark as it stands, a page at most; once its cursor reaches the watermark (checked under the lock, which
+     * {@link #poll()} holds while it moves it), the stream is the feed's to serve from there, with nothing missed or
+     * given twice.
+     */
+    private void catchUp(Stream s) {
+        long upTo = head();
         List<FeedEvent> rows = s.jobId != null
                 ? history.ofJob(s.jobId, s.cursor, upTo, CATCH_UP)
                 : history.ofTenant(s.tenantId, s.cursor, upTo, CATCH_UP);
         rows.forEach(s::offer);
         s.cursor = rows.size() < CATCH_UP ? upTo : rows.getLast().position();
+        synchronized (this) {
+            if (s.cursor >= watermark().settled()) {
+                s.caughtUp = true;
+            }
+        }
     }
 
     /** Ends every stream (the instance stops): each client resumes elsewhere from its last id. */
@@ -132,8 +149,13 @@ public final class EventFeed {
         private final UUID tenantId;
         private final UUID jobId;
         private final BlockingQueue<FeedEvent> queue;
-        /** The feed's own: the highest position this stream has been given or judged not to want. */
+        /**
+         * The highest position this stream has been given or judged not to want: its own thread's while it catches
+         * up, the feed's (under its lock) once {@link #caughtUp}.
+         */
         private long cursor;
+        /** Whether {@link #poll()} serves it; set under the feed's lock, once its cursor reached the watermark. */
+        private volatile boolean caughtUp;
         private volatile boolean ended;
 
         private Stream(UUID tenantId, UUID jobId, long after, int capacity) {
@@ -158,6 +180,13 @@ public final class EventFeed {
             FeedEvent e = queue.poll();
             if (e != null || ended) {
                 return e;
+            }
+            if (!caughtUp) {
+                catchUp(this);
+                e = queue.poll();
+                if (e != null || ended || !caughtUp) {
+                    return e;
+                }
             }
             return queue.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
         }
