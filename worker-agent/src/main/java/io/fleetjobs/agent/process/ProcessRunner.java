@@ -14,6 +14,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -61,6 +62,8 @@ import org.slf4j.LoggerFactory;
 public final class ProcessRunner implements AttemptRunner {
     static final String STDOUT = "stdout.log";
     static final String STDERR = "stderr.log";
+    /** A sandboxed attempt's environment, root's alone, which the job reads as it starts ({@link Sandbox#environmentFile}). */
+    static final String ENVIRONMENT = "environment";
     /** A sandboxed attempt's working directory, beside its logs. */
     static final String WORK = "work";
     /** A sandboxed job's search path when the agent passes none. */
@@ -527,11 +530,19 @@ public final class ProcessRunner implements AttemptRunner {
                 : cgroups != null ? Sandbox.gatedArgv(command) : tiedToAgent(command)).directory(directory.toFile());
         Map<String, String> environment = builder.environment();
         jobEnvironment(key, environment, env, uid != null ? directory : null);
+        Map<String, String> jobEnvironment = Map.copyOf(environment);
         if (sandbox != null) {
             try { // the job's environment reaches the job only; root's part of the start runs in a fixed one
-                builder.command(sandbox.argv(command, Map.copyOf(environment)));
+                Path file = Sandbox.ENVIRONMENT_BY_FILE ? attemptDir.resolve(ENVIRONMENT) : null;
+                if (file != null) {
+                    Files.write(file, Sandbox.environmentFile(jobEnvironment));
+                    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+                }
+                builder.command(sandbox.argv(command, jobEnvironment, file));
             } catch (IllegalArgumentException | NullPointerException e) {
                 throw new StartFailedException("attempt " + key + ": invalid environment: " + e.getMessage(), e);
+            } catch (IOException e) {
+                throw new StartFailedException("attempt " + key + ": cannot write its environment: " + e.getMessage(), e);
             }
         }
         String program = command.getFirst();
@@ -540,7 +551,7 @@ public final class ProcessRunner implements AttemptRunner {
             environment.clear();
             environment.putAll(Sandbox.ROOT_ENVIRONMENT);
         }
-        Optional<String> tooLong = tooLongForExec(builder.command(), environment);
+        Optional<String> tooLong = tooLongForExec(builder.command(), sandbox != null ? jobEnvironment : environment);
         if (tooLong.isPresent()) {
             throw new CommandNotStartableException("attempt " + key + ": " + tooLong.get(),
                     CommandNotStartableException.NOT_EXECUTABLE);

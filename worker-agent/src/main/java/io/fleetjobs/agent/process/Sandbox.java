@@ -2,6 +2,7 @@ package io.fleetjobs.agent.process;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -196,6 +197,53 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
         return argv(command, Map.of());
     }
 
+    private static final String PERL = "/usr/bin/perl";
+
+    /** Whether the job's environment can reach it from a file ({@link #argv(List, Map, Path)}): perl reads it. */
+    static final boolean ENVIRONMENT_BY_FILE = Files.isExecutable(Path.of(PERL));
+
+    /**
+     * The job's environment as the file {@link #argv(List, Map, Path)} hands over: {@code NAME=VALUE}, each ended by
+     * NUL.
+     *
+     * @throws IllegalArgumentException for a name that is empty or holds {@code =} or NUL, or a value with NUL
+     */
+    static byte[] environmentFile(Map<String, String> environment) {
+        StringBuilder text = new StringBuilder();
+        new TreeMap<>(environment).forEach((name, value) -> text.append(variable(name, value)).append('\0'));
+        return text.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String variable(String name, String value) {
+        if (name.isEmpty() || name.contains("=") || name.indexOf('\0') >= 0 || value.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("not an environment variable: " + name);
+        }
+        return name + "=" + value;
+    }
+
+    /**
+     * Reads the job's environment from descriptor 4 (root opened the file, which only root may read, before the uid
+     * was dropped) as the job's uid, closes it, and runs the rest with that environment alone.
+     */
+    private static final String ENVIRONMENT_LOADER = "open(my $e, '<&=', 4) or exit 125; local $/ = \"\\0\"; %ENV = ();"
+            + " while (defined(my $kv = <$e>)) { chomp $kv; my ($k, $v) = split(/=/, $kv, 2); $ENV{$k} = $v; }"
+            + " close $e; exec { $ARGV[0] } @ARGV or exit 127;";
+
+    /**
+     * As {@link #argv(List, Map)}, the job's environment not among the arguments but in {@code environmentFile} (written
+     * by the agent from {@link #environmentFile}, root's alone): a process's arguments are anyone's to read
+     * ({@code /proc/<pid>/cmdline}, {@code ps}, the audit log of execs), and the root processes of the start live as
+     * long as the attempt, so a tenant's secrets passed as {@code NAME=VALUE} arguments were readable by every user of
+     * the machine. Null: as arguments (a machine without perl).
+     */
+    List<String> argv(List<String> command, Map<String, String> environment, Path environmentFile) {
+        if (environmentFile == null) {
+            return argv(command, environment);
+        }
+        environmentFile(environment); // checked as the arguments would be
+        return argv(command, environment, environmentFile.toString());
+    }
+
     /**
      * The argv of the process the agent starts ({@code setsid sh -c ...}, run in {@link #ROOT_ENVIRONMENT}): the
      * job's environment as {@code NAME=VALUE} arguments of {@code env -i}, then the tied shell and the job's argv.
@@ -203,6 +251,11 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
      * @throws IllegalArgumentException for a name that is empty or holds {@code =} or NUL, or a value with NUL
      */
     List<String> argv(List<String> command, Map<String, String> environment) {
+        return argv(command, environment, (String) null);
+    }
+
+    private List<String> argv(List<String> command, Map<String, String> environment, String environmentFile) {
+        boolean byFile = environmentFile != null;
         String outer = String.join("\n",
                 GATE,
                 "inner=$1; shift",
@@ -217,19 +270,18 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
                 "kill -KILL \"$watcher\" 2>/dev/null",
                 "exit \"$status\"");
         String inner = String.join("\n",
-                (ownNetwork ? LOOPBACK_UP + "\n" : "") + readOnlyMachine(),
+                (byFile ? "environment=$1; shift\n" : "") + (ownNetwork ? LOOPBACK_UP + "\n" : "") + readOnlyMachine(),
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-tmp /tmp || exit 125",
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-shm /dev/shm 2>/dev/null",
                 masks(),
-                dropToJob());
+                dropToJob(byFile));
         List<String> argv = new ArrayList<>(command.size() + environment.size() + 12);
         argv.addAll(List.of("setsid", "sh", "-c", outer, "fleetjobs-gate", inner));
-        new TreeMap<>(environment).forEach((name, value) -> {
-            if (name.isEmpty() || name.contains("=") || name.indexOf('\0') >= 0 || value.indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("not an environment variable: " + name);
-            }
-            argv.add(name + "=" + value);
-        });
+        if (byFile) {
+            argv.add(environmentFile);
+        } else {
+            new TreeMap<>(environment).forEach((name, value) -> argv.add(variable(name, value)));
+        }
         argv.addAll(List.of("/bin/sh", "-c", ProcessRunner.TIED_TO_AGENT, "fleetjobs-attempt"));
         argv.addAll(command);
         return argv;
@@ -239,9 +291,11 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
      * The last of root's part: the steps beyond the base ({@link Hardening}, in perl, which can make the system calls
      * that util-linux has no command for), then the uid dropped, no capabilities left, the job's environment and argv.
      */
-    private String dropToJob() {
+    private String dropToJob(boolean environmentByFile) {
         String setpriv = "setpriv --reuid=" + uid + " --regid=" + uid + " --clear-groups --inh-caps=-all"
-                + " --bounding-set=-all --no-new-privs -- env -i -- \"$@\"";
+                + " --bounding-set=-all --no-new-privs -- " + (environmentByFile
+                        ? PERL + " -e " + quoted(ENVIRONMENT_LOADER) + " -- \"$@\" 4<\"$environment\""
+                        : "env -i -- \"$@\"");
         if (hardening.isEmpty() || SYSCALLS.isEmpty()) {
             return "exec " + setpriv;
         }

@@ -1,5 +1,6 @@
 package io.fleetjobs.agent.process;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,6 +31,22 @@ class SandboxTest {
                 "PATH=/opt/x:/usr/bin", "/bin/sh", "-c", ProcessRunner.TIED_TO_AGENT, "fleetjobs-attempt", "python3",
                 "-c", "print('hi')");
         assertThat(Sandbox.ROOT_ENVIRONMENT).containsOnlyKeys("PATH");
+    }
+
+    @Test
+    void withAnEnvironmentFileNoVariableIsAnArgumentAndTheFileIsReadAsTheJobsUid() {
+        Map<String, String> env = Map.of("TOKEN", "s3cret", "A", "b=c\nd", "EMPTY", "");
+        List<String> argv = new Sandbox(61007, 256L << 20).argv(List.of("python3"), env, Path.of("/attempts/x/environment"));
+
+        assertThat(argv).noneMatch(a -> a.contains("s3cret") || a.contains("TOKEN="));
+        assertThat(argv.get(5)).startsWith("environment=$1; shift\n")
+                .contains("--no-new-privs -- /usr/bin/perl -e ").contains("4<\"$environment\"").doesNotContain("env -i");
+        assertThat(argv.subList(6, argv.size())).containsExactly("/attempts/x/environment", "/bin/sh", "-c",
+                ProcessRunner.TIED_TO_AGENT, "fleetjobs-attempt", "python3");
+        assertThat(new String(Sandbox.environmentFile(env), UTF_8)).isEqualTo("A=b=c\nd\0EMPTY=\0TOKEN=s3cret\0");
+        assertThatThrownBy(() -> Sandbox.environmentFile(Map.of("A=B", "c"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Sandbox(61007, 256L << 20).argv(List.of("true"), Map.of("A", "\0"), Path.of("/e")))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

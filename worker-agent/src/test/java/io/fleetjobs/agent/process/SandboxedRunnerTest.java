@@ -308,6 +308,34 @@ class SandboxedRunnerTest {
         assertThat(planted.resolve("ran-as")).as("a program of job A ran at job B's start").doesNotExist();
     }
 
+    /**
+     * A tenant's secret in its job's environment: the root processes of the start live as long as the attempt, and
+     * their arguments are anyone's to read on the machine ({@code /proc/<pid>/cmdline}, {@code ps}); it reached the
+     * job as an argument of {@code env}, and every user of the machine could read it.
+     */
+    @Test
+    void aJobsEnvironmentIsInNoArgumentOfAnyProcessOfTheMachine() throws Exception {
+        String secret = "s3cret-" + UUID.randomUUID();
+        RunningAttempt attempt = sh("echo \"token=$TOKEN\"; exec sleep 60", Map.of("TOKEN", secret), Requested.NOTHING);
+        awaitOutput(attempt, "token=" + secret);
+
+        List<Long> showing = new ArrayList<>();
+        try (var pids = Files.list(Path.of("/proc"))) {
+            for (Path p : pids.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                try {
+                    if (new String(Files.readAllBytes(p.resolve("cmdline")), UTF_8).contains(secret)) {
+                        showing.add(Long.parseLong(p.getFileName().toString()));
+                    }
+                } catch (IOException e) {
+                    // ended meanwhile
+                }
+            }
+        }
+        assertThat(showing).as("processes whose arguments show the secret").isEmpty();
+        attempt.terminate();
+        outcome(attempt);
+    }
+
     @Test
     void theAttemptsTogetherCannotForkPastTheMachinesBudgetThoughEachIsUnderItsOwn() throws Exception {
         Cgroups machine = cgroups.orElseThrow();
