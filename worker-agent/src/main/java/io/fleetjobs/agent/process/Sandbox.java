@@ -222,8 +222,9 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
     }
 
     /**
-     * Reads the job's environment from descriptor 4 (root opened the file, which only root may read, before the uid
-     * was dropped) as the job's uid, closes it, and runs the rest with that environment alone.
+     * Reads the job's environment from descriptor 4 (root opened the file, which only root may read, and removed it,
+     * before the machine's file systems turned read-only and the uid was dropped) as the job's uid, closes it, and
+     * runs the rest with that environment alone.
      */
     private static final String ENVIRONMENT_LOADER = "open(my $e, '<&=', 4) or exit 125; local $/ = \"\\0\"; %ENV = ();"
             + " while (defined(my $kv = <$e>)) { chomp $kv; my ($k, $v) = split(/=/, $kv, 2); $ENV{$k} = $v; }"
@@ -270,7 +271,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
                 "kill -KILL \"$watcher\" 2>/dev/null",
                 "exit \"$status\"");
         String inner = String.join("\n",
-                (byFile ? "environment=$1; shift\n" : "") + (ownNetwork ? LOOPBACK_UP + "\n" : "") + readOnlyMachine(),
+                (byFile ? "exec 4<\"$1\" && rm -f -- \"$1\" && shift || exit 125\n" : "") + (ownNetwork ? LOOPBACK_UP + "\n" : "") + readOnlyMachine(),
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-tmp /tmp || exit 125",
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-shm /dev/shm 2>/dev/null",
                 masks(),
@@ -294,7 +295,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
     private String dropToJob(boolean environmentByFile) {
         String setpriv = "setpriv --reuid=" + uid + " --regid=" + uid + " --clear-groups --inh-caps=-all"
                 + " --bounding-set=-all --no-new-privs -- " + (environmentByFile
-                        ? PERL + " -e " + quoted(ENVIRONMENT_LOADER) + " -- \"$@\" 4<\"$environment\""
+                        ? PERL + " -e " + quoted(ENVIRONMENT_LOADER) + " -- \"$@\""
                         : "env -i -- \"$@\"");
         if (hardening.isEmpty() || SYSCALLS.isEmpty()) {
             return "exec " + setpriv;
