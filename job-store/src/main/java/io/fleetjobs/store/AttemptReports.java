@@ -69,8 +69,8 @@ public final class AttemptReports {
     }
 
     /**
-     * {@code BUSY}: only from {@link #applyAvailable}, the attempt was being changed by another
-     * transaction (the same report on its other path, most likely); nothing changed, send it again later.
+     * {@code BUSY}: only from {@link #applyAvailable}, the attempt's row was locked by another transaction (such as
+     * a reconciler's sweep or an earlier heartbeat of the same machine); nothing changed, send it again later.
      */
     public enum Outcome { APPLIED, DUPLICATE, STALE, BUSY }
 
@@ -98,7 +98,8 @@ public final class AttemptReports {
     /**
      * Like {@link #applyAll}, but a report whose attempt another transaction holds is not waited for:
      * it is {@link Outcome#BUSY} and changes nothing. For reports that come again until acknowledged
-     * (heartbeats), so that the two paths of one report do not queue behind each other's locks.
+     * (heartbeats), so that a heartbeat does not queue behind the locks of a reconciler's sweep or of an
+     * earlier heartbeat of its machine: the report is simply applied by a later heartbeat.
      */
     public List<Outcome> applyAvailable(List<AttemptReport> reports) {
         return applyAll(reports, true);

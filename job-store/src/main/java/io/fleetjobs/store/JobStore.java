@@ -37,8 +37,8 @@ public final class JobStore {
     }
 
     /**
-     * @param eventsCommitted called after each commit that wrote outbox rows (e.g. to wake the relay
-     *     at once instead of at its next poll)
+     * @param eventsCommitted called after each commit that wrote history rows, which are the events the relay
+     *     publishes (e.g. to wake the relay at once instead of at its next poll)
      */
     public JobStore(JdbcClient jdbc, PlatformTransactionManager transactions, InstantSource clock, MeterRegistry meters,
             Runnable eventsCommitted) {
@@ -69,11 +69,13 @@ public final class JobStore {
     }
 
     /**
-     * Writes a new job SUBMITTED with its first history row and event, for admission to move on. With an
-     * idempotency key, a second submit with the same key returns the first job (same spec) or a conflict
-     * (another spec), also when both race: the unique key makes the loser wait for the winner's commit. A tenant
-     * at its quota of live jobs ({@link Tenant#maxLiveJobs()}) gets {@link Submission.OverQuota} and nothing is
-     * written; a key already used answers as before, at the quota too.
+     * Writes a new job SUBMITTED (version 1) with its first history row, which is also its event, for admission
+     * to move on to QUEUED in a later transaction. With an idempotency key, a second submit with the same key
+     * returns the first job (same spec) or a conflict (another spec), also when both race: the unique key makes
+     * the loser wait for the winner's commit. A job of a priority over its tenant's highest
+     * ({@link Tenant#maxPriority()}) gets {@link Submission.PriorityOverQuota}, and a tenant at its quota of live
+     * jobs ({@link Tenant#maxLiveJobs()}) gets {@link Submission.OverQuota}; neither writes anything. A key already
+     * used answers as before, past either limit too.
      */
     public Submission submit(UUID tenantId, JobSpec spec, String idempotencyKey) {
         return submit(tenantId, spec, idempotencyKey, false);
@@ -82,7 +84,7 @@ public final class JobStore {
     /**
      * Like {@link #submit(UUID, JobSpec, String)}; with {@code admit}, the job is admitted in the same
      * transaction: written QUEUED (version 2) with both history rows and both events (SUBMITTED, then
-     * QUEUED), as if admission had moved it at once, without the round trip through the outbox, Kafka
+     * QUEUED), as if admission had moved it at once, without the round trip through the event relay, Kafka
      * and a second transaction that rewrites the row.
      */
     public Submission submit(UUID tenantId, JobSpec spec, String idempotencyKey, boolean admit) {

@@ -23,8 +23,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * The one door through which job rows change: a batch of {@link Transition}s as one guarded update
  * (the state and version each caller read must still be there), then one history row and one event
- * per change. Submit, admission, placement, reports, cancel and the reconciler all come through here, and the
- * retention's deletion of finished jobs ({@link #forgetFinished}).
+ * per change. Admission, placement, reports, cancel and the reconciler all come through here, and the
+ * retention's deletion of finished jobs ({@link #forgetFinished}). A submit inserts its new row itself
+ * ({@link JobSubmissions}) and writes its history rows through {@link #record}.
  *
  * <p>A change whose row has moved on is missing from {@link Applied#jobs()}: another writer won, which
  * is a normal outcome. Call inside a transaction.
@@ -143,7 +144,8 @@ final class JobWrites {
 
     /**
      * The history rows of changes written, in the given order, in one statement whatever their number. Each row is
-     * also its change's event ({@link HistoryEvents}): its id, type and data beside the facts the history keeps.
+     * also its change's event, since V33 (the relay reads them through {@link OutboxStore}): its id, type and data
+     * beside the facts the history keeps.
      * A row's position is taken as it is inserted, after its job's row was written in the same transaction, which is
      * what the relay's rule for gaps relies on ({@link EventGaps}).
      */

@@ -10,7 +10,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * What changes a machine's status besides its heartbeats and joins: an operator's drain, cordon, uncordon and
- * reset; the platform's auto-drain; the reconciler's SUSPECT and LOST.
+ * reset, and the platform's auto-drain. The reconciler's SUSPECT and LOST are not written here but by
+ * {@link RepairStore#setStatus}, which moves a machine only if it is still as the reconciler read it.
  */
 public final class MachineStatusStore {
     private final JdbcClient jdbc;
@@ -79,7 +80,10 @@ public final class MachineStatusStore {
         return regions;
     }
 
-    /** Changes a machine's status, with a reason a person can read. */
+    /**
+     * Changes a machine's status, with a reason a person can read, whatever it was and without the reconciler's
+     * guard: for tests that need a machine in a given status (the services change it through the methods above).
+     */
     public boolean setStatus(String id, MachineStatus status, String reason) {
         return jdbc.sql("""
                         update machines set status = :status, status_reason = :reason,

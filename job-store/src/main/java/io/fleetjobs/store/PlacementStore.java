@@ -16,9 +16,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * The scheduler's reads and writes, batched: claim a batch of placeable queued jobs with
- * {@code FOR UPDATE SKIP LOCKED}, read the machines and tenants, and commit a plan (attempts,
- * attempts with what they hold, machine usage, SCHEDULED transitions, history, events) with a handful
- * of statements.
+ * {@code FOR UPDATE SKIP LOCKED}, read the machines and tenants, and commit a plan (attempts with what
+ * they hold, the GPU devices they hold, machine usage, SCHEDULED transitions with their history rows,
+ * which are also their events, and the jobs left queued) with a handful of statements.
  * Claim, plan and commit belong in one transaction: the claimed rows stay locked until the plan is
  * committed, so no other replica can place them.
  */
@@ -100,8 +100,7 @@ public final class PlacementStore {
      * (two scheduler workers or replicas) overlap their writes and wait for each other only for the
      * short machine update at the end. When a machine turns out to lack room, the writes are rolled
      * back to a savepoint and the plan committed the careful way: machines locked first, only what
-     * fits written. Machine rows are locked {@code FOR NO KEY UPDATE}, which the foreign-key checks
-     * of other transactions' attempt inserts ({@code FOR KEY SHARE}) do not wait for.
+     * fits written.
      *
      * <p>Call in a transaction that claimed the jobs.
      *

@@ -83,6 +83,8 @@ public class WebhookDispatcher implements AutoCloseable {
 
     /**
      * Claims what is due now of the webhooks with no send in flight here, and sends it without waiting for the answers.
+     * Runs every {@code jobs.webhooks.dispatch-interval} (500 ms by default). The schedule reads the property itself,
+     * so its default lives only here and not in {@link WebhookProperties}.
      * @return how many deliveries it started
      */
     @Scheduled(fixedDelayString = "${jobs.webhooks.dispatch-interval:500ms}")

@@ -8,7 +8,6 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param retryBase         the wait after a delivery's first failure, doubled after each next one
  * @param retryMax          the longest wait between tries
  * @param tries             how many tries a delivery gets before it is given up
- * @param dispatchInterval  how often the dispatcher looks for due deliveries
  * @param batch             deliveries this instance sends at once, at most (by default five times what one tenant's
  *                          webhooks may hold: {@code maxPerTenant × perWebhook})
  * @param perWebhook        deliveries of one webhook this instance sends at once, at most: a receiver slow to answer
@@ -20,14 +19,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("jobs.webhooks")
 public record WebhookProperties(Integer maxPerTenant, Duration retryBase, Duration retryMax, Integer tries,
-        Duration dispatchInterval, Integer batch, Integer perWebhook, Duration claimLease, Duration connectTimeout, Duration requestTimeout,
+        Integer batch, Integer perWebhook, Duration claimLease, Duration connectTimeout, Duration requestTimeout,
         Boolean enabled) {
     public WebhookProperties {
         maxPerTenant = maxPerTenant == null ? 10 : maxPerTenant;
         retryBase = retryBase == null ? Retries.DEFAULT.base() : retryBase;
         retryMax = retryMax == null ? Retries.DEFAULT.max() : retryMax;
         tries = tries == null ? Retries.DEFAULT.tries() : tries;
-        dispatchInterval = dispatchInterval == null ? Duration.ofMillis(500) : dispatchInterval;
         batch = batch == null ? 500 : batch;
         perWebhook = perWebhook == null ? 10 : perWebhook;
         claimLease = claimLease == null ? Duration.ofSeconds(60) : claimLease;

@@ -10,9 +10,9 @@ import java.util.List;
  *
  * <p>Why this order: from what lasts to what passes.
  * <ol>
- *   <li>Attributes the job asked for: {@code region}, {@code gpu-type}, {@code labels}. Only a change to
- *       the job or to the fleet alters them. The region comes first because it is the job's scope: a
- *       machine elsewhere is not worth describing further.</li>
+ *   <li>Attributes the job asked for: {@code region}, {@code isolation} (a machine that sandboxes its jobs),
+ *       {@code gpu-type}, {@code labels}. Only a change to the job or to the fleet alters them. The region
+ *       comes first because it is the job's scope: a machine elsewhere is not worth describing further.</li>
  *   <li>Total size ({@code total-gpu}, {@code total-cpu}, {@code total-memory}): a machine too small
  *       stays too small however empty it gets.</li>
  *   <li>Health ({@code ready}, {@code heartbeat}): lasts until the machine recovers or is replaced; the

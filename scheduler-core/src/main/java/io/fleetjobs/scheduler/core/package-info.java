@@ -16,7 +16,8 @@
  * io.fleetjobs.scheduler.core.GpuDemand} (the GPU demand of the jobs claimed lately), {@link
  * io.fleetjobs.scheduler.core.GangHolds} (room held for waiting gangs), {@link io.fleetjobs.scheduler.core.RunningAttempt}
  * and {@link io.fleetjobs.scheduler.core.Preemption} (what preemption reads and decides), and {@link
- * io.fleetjobs.scheduler.core.NoRoomReasons} (the wording of "no room"). Everything else is package-private.
+ * io.fleetjobs.scheduler.core.NoRoomReasons} (when a job that waits for room first gets its reason written to its
+ * row). Everything else is package-private.
  *
  * <h2>Pipeline</h2>
  * <pre>

@@ -35,7 +35,7 @@ import java.util.function.Supplier;
  *
  * <pre>
  *   claim ──────────▶ snapshot ──────▶ plan (pure) ──▶ commit
- *   QUEUED, not_before  machines,        filters,        attempts, allocations, machine usage,
+ *   QUEUED, not_before  machines,        filters,        attempts, GPU holds, machine usage,
  *   passed, from the    tenants' usage   scorers,        SCHEDULED + history + events;
  *   {@link ClaimPolicy}, (cached,          fair share      unplaced: reason (+ backoff if it can never fit);
  *   SKIP LOCKED         {@link FleetCache})                 no room left under lock: re-plan

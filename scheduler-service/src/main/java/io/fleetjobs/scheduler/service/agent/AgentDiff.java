@@ -44,9 +44,10 @@ import java.util.UUID;
  *  nothing              RUNNING past its time limit + slack         settle FAILED TIMEOUT (its agent runs nothing of it)
  *  nothing              RUNNING                                     nothing: the agent's next report settles it
  * </pre>
- * An attempt the agent reports ended is never leased again, though the database may not show the end yet
- * (Kafka's path holding the row): the agent would ignore the lease, and an answer with nothing new in it sends
- * it to sleep out its heartbeat interval, deaf to the next placement on its machine.
+ * An attempt the agent reports ended is never leased again, though the database may not show the end yet (the
+ * heartbeat writes its ends after reading what the database says, and an end whose attempt row another
+ * transaction holds waits for the next heartbeat): the agent would ignore the lease, and an answer with nothing
+ * new in it sends it to sleep out its heartbeat interval, deaf to the next placement on its machine.
  */
 record AgentDiff(List<Lease> start, List<Kill> kill, List<AttemptReport> settle, boolean startsLater) {
     /**
