@@ -41,6 +41,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *               admin paths need the ADMIN role       /api/v1/admin/**, /api/v1/machines/** -> 403
  *               a write's answer is JSON              POST, PUT, PATCH whose Accept takes no JSON -> 406,
  *                                                     not forwarded (the service would act, then refuse to answer)
+ *               a live stream is answered to GET      HEAD with follow=true -> 405, not forwarded
  *               the tenant's rate limit               over it -> 429 with Retry-After
  *               a live stream (GET, follow=true)      the tenant has 64 open here -> 429 with Retry-After
  *               sign the caller's identity for this request to the service behind (once, within 10 s)
