@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.service;
 
 import io.fleetjobs.scheduler.core.Assignment;
+import io.fleetjobs.scheduler.core.NeverFitsBackoff;
 import io.fleetjobs.scheduler.core.NoRoomReasons;
 import io.fleetjobs.scheduler.core.Plan;
 import io.fleetjobs.scheduler.core.Unplaced;
@@ -30,11 +31,11 @@ record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.
 
     /**
      * @param backoffs when a job that no machine could ever host is looked at again
-     *                 ({@link SchedulerProperties#neverFitsUntil}: once more when its row already said so as it was claimed)
+     *                 ({@link NeverFitsBackoff}: once more when its row already said so as it was claimed)
      * @param reasons whose first "no room" reason is due
      */
     static PlanWrites of(Plan plan, Map<UUID, ClaimedJob> claimed, Map<UUID, String> preempting,
-            SchedulerProperties backoffs, NoRoomReasons reasons, Instant now) {
+            NeverFitsBackoff backoffs, NoRoomReasons reasons, Instant now) {
         List<PlacementStore.NewAttempt> attempts = new ArrayList<>(plan.assignments().size());
         for (Assignment a : plan.assignments()) {
             attempts.add(new PlacementStore.NewAttempt(claimed.get(a.jobId()), a.machineId(), a.amounts(), a.replica()));
@@ -57,7 +58,7 @@ record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.
                     || Unplaced.NO_MACHINES.equals(e.getValue().reason());
             deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()),
                     preempting.getOrDefault(e.getKey(), e.getValue().reason()),
-                    kind != Unplaced.Kind.CAN_NEVER_FIT ? null : backoffs.neverFitsUntil(now, job.createdAt(), again),
+                    kind != Unplaced.Kind.CAN_NEVER_FIT ? null : backoffs.until(now, job.createdAt(), again),
                     shown));
         }
         return new PlanWrites(List.copyOf(attempts), List.copyOf(deferrals), noRoom, passedOver);

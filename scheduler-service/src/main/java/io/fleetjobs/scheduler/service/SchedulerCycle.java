@@ -205,7 +205,7 @@ public final class SchedulerCycle {
         Map<UUID, String> preempting = preemption == null ? Map.of() : preemption.decide(seen[0], plan.assignments(),
                 pending.stream().filter(j -> !j.isGang() && plan.unplaced().containsKey(j.jobId())
                         && plan.unplaced().get(j.jobId()).kind() == Unplaced.Kind.DOES_NOT_FIT_NOW).toList(), now);
-        PlanWrites writes = PlanWrites.of(plan, byId, preempting, properties, reasons, now);
+        PlanWrites writes = PlanWrites.of(plan, byId, preempting, properties.neverFitsBackoff(), reasons, now);
         plan.unplaced().values().forEach(u -> meters.unschedulable(u.kind()));
         PlacementStore.CommitResult committed = meters.commit.record(
                 () -> placement.commit(writes.attempts(), writes.deferrals(), properties.leaseTtl()));

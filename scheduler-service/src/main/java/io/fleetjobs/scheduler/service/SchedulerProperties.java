@@ -1,8 +1,8 @@
 package io.fleetjobs.scheduler.service;
 
 import io.fleetjobs.scheduler.core.GangHolds;
+import io.fleetjobs.scheduler.core.NeverFitsBackoff;
 import java.time.Duration;
-import java.time.Instant;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -116,20 +116,9 @@ public record SchedulerProperties(Integer batchSize, Duration interval, Duration
                 null, null);
     }
 
-    /**
-     * When a job that no machine could ever host is looked at again: {@code retryNeverFits} from now the first time;
-     * once more ({@code again}), a quarter of its age since {@code createdAt}, between {@code retryStillNeverFits} and
-     * {@code retryNeverFitsMax}.
-     */
-    public Instant neverFitsUntil(Instant now, Instant createdAt, boolean again) {
-        if (!again) {
-            return now.plus(retryNeverFits);
-        }
-        Duration quarterOfAge = createdAt == null || createdAt.isAfter(now) ? Duration.ZERO
-                : Duration.between(createdAt, now).dividedBy(4);
-        Duration backoff = quarterOfAge.compareTo(retryStillNeverFits) < 0 ? retryStillNeverFits
-                : quarterOfAge.compareTo(retryNeverFitsMax) > 0 ? retryNeverFitsMax : quarterOfAge;
-        return now.plus(backoff);
+    /** When a job that no machine could ever host is looked at again. */
+    public NeverFitsBackoff neverFitsBackoff() {
+        return new NeverFitsBackoff(retryNeverFits, retryStillNeverFits, retryNeverFitsMax);
     }
 
     /** When gangs hold the room they find. */

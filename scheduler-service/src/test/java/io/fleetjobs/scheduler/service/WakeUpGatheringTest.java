@@ -35,12 +35,12 @@ class WakeUpGatheringTest {
         SchedulerProperties p = SchedulerProperties.defaults();
         Instant now = Instant.parse("2026-12-04T12:00:00Z");
         assertThat(p.retryNeverFitsMax()).isEqualTo(Duration.ofMinutes(15));
-        assertThat(p.neverFitsUntil(now, now.minus(Duration.ofHours(5)), false)).as("the first time: whatever its age")
+        assertThat(p.neverFitsBackoff().until(now, now.minus(Duration.ofHours(5)), false)).as("the first time: whatever its age")
                 .isEqualTo(now.plus(p.retryNeverFits()));
-        assertThat(p.neverFitsUntil(now, now.minus(Duration.ofMinutes(3)), true)).isEqualTo(now.plus(Duration.ofMinutes(2)));
-        assertThat(p.neverFitsUntil(now, now.minus(Duration.ofMinutes(40)), true)).isEqualTo(now.plus(Duration.ofMinutes(10)));
-        assertThat(p.neverFitsUntil(now, now.minus(Duration.ofHours(5)), true)).isEqualTo(now.plus(Duration.ofMinutes(15)));
-        assertThat(p.neverFitsUntil(now, now.plusSeconds(5), true)).as("a clock behind the row's")
+        assertThat(p.neverFitsBackoff().until(now, now.minus(Duration.ofMinutes(3)), true)).isEqualTo(now.plus(Duration.ofMinutes(2)));
+        assertThat(p.neverFitsBackoff().until(now, now.minus(Duration.ofMinutes(40)), true)).isEqualTo(now.plus(Duration.ofMinutes(10)));
+        assertThat(p.neverFitsBackoff().until(now, now.minus(Duration.ofHours(5)), true)).isEqualTo(now.plus(Duration.ofMinutes(15)));
+        assertThat(p.neverFitsBackoff().until(now, now.plusSeconds(5), true)).as("a clock behind the row's")
                 .isEqualTo(now.plus(Duration.ofMinutes(2)));
         assertThatThrownBy(() -> new SchedulerProperties(null, null, null, null, null, null, null, null, null,
                 Duration.ofMinutes(20), null, null, Duration.ofMinutes(10))).hasMessageContaining("retry-never-fits-max");
