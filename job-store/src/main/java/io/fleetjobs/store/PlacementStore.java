@@ -3,6 +3,7 @@ package io.fleetjobs.store;
 import io.fleetjobs.model.Amounts;
 import io.fleetjobs.model.GangRendezvous;
 import io.fleetjobs.model.JobState;
+import io.fleetjobs.model.UnplacedKind;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -343,12 +344,6 @@ public final class PlacementStore {
     /** Why a queued job's row says it waits, as read when it was claimed: its kind (null: none) and reason. */
     public record Shown(UnplacedKind kind, String reason) {
     }
-
-    /**
-     * Why a job was left unplaced, as stored ({@code jobs.unplaced_kind}): scheduler-core's
-     * {@code Unplaced.Kind}, value for value (job-store does not depend on scheduler-core); see there.
-     */
-    public enum UnplacedKind { DOES_NOT_FIT_NOW, CAN_NEVER_FIT, OVER_QUOTA }
 
     /** The jobs now SCHEDULED, and those whose machine had no room left under lock (re-plan them). */
     public record CommitResult(List<Scheduled> scheduled, List<UUID> conflicts) {

@@ -1,6 +1,7 @@
 package io.fleetjobs.store;
 
 import io.fleetjobs.model.PlacementStrategy;
+import io.fleetjobs.model.UnplacedKind;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,7 +81,7 @@ final class QueuedJobs {
     }
 
     /**
-     * Locks jobs whose "fits nowhere" backoff has ended ({@link PlacementStore.UnplacedKind#CAN_NEVER_FIT}), the
+     * Locks jobs whose "fits nowhere" backoff has ended ({@link UnplacedKind#CAN_NEVER_FIT}), the
      * longest due first (those due at the same instant, as a machine joining leaves them, in the claim's order), up
      * to half of {@code limit} (at least one): a backlog of such jobs woken at once shares the claims with the others
      * instead of holding them up. They have an index of their own ({@code jobs_never_fit_due}, by not_before, then in
@@ -123,7 +124,7 @@ final class QueuedJobs {
     };
 
     private static PlacementStore.Shown shown(String kind, String reason) {
-        return new PlacementStore.Shown(kind == null ? null : PlacementStore.UnplacedKind.valueOf(kind), reason);
+        return new PlacementStore.Shown(kind == null ? null : UnplacedKind.valueOf(kind), reason);
     }
 
     /** Locks these jobs again, if they are still QUEUED and no other replica holds them. */
@@ -171,7 +172,7 @@ final class QueuedJobs {
     }
 
     /**
-     * Lets jobs waiting out a "fits nowhere" backoff ({@link PlacementStore.UnplacedKind#CAN_NEVER_FIT}) be claimed at once:
+     * Lets jobs waiting out a "fits nowhere" backoff ({@link UnplacedKind#CAN_NEVER_FIT}) be claimed at once:
      * call it when the fleet changed (a machine joined), which may give them a machine; a retry's backoff
      * is left to run. Reads the queued jobs to find them, so the caller does it at most once per interval.
      *

@@ -3,6 +3,7 @@ package io.fleetjobs.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.JobState;
+import io.fleetjobs.model.UnplacedKind;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -77,7 +78,7 @@ class ClaimPassesOverDeferredJobsTest {
                 .as("those due first, the longest due first (then by priority); then the claim's order")
                 .startsWith("due-never-fits-3", "due-never-fits-2", "due-never-fits-1").endsWith("due-4").hasSize(8);
         assertThat(claimed.subList(0, 3)).extracting(ClaimedJob::shown).extracting(PlacementStore.Shown::kind)
-                .containsOnly(PlacementStore.UnplacedKind.CAN_NEVER_FIT);
+                .containsOnly(UnplacedKind.CAN_NEVER_FIT);
     }
 
     private static long blocks(String sql, Instant now, int limit, int rows) {

@@ -3,6 +3,7 @@ package io.fleetjobs.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.JobState;
+import io.fleetjobs.model.UnplacedKind;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -35,7 +36,7 @@ class UnplacedKindTest {
         return f.jdbc.sql("select unplaced_kind from jobs where id = :id").param("id", job).query(String.class).list().get(0);
     }
 
-    private static void defer(JobRecord job, PlacementStore.UnplacedKind kind, String reason, Instant notBefore) {
+    private static void defer(JobRecord job, UnplacedKind kind, String reason, Instant notBefore) {
         f.jobs.inTransaction(() -> placement.commit(List.of(),
                 List.of(new PlacementStore.Deferral(job.id(), kind, reason, notBefore)), Duration.ofSeconds(30)));
     }
@@ -45,8 +46,8 @@ class UnplacedKindTest {
         Instant later = Instant.now().plus(Duration.ofHours(1));
         JobRecord nowhere = queued("nowhere");
         JobRecord quota = queued("quota");
-        defer(nowhere, PlacementStore.UnplacedKind.CAN_NEVER_FIT, "a sentence that says nothing of machines", later);
-        defer(quota, PlacementStore.UnplacedKind.OVER_QUOTA, "0 of 3 machines fit (as if)", later);
+        defer(nowhere, UnplacedKind.CAN_NEVER_FIT, "a sentence that says nothing of machines", later);
+        defer(quota, UnplacedKind.OVER_QUOTA, "0 of 3 machines fit (as if)", later);
 
         assertThat(kindOf(nowhere.id())).isEqualTo("CAN_NEVER_FIT");
         assertThat(placement.wakeUnplaceable(10)).isEqualTo(1);
@@ -57,7 +58,7 @@ class UnplacedKindTest {
     @Test
     void aReasonThatDiffersOnlyInItsCountsIsNotWrittenAgain() {
         JobRecord job = queued("no-room");
-        var noRoom = PlacementStore.UnplacedKind.DOES_NOT_FIT_NOW;
+        var noRoom = UnplacedKind.DOES_NOT_FIT_NOW;
         String first = "0 of 100 machines fit: 97 have too little free CPU, 3 are not READY";
         defer(job, noRoom, first, null);
         String written = rowVersion(job.id());
@@ -69,14 +70,14 @@ class UnplacedKindTest {
         String other = "0 of 100 machines fit: 100 have too little free memory";
         defer(job, noRoom, other, null);
         assertThat(f.jobs.get(job.id()).orElseThrow().stateReason()).as("another filter holds it").isEqualTo(other);
-        defer(job, PlacementStore.UnplacedKind.OVER_QUOTA, other, null);
+        defer(job, UnplacedKind.OVER_QUOTA, other, null);
         assertThat(kindOf(job.id())).as("another kind").isEqualTo("OVER_QUOTA");
     }
 
     @Test
     void theClaimReadsWhatTheRowShowsAndAnUnchangedReasonIsNotSent() {
         JobRecord job = queued("shown");
-        var noRoom = PlacementStore.UnplacedKind.DOES_NOT_FIT_NOW;
+        var noRoom = UnplacedKind.DOES_NOT_FIT_NOW;
         String first = "0 of 7 machines fit: 7 have too little free CPU";
         defer(job, noRoom, first, null);
 
@@ -88,7 +89,7 @@ class UnplacedKindTest {
                 shown).writes()).as("only the counts differ").isFalse();
         assertThat(new PlacementStore.Deferral(job.id(), noRoom, "0 of 8 machines fit: 8 have too little free memory",
                 null, shown).writes()).as("another filter").isTrue();
-        assertThat(new PlacementStore.Deferral(job.id(), PlacementStore.UnplacedKind.OVER_QUOTA, first, null, shown)
+        assertThat(new PlacementStore.Deferral(job.id(), UnplacedKind.OVER_QUOTA, first, null, shown)
                 .writes()).as("another kind").isTrue();
         assertThat(new PlacementStore.Deferral(job.id(), noRoom, first, Instant.now(), shown).writes())
                 .as("a backoff").isTrue();
@@ -117,7 +118,7 @@ class UnplacedKindTest {
     @Test
     void aChangeThroughTheDoorClearsTheKind() {
         JobRecord job = queued("canceled");
-        defer(job, PlacementStore.UnplacedKind.DOES_NOT_FIT_NOW, "0 of 1 machine fits: 1 has too little free CPU", null);
+        defer(job, UnplacedKind.DOES_NOT_FIT_NOW, "0 of 1 machine fits: 1 has too little free CPU", null);
         assertThat(kindOf(job.id())).isEqualTo("DOES_NOT_FIT_NOW");
 
         f.jobs.transition(f.jobs.get(job.id()).orElseThrow(), Transition.cancel("by the test")).orElseThrow();

@@ -2,6 +2,7 @@ package io.fleetjobs.scheduler.core;
 
 import io.fleetjobs.model.Amounts;
 import io.fleetjobs.model.FleetMachine;
+import io.fleetjobs.model.UnplacedKind;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -98,7 +99,7 @@ public final class Backfill {
         for (Map.Entry<UUID, Unplaced> e : plan.unplaced().entrySet()) {
             PendingJob job = byId.get(e.getKey());
             Duration limit = limits.get(e.getKey());
-            if (job == null || job.isGang() || limit == null || e.getValue().kind() != Unplaced.Kind.DOES_NOT_FIT_NOW) {
+            if (job == null || job.isGang() || limit == null || e.getValue().kind() != UnplacedKind.DOES_NOT_FIT_NOW) {
                 continue;
             }
             long endsBy = nowMillis + limit.plus(margin).toMillis();

@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.UnplacedKind;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,7 @@ import java.util.StringJoiner;
  * filter order. A full scan, unlike placement: unplaced jobs are rare, and the caller does not decide
  * them again every cycle.
  *
- * <p>The job can never fit ({@link Unplaced.Kind#CAN_NEVER_FIT}) when every machine is rejected by a
+ * <p>The job can never fit ({@link UnplacedKind#CAN_NEVER_FIT}) when every machine is rejected by a
  * permanent filter, or there is no machine at all; otherwise it does not fit now.
  */
 final class Explainer {
@@ -30,7 +31,7 @@ final class Explainer {
      */
     Explanation explain(PendingJob job) {
         if (machines.isEmpty()) {
-            return new Explanation(new Unplaced(Unplaced.Kind.CAN_NEVER_FIT, Unplaced.NO_MACHINES, null), true);
+            return new Explanation(new Unplaced(UnplacedKind.CAN_NEVER_FIT, Unplaced.NO_MACHINES, null), true);
         }
         FilterChain applicable = filters.forJob(job);
         int[] rejected = new int[applicable.size()];
@@ -56,7 +57,7 @@ final class Explainer {
             }
         }
         String header = machines.size() == 1 ? "0 of 1 machine fits: " : "0 of " + machines.size() + " machines fit: ";
-        Unplaced.Kind kind = permanent ? Unplaced.Kind.CAN_NEVER_FIT : Unplaced.Kind.DOES_NOT_FIT_NOW;
+        UnplacedKind kind = permanent ? UnplacedKind.CAN_NEVER_FIT : UnplacedKind.DOES_NOT_FIT_NOW;
         return new Explanation(new Unplaced(kind, header + reasons, rejectedBy), attributesAlone);
     }
 

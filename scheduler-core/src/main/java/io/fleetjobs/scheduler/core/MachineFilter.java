@@ -1,5 +1,7 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.UnplacedKind;
+
 /**
  * One yes-or-no question about one machine for one job ("is it in the job's region?").
  *
@@ -10,7 +12,7 @@ package io.fleetjobs.scheduler.core;
  *   <li>It is cheap (no allocation on the hot path): the engine asks it for every candidate it looks at.</li>
  *   <li>{@link #stage()} says what a rejection depends on; only the job's attributes and the machine's
  *       size (stages {@link Stage#ATTRIBUTE} and {@link Stage#SIZE}) make it permanent: the engine calls
- *       a job that only such filters reject {@link Unplaced.Kind#CAN_NEVER_FIT}.</li>
+ *       a job that only such filters reject {@link UnplacedKind#CAN_NEVER_FIT}.</li>
  *   <li>{@link #explain} words a count of machines this filter rejected first, as in
  *       "9 lack GPU type H100"; it is called only when a job is left unplaced.</li>
  * </ul>

@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.core;
 
 import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.UnplacedKind;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -135,9 +136,9 @@ final class PlanRun {
             int couldEver = explainer.couldEverTake(replica);
             mostEver = Math.max(mostEver, couldEver);
             lastReplica = search.best(replica) == null ? explainer.explain(replica).unplaced()
-                    : new Unplaced(Unplaced.Kind.DOES_NOT_FIT_NOW, "every other machine it fits holds a replica already",
+                    : new Unplaced(UnplacedKind.DOES_NOT_FIT_NOW, "every other machine it fits holds a replica already",
                             null);
-            everFits |= !taken.isEmpty() || lastReplica.kind() != Unplaced.Kind.CAN_NEVER_FIT;
+            everFits |= !taken.isEmpty() || lastReplica.kind() != UnplacedKind.CAN_NEVER_FIT;
             if (gang.gangDue() && !taken.isEmpty() && couldEver >= gang.replicas() && !heldFor.contains(gang.jobId())) {
                 // due: the room found stays taken for the rest of this plan (in the first scope that found any, and
                 // only where the gang could ever fit whole: one that never can would hold machines for nothing)
@@ -158,11 +159,11 @@ final class PlanRun {
         String scope = gang.gangScope() == null ? "" : " in one " + GangScopes.describe(gang.gangScope());
         if (mostEver < gang.replicas()) {
             // one replica per machine, and the fleet has too few machines that could ever take one
-            return new Unplaced(Unplaced.Kind.CAN_NEVER_FIT, "a gang of " + gang.replicas() + " replicas is placed whole"
+            return new Unplaced(UnplacedKind.CAN_NEVER_FIT, "a gang of " + gang.replicas() + " replicas is placed whole"
                     + " or not at all, one per machine, and " + (mostEver == 1 ? "1 machine" : mostEver + " machines")
                     + scope + " at most could ever take one of them", lastReplica == null ? null : lastReplica.rejectedBy());
         }
-        Unplaced.Kind kind = everFits || lastReplica == null ? Unplaced.Kind.DOES_NOT_FIT_NOW : Unplaced.Kind.CAN_NEVER_FIT;
+        UnplacedKind kind = everFits || lastReplica == null ? UnplacedKind.DOES_NOT_FIT_NOW : UnplacedKind.CAN_NEVER_FIT;
         String reason = "a gang of " + gang.replicas() + " replicas is placed whole or not at all; at most " + most
                 + " fit at once (one per machine)" + (gang.gangScope() == null ? "" : " in one " + GangScopes.describe(gang.gangScope()))
                 + (lastReplica == null ? "" : "; the next replica: " + lastReplica.reason())

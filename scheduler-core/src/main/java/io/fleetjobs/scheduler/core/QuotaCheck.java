@@ -1,13 +1,14 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.UnplacedKind;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Holds back a job that would take its tenant over quota. Asked before any machine is looked at, so a
  * job over quota costs no search. A job that alone exceeds the quota can never run under it:
- * {@link Unplaced.Kind#CAN_NEVER_FIT}; one that fits the quota but not beside what the tenant already
- * holds waits: {@link Unplaced.Kind#OVER_QUOTA}.
+ * {@link UnplacedKind#CAN_NEVER_FIT}; one that fits the quota but not beside what the tenant already
+ * holds waits: {@link UnplacedKind#OVER_QUOTA}.
  */
 final class QuotaCheck {
 
@@ -38,10 +39,10 @@ final class QuotaCheck {
             }
         }
         if (!never.isEmpty()) {
-            return new Unplaced(Unplaced.Kind.CAN_NEVER_FIT, String.join("; ", never), null);
+            return new Unplaced(UnplacedKind.CAN_NEVER_FIT, String.join("; ", never), null);
         }
         if (!notNow.isEmpty()) {
-            return new Unplaced(Unplaced.Kind.OVER_QUOTA,
+            return new Unplaced(UnplacedKind.OVER_QUOTA,
                     "held back by the tenant's quota: " + String.join("; ", notNow), null);
         }
         return null;

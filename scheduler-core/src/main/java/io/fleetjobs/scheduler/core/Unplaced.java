@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.core;
 
+import io.fleetjobs.model.UnplacedKind;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,25 +15,9 @@ import java.util.Objects;
  * @param rejectedBy how many machines each filter rejected first, by filter name, in filter order
  *                   (empty when the job was held back before any machine was looked at)
  */
-public record Unplaced(Kind kind, String reason, Map<String, Integer> rejectedBy) {
+public record Unplaced(UnplacedKind kind, String reason, Map<String, Integer> rejectedBy) {
     /** The reason when there is no machine at all. */
     public static final String NO_MACHINES = "no machines are registered";
-
-    public enum Kind {
-        /**
-         * Some machine could host the job, but none has the free capacity (or the health) now.
-         * Worth trying again soon: capacity frees up as attempts end.
-         */
-        DOES_NOT_FIT_NOW,
-        /**
-         * No machine of the snapshot, whatever its load or health, has the attributes and total capacity
-         * the job needs, or the job alone exceeds its tenant's quota. Nothing changes that but the fleet
-         * (a machine joining, resized or relabelled) or the quota: back off long.
-         */
-        CAN_NEVER_FIT,
-        /** Machines may fit, but the tenant's quota would be exceeded: waits for the tenant's own attempts to end. */
-        OVER_QUOTA
-    }
 
     public Unplaced {
         Objects.requireNonNull(kind, "kind");

@@ -5,6 +5,7 @@ import static io.fleetjobs.scheduler.core.Machines.aMachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.UnplacedKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,7 @@ class AttemptsAtOnceTest {
         assertThat(plan.assignments()).hasSize(2);
         assertThat(plan.unplaced()).hasSize(3);
         Unplaced waiting = plan.unplaced().get(tiny.get(4).jobId());
-        assertThat(waiting.kind()).as("it passes as attempts end").isNotEqualTo(Unplaced.Kind.CAN_NEVER_FIT);
+        assertThat(waiting.kind()).as("it passes as attempts end").isNotEqualTo(UnplacedKind.CAN_NEVER_FIT);
         assertThat(waiting.rejectedBy()).containsOnlyKeys("free-attempts");
         assertThat(waiting.reason()).contains("1 runs as many attempts at once as it takes");
     }

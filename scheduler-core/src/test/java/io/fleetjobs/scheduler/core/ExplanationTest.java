@@ -5,6 +5,7 @@ import static io.fleetjobs.scheduler.core.Machines.aMachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.MachineStatus;
+import io.fleetjobs.model.UnplacedKind;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,7 +30,7 @@ class ExplanationTest {
         Unplaced unplaced = Snapshots.plan(Snapshots.of(machines), job).unplaced().get(job.jobId());
 
         assertThat(unplaced.reason()).isEqualTo("0 of 12 machines fit: 9 lack GPU type H100, 3 have fewer than 4 free GPUs");
-        assertThat(unplaced.kind()).isEqualTo(Unplaced.Kind.DOES_NOT_FIT_NOW);
+        assertThat(unplaced.kind()).isEqualTo(UnplacedKind.DOES_NOT_FIT_NOW);
         assertThat(unplaced.rejectedBy()).containsExactly(Map.entry("gpu-type", 9), Map.entry("free-gpu", 3));
     }
 
@@ -65,7 +66,7 @@ class ExplanationTest {
         Unplaced unplaced = Snapshots.plan(snapshot, job).unplaced().get(job.jobId());
 
         assertThat(unplaced.reason()).isEqualTo("0 of 3 machines fit: 1 lacks GPU type H100, 2 have fewer than 16 GPUs in total");
-        assertThat(unplaced.kind()).isEqualTo(Unplaced.Kind.CAN_NEVER_FIT);
+        assertThat(unplaced.kind()).isEqualTo(UnplacedKind.CAN_NEVER_FIT);
     }
 
     @Test
@@ -76,7 +77,7 @@ class ExplanationTest {
         Unplaced unplaced = Snapshots.plan(snapshot, job).unplaced().get(job.jobId());
 
         assertThat(unplaced.reason()).isEqualTo("0 of 2 machines fit: 2 are outside region ap-south-1");
-        assertThat(unplaced.kind()).isEqualTo(Unplaced.Kind.CAN_NEVER_FIT);
+        assertThat(unplaced.kind()).isEqualTo(UnplacedKind.CAN_NEVER_FIT);
     }
 
     @Test
@@ -92,7 +93,7 @@ class ExplanationTest {
 
         assertThat(unplaced.reason())
                 .isEqualTo("0 of 4 machines fit: 1 lacks GPU type H100, 2 are not READY, 1 has no heartbeat in the last 30s");
-        assertThat(unplaced.kind()).isEqualTo(Unplaced.Kind.DOES_NOT_FIT_NOW);
+        assertThat(unplaced.kind()).isEqualTo(UnplacedKind.DOES_NOT_FIT_NOW);
     }
 
     @Test
@@ -110,7 +111,7 @@ class ExplanationTest {
                 + "1 has less than 32768 MB memory in total, 1 has less than 8 free cores, 1 has less than 32768 MB free memory");
         assertThat(unplaced.rejectedBy()).containsExactly(Map.entry("total-cpu", 1), Map.entry("total-memory", 1),
                 Map.entry("free-cpu", 1), Map.entry("free-memory", 1));
-        assertThat(unplaced.kind()).isEqualTo(Unplaced.Kind.DOES_NOT_FIT_NOW);
+        assertThat(unplaced.kind()).isEqualTo(UnplacedKind.DOES_NOT_FIT_NOW);
     }
 
     @Test
@@ -147,7 +148,7 @@ class ExplanationTest {
 
         assertThat(plan.assignments()).extracting(Assignment::jobId).containsExactly(first.jobId());
         assertThat(plan.unplaced().get(second.jobId()).reason()).isEqualTo("0 of 1 machine fits: 1 has fewer than 4 free GPUs");
-        assertThat(plan.unplaced().get(second.jobId()).kind()).isEqualTo(Unplaced.Kind.DOES_NOT_FIT_NOW);
+        assertThat(plan.unplaced().get(second.jobId()).kind()).isEqualTo(UnplacedKind.DOES_NOT_FIT_NOW);
     }
 
     @Test
@@ -163,7 +164,7 @@ class ExplanationTest {
 
         assertThat(plan.assignments()).hasSize(1);
         assertThat(plan.unplaced()).hasSize(50).allSatisfy((id, unplaced) -> assertThat(unplaced).isEqualTo(new Unplaced(
-                Unplaced.Kind.CAN_NEVER_FIT, "0 of 2 machines fit: 2 lack label generation=next", Map.of("labels", 2))));
+                UnplacedKind.CAN_NEVER_FIT, "0 of 2 machines fit: 2 lack label generation=next", Map.of("labels", 2))));
     }
 
     @Test
@@ -173,7 +174,7 @@ class ExplanationTest {
         Unplaced unplaced = Snapshots.plan(Snapshots.of(), job).unplaced().get(job.jobId());
 
         assertThat(unplaced.reason()).isEqualTo("no machines are registered");
-        assertThat(unplaced.kind()).isEqualTo(Unplaced.Kind.CAN_NEVER_FIT);
+        assertThat(unplaced.kind()).isEqualTo(UnplacedKind.CAN_NEVER_FIT);
     }
 
     @Test
@@ -187,11 +188,11 @@ class ExplanationTest {
         Plan plan = Snapshots.plan(snapshot, overGpus, overBoth, neverFits);
 
         assertThat(plan.assignments()).isEmpty();
-        assertThat(plan.unplaced().get(overGpus.jobId())).isEqualTo(new Unplaced(Unplaced.Kind.OVER_QUOTA,
+        assertThat(plan.unplaced().get(overGpus.jobId())).isEqualTo(new Unplaced(UnplacedKind.OVER_QUOTA,
                 "held back by the tenant's quota: 3 of 4 GPUs in use, the job needs 2 more", Map.of()));
         assertThat(plan.unplaced().get(overBoth.jobId()).reason()).isEqualTo("held back by the tenant's quota: "
                 + "3 of 4 GPUs in use, the job needs 2 more; 15.5 of 16 cores in use, the job needs 2 more");
-        assertThat(plan.unplaced().get(neverFits.jobId())).isEqualTo(new Unplaced(Unplaced.Kind.CAN_NEVER_FIT,
+        assertThat(plan.unplaced().get(neverFits.jobId())).isEqualTo(new Unplaced(UnplacedKind.CAN_NEVER_FIT,
                 "the job needs 8 GPUs, more than the tenant's whole quota of 4 GPUs; "
                         + "the job needs 20 cores, more than the tenant's whole quota of 16 cores", Map.of()));
     }

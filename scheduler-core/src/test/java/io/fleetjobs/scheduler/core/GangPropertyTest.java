@@ -6,6 +6,7 @@ import static io.fleetjobs.scheduler.core.Machines.aMachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.Amounts;
+import io.fleetjobs.model.UnplacedKind;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -110,7 +111,7 @@ class GangPropertyTest {
         assertThat(plan.unplaced()).containsOnlyKeys(gang.jobId());
         assertThat(plan.unplaced().get(gang.jobId()).reason()).isEqualTo("a gang of 3 replicas is placed whole or not"
                 + " at all, one per machine, and 2 machines in one region at most could ever take one of them");
-        assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.CAN_NEVER_FIT);
+        assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(UnplacedKind.CAN_NEVER_FIT);
         assertThat(plan.assignments()).extracting(Assignment::jobId).containsExactly(small.jobId());
 
         PendingJob anywhere = asGang(gang, 3, null);
@@ -127,7 +128,7 @@ class GangPropertyTest {
         assertThat(plan.assignments()).isEmpty();
         assertThat(plan.unplaced().get(gang.jobId()).reason()).isEqualTo("a gang of 3 replicas is placed whole or not"
                 + " at all, one per machine, and 2 machines at most could ever take one of them");
-        assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.CAN_NEVER_FIT);
+        assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(UnplacedKind.CAN_NEVER_FIT);
     }
 
     @Test
@@ -141,7 +142,7 @@ class GangPropertyTest {
 
         Unplaced unplaced = Snapshots.plan(snapshot, gang).unplaced().get(gang.jobId());
         assertThat(unplaced.kind()).as("b and c take one each once their work ends; tiny never").isEqualTo(
-                Unplaced.Kind.DOES_NOT_FIT_NOW);
+                UnplacedKind.DOES_NOT_FIT_NOW);
         assertThat(unplaced.reason()).contains("at most 1 fit at once (one per machine)");
     }
 
@@ -162,7 +163,7 @@ class GangPropertyTest {
         assertThat(due.assignments()).as("a due gang keeps a and b for itself").isEmpty();
         assertThat(due.unplaced()).containsOnlyKeys(gang.jobId(), small.jobId());
         assertThat(due.unplaced().get(gang.jobId()).reason()).contains("it holds the room it found for itself");
-        assertThat(due.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.DOES_NOT_FIT_NOW);
+        assertThat(due.unplaced().get(gang.jobId()).kind()).isEqualTo(UnplacedKind.DOES_NOT_FIT_NOW);
         assertThat(due.held()).as("the room it kept, for the scheduler's other plans").extracting(Assignment::machineId)
                 .containsExactlyInAnyOrder("a", "b");
         assertThat(due.held()).allSatisfy(h -> assertThat(h.jobId()).isEqualTo(gang.jobId()));
@@ -176,7 +177,7 @@ class GangPropertyTest {
         PendingJob small = aJob().priority(500).cores(8).memoryMb(1024).build();
 
         Plan plan = Snapshots.plan(snapshot, gang, small);
-        assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(Unplaced.Kind.CAN_NEVER_FIT);
+        assertThat(plan.unplaced().get(gang.jobId()).kind()).isEqualTo(UnplacedKind.CAN_NEVER_FIT);
         assertThat(plan.held()).as("3 replicas, 2 machines: no room it could take is worth holding").isEmpty();
         assertThat(plan.assignments()).extracting(Assignment::jobId).containsExactly(small.jobId());
     }

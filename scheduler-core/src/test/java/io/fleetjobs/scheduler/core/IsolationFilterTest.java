@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fleetjobs.model.Execution;
 import io.fleetjobs.model.JobSpec;
 import io.fleetjobs.model.Resources;
+import io.fleetjobs.model.UnplacedKind;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -54,7 +55,7 @@ class IsolationFilterTest {
         PendingJob strict = requiringIsolation(aJob().cores(1).memoryMb(512).build());
 
         Unplaced unplaced = Snapshots.plan(snapshot, strict).unplaced().get(strict.jobId());
-        assertThat(unplaced.kind()).isEqualTo(Unplaced.Kind.CAN_NEVER_FIT);
+        assertThat(unplaced.kind()).isEqualTo(UnplacedKind.CAN_NEVER_FIT);
         assertThat(unplaced.reason()).contains("2 do not sandbox their jobs (isolation none)");
     }
 }

@@ -11,6 +11,7 @@ import io.fleetjobs.model.MachineStatus;
 import io.fleetjobs.model.Placement;
 import io.fleetjobs.model.PlacementStrategy;
 import io.fleetjobs.model.Resources;
+import io.fleetjobs.model.UnplacedKind;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -191,7 +192,7 @@ class PlacementEngineTest {
         Plan plan = Snapshots.plan(snapshot, first, second, other);
 
         assertThat(Snapshots.machinesOf(plan)).containsOnlyKeys(first.jobId(), other.jobId());
-        assertThat(plan.unplaced().get(second.jobId()).kind()).isEqualTo(Unplaced.Kind.OVER_QUOTA);
+        assertThat(plan.unplaced().get(second.jobId()).kind()).isEqualTo(UnplacedKind.OVER_QUOTA);
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fleetjobs.model.Amounts;
 import io.fleetjobs.model.PlacementStrategy;
+import io.fleetjobs.model.UnplacedKind;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -108,7 +109,7 @@ class PlacementPropertyTest {
                             .allMatch(filter -> filter.accepts(job, machine));
                 }
                 assertThat(unplaced.kind()).isEqualTo(
-                        couldEverHost ? Unplaced.Kind.DOES_NOT_FIT_NOW : Unplaced.Kind.CAN_NEVER_FIT);
+                        couldEverHost ? UnplacedKind.DOES_NOT_FIT_NOW : UnplacedKind.CAN_NEVER_FIT);
                 assertThat(unplaced.rejectedBy().values().stream().mapToInt(Integer::intValue).sum())
                         .isEqualTo(input.snapshot().machines().size());
                 assertThat(unplaced.reason()).startsWith("0 of " + input.snapshot().machines().size() + " machine");

@@ -3,6 +3,7 @@ package io.fleetjobs.scheduler.core;
 import static io.fleetjobs.scheduler.core.Jobs.aJob;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fleetjobs.model.UnplacedKind;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -23,7 +24,7 @@ class QuotaCheckTest {
             "2000,  -,     4,         2000,   0,      0,    3000, 1024, 1,        CAN_NEVER_FIT"})   // never beats not-now
     void holdsBackJobsThatWouldExceedTheQuota(Long quotaCpu, Long quotaMemory, Integer quotaGpus,
                                               long usedCpu, long usedMemory, int usedGpus,
-                                              long jobCpu, long jobMemory, int jobGpus, Unplaced.Kind verdict) {
+                                              long jobCpu, long jobMemory, int jobGpus, UnplacedKind verdict) {
         TenantView tenant = new TenantView(Jobs.TENANT_A, 1, usedCpu, usedMemory, usedGpus,
                 new Quota(quotaCpu, quotaMemory, quotaGpus));
         TenantLedger ledger = new TenantLedger(Snapshots.of(List.of(), tenant));

@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.service;
 
+import io.fleetjobs.model.UnplacedKind;
 import io.fleetjobs.scheduler.core.Unplaced;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,7 +18,7 @@ final class CycleMeters {
     final Counter placements;
     final Counter conflicts;
     final Counter backfills;
-    private final Map<Unplaced.Kind, Counter> unschedulable = new EnumMap<>(Unplaced.Kind.class);
+    private final Map<UnplacedKind, Counter> unschedulable = new EnumMap<>(UnplacedKind.class);
 
     CycleMeters(MeterRegistry meters) {
         cycle = Timer.builder("scheduler.cycle").description("one claim-plan-commit cycle")
@@ -31,18 +32,18 @@ final class CycleMeters {
                 .description("placements refused at commit because another replica took the room").register(meters);
         backfills = Counter.builder("scheduler.backfills")
                 .description("jobs placed on the room a waiting gang holds, ending before it can start").register(meters);
-        for (Unplaced.Kind kind : Unplaced.Kind.values()) {
+        for (UnplacedKind kind : UnplacedKind.values()) {
             unschedulable.put(kind, unschedulable(meters, kind));
         }
     }
 
     /** Jobs a cycle could not place, by kind; registered at zero for every kind by {@link SchedulerMeters}. */
-    static Counter unschedulable(MeterRegistry meters, Unplaced.Kind kind) {
+    static Counter unschedulable(MeterRegistry meters, UnplacedKind kind) {
         return Counter.builder("scheduler.unschedulable").description("jobs a cycle could not place, by kind")
                 .tag("kind", kind.name()).register(meters);
     }
 
-    void unschedulable(Unplaced.Kind kind) {
+    void unschedulable(UnplacedKind kind) {
         unschedulable.get(kind).increment();
     }
 }

@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.service;
 
+import io.fleetjobs.model.UnplacedKind;
 import io.fleetjobs.scheduler.core.Assignment;
 import io.fleetjobs.scheduler.core.NeverFitsBackoff;
 import io.fleetjobs.scheduler.core.NoRoomReasons;
@@ -44,21 +45,21 @@ record PlanWrites(List<PlacementStore.NewAttempt> attempts, List<PlacementStore.
         int noRoom = 0;
         int passedOver = 0;
         for (Map.Entry<UUID, Unplaced> e : plan.unplaced().entrySet()) {
-            Unplaced.Kind kind = e.getValue().kind();
-            noRoom += kind == Unplaced.Kind.DOES_NOT_FIT_NOW ? 1 : 0;
-            passedOver += kind == Unplaced.Kind.CAN_NEVER_FIT ? 0 : 1;
+            UnplacedKind kind = e.getValue().kind();
+            noRoom += kind == UnplacedKind.DOES_NOT_FIT_NOW ? 1 : 0;
+            passedOver += kind == UnplacedKind.CAN_NEVER_FIT ? 0 : 1;
             ClaimedJob job = claimed.get(e.getKey());
             PlacementStore.Shown shown = job.shown();
-            boolean waitsForRoom = kind != Unplaced.Kind.CAN_NEVER_FIT && !preempting.containsKey(job.id())
+            boolean waitsForRoom = kind != UnplacedKind.CAN_NEVER_FIT && !preempting.containsKey(job.id())
                     && (shown == null || shown.kind() == null);
             if (waitsForRoom && !reasons.due(job.id(), job.createdAt(), now)) {
                 continue; // its first reason: not yet
             }
-            boolean again = shown != null && shown.kind() == PlacementStore.UnplacedKind.CAN_NEVER_FIT
+            boolean again = shown != null && shown.kind() == UnplacedKind.CAN_NEVER_FIT
                     || Unplaced.NO_MACHINES.equals(e.getValue().reason());
-            deferrals.add(new PlacementStore.Deferral(e.getKey(), PlacementStore.UnplacedKind.valueOf(kind.name()),
+            deferrals.add(new PlacementStore.Deferral(e.getKey(), kind,
                     preempting.getOrDefault(e.getKey(), e.getValue().reason()),
-                    kind != Unplaced.Kind.CAN_NEVER_FIT ? null : backoffs.until(now, job.createdAt(), again),
+                    kind != UnplacedKind.CAN_NEVER_FIT ? null : backoffs.until(now, job.createdAt(), again),
                     shown));
         }
         return new PlanWrites(List.copyOf(attempts), List.copyOf(deferrals), noRoom, passedOver);

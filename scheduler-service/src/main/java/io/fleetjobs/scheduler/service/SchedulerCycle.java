@@ -1,6 +1,7 @@
 package io.fleetjobs.scheduler.service;
 
 import io.fleetjobs.model.HeartbeatCadence;
+import io.fleetjobs.model.UnplacedKind;
 import io.fleetjobs.scheduler.core.Backfill;
 import io.fleetjobs.scheduler.core.ClaimPolicy;
 import io.fleetjobs.scheduler.core.NoRoomReasons;
@@ -204,7 +205,7 @@ public final class SchedulerCycle {
         });
         Map<UUID, String> preempting = preemption == null ? Map.of() : preemption.decide(seen[0], plan.assignments(),
                 pending.stream().filter(j -> !j.isGang() && plan.unplaced().containsKey(j.jobId())
-                        && plan.unplaced().get(j.jobId()).kind() == Unplaced.Kind.DOES_NOT_FIT_NOW).toList(), now);
+                        && plan.unplaced().get(j.jobId()).kind() == UnplacedKind.DOES_NOT_FIT_NOW).toList(), now);
         PlanWrites writes = PlanWrites.of(plan, byId, preempting, properties.neverFitsBackoff(), reasons, now);
         plan.unplaced().values().forEach(u -> meters.unschedulable(u.kind()));
         PlacementStore.CommitResult committed = meters.commit.record(
@@ -267,7 +268,7 @@ public final class SchedulerCycle {
     static QueuePosition lastInClaimOrder(List<ClaimedJob> claimed) {
         for (int i = claimed.size() - 1; i >= 0; i--) {
             ClaimedJob job = claimed.get(i);
-            if (job.shown() == null || job.shown().kind() != PlacementStore.UnplacedKind.CAN_NEVER_FIT) {
+            if (job.shown() == null || job.shown().kind() != UnplacedKind.CAN_NEVER_FIT) {
                 return position(job);
             }
         }

@@ -1,5 +1,6 @@
 package io.fleetjobs.scheduler.service;
 
+import io.fleetjobs.model.UnplacedKind;
 import io.fleetjobs.scheduler.core.Unplaced;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -36,7 +37,7 @@ class SchedulerMeters {
     @Bean
     MeterBinder unschedulableFromZero() {
         return meters -> {
-            for (Unplaced.Kind kind : Unplaced.Kind.values()) {
+            for (UnplacedKind kind : UnplacedKind.values()) {
                 CycleMeters.unschedulable(meters, kind);
             }
         };
