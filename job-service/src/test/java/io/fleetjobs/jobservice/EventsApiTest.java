@@ -140,7 +140,7 @@ class EventsApiTest extends JobServiceTestBase {
      */
     @Test
     void aHeadOnALiveStreamIs405AndOpensNothing() throws Exception {
-        Api quinn = newTenant("quinn");
+        Api quinn = newTenant("stream-heads");
         UUID job = UUID.fromString(quinn.post("/api/v1/jobs", spec("headed")).field("id"));
         int before = feed.openStreams();
         for (String path : List.of("/api/v1/events?follow=true", "/api/v1/jobs/" + job + "/events?follow=true",

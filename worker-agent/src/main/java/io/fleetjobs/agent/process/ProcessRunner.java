@@ -79,23 +79,22 @@ public final class ProcessRunner implements AttemptRunner {
      * pipe reaches end of file and the watcher kills the whole group: a job never outlives its
      * agent, so it cannot run on while the control plane, having declared the machine lost, starts
      * it elsewhere. The job itself reads /dev/null; the shell exits with the job's status (128 + n
-     * when a signal n ended it). The shell outlasts a TERM sent to the group (it keeps waiting for the
-     * job), so the status is the job's: 143 when the job obeys TERM, 137 when it had to be KILLed. Its trap is set
-     * before the job starts (a TERM that came between the two ended the shell with 143 whatever the job then
-     * did), and a {@code wait} that a signal cut short is waited again; one that had already collected the job's
-     * status (127 the second time) keeps that status. The watcher ignores TERM, so a job in its grace still dies
-     * with its agent.
-     * (A background list's standard input is /dev/null unless redirected, hence the pipe is handed to
-     * the watcher as descriptor 3.)
+     * when a signal n ended it). The shell outlasts a TERM sent to the group: its trap is set before the job starts
+     * (a TERM that came between the two ended the shell with 143 whatever the job then did), and a trap waits for
+     * the foreground command's end, so the status is the job's: 143 when the job obeys TERM, 137 when it had to be
+     * KILLed. The job runs in the foreground: a shell without job control starts a background command with SIGINT and
+     * SIGQUIT ignored, for good (a program cannot tell it from its own choice, and passes it on to all it runs), and
+     * so a Python job never saw KeyboardInterrupt. The watcher ignores TERM, so a job in its grace still dies with
+     * its agent. (A background list's standard input is /dev/null unless redirected, hence the pipe is handed to
+     * the watcher as descriptor 3, closed in the shell before the job starts.)
      */
     static final String TIED_TO_AGENT = String.join("\n",
-            "trap 'interrupted=1' TERM INT HUP",
+            "trap : TERM INT HUP",
             "exec 3<&0",
-            "\"$@\" </dev/null 3<&- & child=$!",
             "( trap '' TERM INT HUP; read -r _ <&3; kill -KILL 0 ) & watcher=$!",
             "exec 3<&-",
-            "while :; do interrupted=0; wait \"$child\"; s=$?;"
-                    + " [ \"$s\" = 127 ] && [ -n \"$status\" ] && break; status=$s; [ \"$interrupted\" = 1 ] || break; done",
+            "\"$@\" </dev/null",
+            "status=$?",
             "kill -KILL \"$watcher\" 2>/dev/null",
             "exit \"$status\"");
 

@@ -260,14 +260,15 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
         String outer = String.join("\n",
                 GATE,
                 "inner=$1; shift",
+                "trap : TERM INT HUP", // outlasts the group's TERM: waits for unshare, as the tied shell for the job
                 "exec 3<&0",
                 ROOT_WATCHER,
-                "trap 'interrupted=1' TERM INT HUP",
-                "unshare --pid --fork --kill-child --mount --ipc --mount-proc --propagation private"
-                        + (ownNetwork ? " --net" : "") + " -- sh -c \"$inner\" fleetjobs-sandbox \"$@\" <&3 3<&- & child=$!",
                 "exec 3<&-",
-                "while :; do interrupted=0; wait \"$child\"; s=$?;"
-                        + " [ \"$s\" = 127 ] && [ -n \"$status\" ] && break; status=$s; [ \"$interrupted\" = 1 ] || break; done",
+                // in the foreground: a background command of a shell without job control ignores INT and QUIT for
+                // good, and passes that on to the job (ProcessRunner.TIED_TO_AGENT)
+                "unshare --pid --fork --kill-child --mount --ipc --mount-proc --propagation private"
+                        + (ownNetwork ? " --net" : "") + " -- sh -c \"$inner\" fleetjobs-sandbox \"$@\"",
+                "status=$?",
                 "kill -KILL \"$watcher\" 2>/dev/null",
                 "exit \"$status\"");
         String inner = String.join("\n",

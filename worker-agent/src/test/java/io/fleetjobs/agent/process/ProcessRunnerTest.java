@@ -109,6 +109,24 @@ class ProcessRunnerTest {
         }
     }
 
+    /**
+     * A job starts with every signal at its default: started as a background command of a shell without job control,
+     * it ignored SIGINT and SIGQUIT (and so did all it ran), so that a Python job never saw KeyboardInterrupt and a
+     * launcher could not interrupt its workers.
+     */
+    @Test
+    void aJobStartsWithInterruptAndQuitAtTheirDefaults() throws Exception {
+        Outcome outcome = outcome(start("grep", "SigIgn", "/proc/self/status"));
+
+        assertThat(ignored(outcome.stdoutTail())).as("SIGINT, SIGQUIT ignored").isZero();
+    }
+
+    /** Of a {@code SigIgn:} line of /proc/self/status, the bits of SIGINT (2) and SIGQUIT (3). */
+    static long ignored(String status) {
+        String mask = status.substring(status.indexOf("SigIgn:") + 7).strip().split("\\s")[0];
+        return Long.parseUnsignedLong(mask, 16) & 0b110;
+    }
+
     @Test
     void echoExitsZeroWithItsOutputInTheTailAndTheFile() throws Exception {
         RunningAttempt attempt = start("echo", "hi");

@@ -308,6 +308,13 @@ class SandboxedRunnerTest {
         assertThat(planted.resolve("ran-as")).as("a program of job A ran at job B's start").doesNotExist();
     }
 
+    @Test
+    void aSandboxedJobStartsWithInterruptAndQuitAtTheirDefaults() throws Exception {
+        Outcome out = outcome(sh("grep SigIgn /proc/self/status"));
+
+        assertThat(ProcessRunnerTest.ignored(out.stdoutTail())).as(out.stdoutTail()).isZero();
+    }
+
     /**
      * A tenant's secret in its job's environment: the root processes of the start live as long as the attempt, and
      * their arguments are anyone's to read on the machine ({@code /proc/<pid>/cmdline}, {@code ps}); it reached the
