@@ -69,7 +69,7 @@ final class DiskUsage {
         Process find;
         try {
             ProcessBuilder builder = new ProcessBuilder("find", "-P", root.toString(), "-xdev", "-ignore_readdir_race",
-                    "-printf", "%y %s %b\\n").redirectError(ProcessBuilder.Redirect.DISCARD);
+                    "-printf", "%y %s %b\\n").redirectErrorStream(true);
             Map<String, String> env = builder.environment();
             env.clear();
             env.put("PATH", "/usr/bin:/bin");
@@ -80,8 +80,14 @@ final class DiskUsage {
         }
         Thread.ofVirtual().start(() -> stopAfter(find, WALK_LIMIT_SECONDS));
         long total = 0;
+        boolean failed = false;
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(find.getInputStream(), StandardCharsets.US_ASCII))) {
             for (String line; (line = lines.readLine()) != null; ) {
+                if (line.startsWith("find: ")) {
+                    // an entry listed, then removed before find reached it (a job's build churns its tree) is no fault
+                    failed |= !line.endsWith(": No such file or directory");
+                    continue;
+                }
                 total += cost(line);
                 if (total > enough) {
                     find.destroyForcibly();
@@ -89,7 +95,8 @@ final class DiskUsage {
                 }
             }
             int exit = find.waitFor();
-            return exit == 0 || !Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS) ? total : UNMEASURABLE;
+            boolean measured = exit == 0 || exit == 1 && !failed;
+            return measured || !Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS) ? total : UNMEASURABLE;
         } catch (IOException | RuntimeException e) {
             find.destroyForcibly();
             return UNMEASURABLE;
@@ -100,7 +107,11 @@ final class DiskUsage {
         }
     }
 
-    /** One line of {@code find -printf '%y %s %b'}: type, size in bytes, blocks of 512 bytes. */
+    /**
+     * One line of {@code find -printf '%y %s %b'}: type, size in bytes, blocks of 512 bytes. Names are never printed,
+     * but an error's line (merged into the output) names one, and a name may hold a newline: what does not parse
+     * fails the walk, and a line forged so adds at least a block, never less.
+     */
     static long cost(String line) {
         String[] parts = line.split(" ", 3);
         long size = parts[0].equals("f") ? Long.parseLong(parts[1]) : 0;
@@ -119,35 +130,39 @@ final class DiskUsage {
     }
 
     /**
-     * The bytes of files that were under {@code root}, deleted while the processes {@code pids} hold them open: they
-     * take the disk until the last of them is closed, and the walk no longer sees them. Each file counted once,
-     * however many descriptors hold it. Read from {@code /proc/<pid>/fd}: a link is read and its file's size taken,
-     * nothing is opened.
+     * The bytes of files that were under {@code root}, deleted while the processes {@code pids} hold them open or
+     * mapped: they take the disk until the last of them is closed and unmapped, and the walk no longer sees them.
+     * Each file counted once, however many descriptors and mappings hold it. Read from {@code /proc/<pid>/fd} and
+     * {@code /proc/<pid>/map_files}: a link is read and its file's size taken, nothing is opened.
      */
     static long heldOpen(Collection<Long> pids, Path root) {
         String under = root.toString() + "/";
         Set<Object> seen = new HashSet<>();
         long total = 0;
         for (long pid : pids) {
-            try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "fd"))) {
-                for (Path fd : fds) {
-                    try {
-                        String target = Files.readSymbolicLink(fd).toString();
-                        if (!target.startsWith(under) || !target.endsWith(" (deleted)")) {
-                            continue;
-                        }
-                        Map<String, Object> attributes = Files.readAttributes(fd, "unix:ino,dev,size");
-                        if (seen.add(attributes.get("dev") + ":" + attributes.get("ino"))) {
-                            total += Math.max(BLOCK, (Long) attributes.get("size"));
-                        }
-                    } catch (IOException | RuntimeException e) {
-                        // closed meanwhile
+            for (String held : new String[] {"fd", "map_files"}) {
+                try (DirectoryStream<Path> links = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), held))) {
+                    for (Path link : links) {
+                        total += deletedUnder(link, under, seen);
                     }
+                } catch (IOException e) {
+                    // the process ended
                 }
-            } catch (IOException e) {
-                // the process ended
             }
         }
         return total;
+    }
+
+    private static long deletedUnder(Path link, String under, Set<Object> seen) {
+        try {
+            String target = Files.readSymbolicLink(link).toString();
+            if (!target.startsWith(under) || !target.endsWith(" (deleted)")) {
+                return 0;
+            }
+            Map<String, Object> attributes = Files.readAttributes(link, "unix:ino,dev,size");
+            return seen.add(attributes.get("dev") + ":" + attributes.get("ino")) ? Math.max(BLOCK, (Long) attributes.get("size")) : 0;
+        } catch (IOException | RuntimeException e) {
+            return 0; // closed or unmapped meanwhile
+        }
     }
 }

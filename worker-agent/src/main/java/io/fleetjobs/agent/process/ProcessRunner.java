@@ -5,6 +5,7 @@ import io.fleetjobs.model.logs.LogStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
@@ -13,6 +14,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
@@ -85,15 +87,19 @@ public final class ProcessRunner implements AttemptRunner {
      * KILLed. The job runs in the foreground: a shell without job control starts a background command with SIGINT and
      * SIGQUIT ignored, for good (a program cannot tell it from its own choice, and passes it on to all it runs), and
      * so a Python job never saw KeyboardInterrupt. The watcher ignores TERM, so a job in its grace still dies with
-     * its agent. (A background list's standard input is /dev/null unless redirected, hence the pipe is handed to
-     * the watcher as descriptor 3, closed in the shell before the job starts.)
+     * its agent: it is forked while the shell ignores TERM (a TERM between its fork and a trap of its own ended it). The
+     * job's argv is exec'd from a subshell, so that its first word is always a program, as a background command's was,
+     * never a builtin of this shell ({@code wait} would wait for the watcher, {@code exit} end the shell). (A
+     * background list's standard input is /dev/null unless redirected, hence the pipe is handed to the watcher as
+     * descriptor 3, closed in the shell before the job starts.)
      */
     static final String TIED_TO_AGENT = String.join("\n",
-            "trap : TERM INT HUP",
+            "trap '' TERM INT HUP", // the watcher is born ignoring them: a TERM before its own trap would end it
             "exec 3<&0",
-            "( trap '' TERM INT HUP; read -r _ <&3; kill -KILL 0 ) & watcher=$!",
+            "( read -r _ <&3; kill -KILL 0 ) & watcher=$!",
+            "trap : TERM INT HUP",
             "exec 3<&-",
-            "\"$@\" </dev/null",
+            "( exec \"$@\" ) </dev/null", // a program, never a builtin of this shell (wait, exit, cd)
             "status=$?",
             "kill -KILL \"$watcher\" 2>/dev/null",
             "exit \"$status\"");
@@ -233,6 +239,10 @@ public final class ProcessRunner implements AttemptRunner {
             }
             if (failure.isEmpty()) {
                 isolation = Isolation.SANDBOX;
+                if (!Sandbox.ENVIRONMENT_BY_FILE) {
+                    log.warn("no /usr/bin/perl: a job's environment reaches it as arguments of env, which every user of"
+                            + " the machine may read in /proc/<pid>/cmdline while the attempt runs");
+                }
             } else {
                 log.warn("the sandbox does not work here ({}): attempts run as root and see the whole machine",
                         failure.get());
@@ -530,18 +540,12 @@ public final class ProcessRunner implements AttemptRunner {
         Map<String, String> environment = builder.environment();
         jobEnvironment(key, environment, env, uid != null ? directory : null);
         Map<String, String> jobEnvironment = Map.copyOf(environment);
+        Path environmentFile = sandbox != null && Sandbox.ENVIRONMENT_BY_FILE ? attemptDir.resolve(ENVIRONMENT) : null;
         if (sandbox != null) {
             try { // the job's environment reaches the job only; root's part of the start runs in a fixed one
-                Path file = Sandbox.ENVIRONMENT_BY_FILE ? attemptDir.resolve(ENVIRONMENT) : null;
-                if (file != null) {
-                    Files.write(file, Sandbox.environmentFile(jobEnvironment));
-                    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-                }
-                builder.command(sandbox.argv(command, jobEnvironment, file));
+                builder.command(sandbox.argv(command, jobEnvironment, environmentFile));
             } catch (IllegalArgumentException | NullPointerException e) {
                 throw new StartFailedException("attempt " + key + ": invalid environment: " + e.getMessage(), e);
-            } catch (IOException e) {
-                throw new StartFailedException("attempt " + key + ": cannot write its environment: " + e.getMessage(), e);
             }
         }
         String program = command.getFirst();
@@ -559,9 +563,18 @@ public final class ProcessRunner implements AttemptRunner {
         Cgroups.Limits limits = cgroups == null ? null : Cgroups.Limits.of(requested.cpuMillis(), requested.memoryMb(),
                 settings.minHeadroomMb(), settings.headroomPercent(), settings.pidsMax());
         Cgroups.AttemptCgroup cgroup = limits == null ? null : cgroup(key, limits);
-        Process process = spawn(key, builder, program, cgroup);
-        if (cgroup != null || sandbox != null) {
-            openGate(key, process, cgroup, requested);
+        Process process;
+        try {
+            if (environmentFile != null) {
+                writeEnvironment(key, environmentFile, jobEnvironment);
+            }
+            process = spawn(key, builder, program, cgroup);
+            if (cgroup != null || sandbox != null) {
+                openGate(key, process, cgroup, requested);
+            }
+        } catch (StartFailedException | RuntimeException e) {
+            forgetEnvironment(environmentFile);
+            throw e;
         }
         Instant startedAt = clock.instant();
         // the group's lifeline: open while this agent lives, closed at the attempt's end
@@ -588,6 +601,7 @@ public final class ProcessRunner implements AttemptRunner {
                     disk.forget(key);
                     ended.put(key.fileName(), clock.instant());
                     if (uid != null) {
+                        forgetEnvironment(environmentFile); // the sandbox removed it as it started, but for a failed start
                         Sandboxing.lock(directory);
                         uidsInUse.remove(uid);
                     }
@@ -968,6 +982,33 @@ public final class ProcessRunner implements AttemptRunner {
 
     private static boolean isExecutableFile(Path path) {
         return Files.isRegularFile(path) && Files.isExecutable(path);
+    }
+
+    /**
+     * The job's environment for the sandbox to read ({@link Sandbox#environmentFile}): root's alone from its creation
+     * (created with its mode, never over a file already there), so that no one else may open it while it is written.
+     */
+    private static void writeEnvironment(AttemptKey key, Path file, Map<String, String> environment)
+            throws StartFailedException {
+        try (var out = Files.newByteChannel(file, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+            ByteBuffer bytes = ByteBuffer.wrap(Sandbox.environmentFile(environment));
+            while (bytes.hasRemaining()) {
+                out.write(bytes);
+            }
+        } catch (IOException e) {
+            throw new StartFailedException("attempt " + key + ": cannot write its environment: " + e.getMessage(), e);
+        }
+    }
+
+    private static void forgetEnvironment(Path file) {
+        try {
+            if (file != null) {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            log.warn("cannot remove {}: {}", file, e.toString());
+        }
     }
 
     /**

@@ -176,7 +176,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
      * does not reach it either: the parent-death signal is cleared when pid 1 drops to the job's uid. Ignores TERM,
      * INT and HUP (the agent's stop sends TERM to the group), and is killed by the gate once the attempt has ended.
      */
-    static final String ROOT_WATCHER = "( trap '' TERM INT HUP; read -r _ <&3; kill -KILL 0 ) & watcher=$!";
+    static final String ROOT_WATCHER = "trap '' TERM INT HUP; ( read -r _ <&3; kill -KILL 0 ) & watcher=$!";
 
     /**
      * The whole environment of the part of the start that runs as root: a search path of root's directories
@@ -260,9 +260,9 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
         String outer = String.join("\n",
                 GATE,
                 "inner=$1; shift",
-                "trap : TERM INT HUP", // outlasts the group's TERM: waits for unshare, as the tied shell for the job
                 "exec 3<&0",
-                ROOT_WATCHER,
+                ROOT_WATCHER, // forked while TERM is ignored, so that a TERM before it runs cannot end it
+                "trap : TERM INT HUP", // outlasts the group's TERM: waits for unshare, as the tied shell for the job
                 "exec 3<&-",
                 // in the foreground: a background command of a shell without job control ignores INT and QUIT for
                 // good, and passes that on to the job (ProcessRunner.TIED_TO_AGENT)
@@ -272,7 +272,7 @@ public record Sandbox(int uid, long tmpBytes, List<Path> masked, Path work, List
                 "kill -KILL \"$watcher\" 2>/dev/null",
                 "exit \"$status\"");
         String inner = String.join("\n",
-                (byFile ? "exec 4<\"$1\" && rm -f -- \"$1\" && shift || exit 125\n" : "") + (ownNetwork ? LOOPBACK_UP + "\n" : "") + readOnlyMachine(),
+                (byFile ? "command exec 4<\"$1\" && rm -f -- \"$1\" && shift || exit 125\n" : "") + (ownNetwork ? LOOPBACK_UP + "\n" : "") + readOnlyMachine(),
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-tmp /tmp || exit 125",
                 "mount -t tmpfs -o size=" + tmpBytes + ",mode=1777,nosuid,nodev fleetjobs-shm /dev/shm 2>/dev/null",
                 masks(),

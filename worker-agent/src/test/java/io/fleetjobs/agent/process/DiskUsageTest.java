@@ -1,6 +1,7 @@
 package io.fleetjobs.agent.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.IOException;
@@ -115,6 +116,43 @@ class DiskUsageTest {
             assertThat(victim.toFile().list()).as("round " + round).hasSize(20);
             ProcessRunner.deleteTree(tree);
             assertThat(tree).doesNotExist();
+        }
+    }
+
+    /** A job's build making and removing directories while it is measured: entries gone before find reached them. */
+    @Test
+    void aTreeChurnedWhileMeasuredIsStillMeasured() throws Exception {
+        Files.createDirectories(dir.resolve("work"));
+        Process churn = new ProcessBuilder("setsid", "sh", "-c", "echo churning; while :; do for i in $(seq 50); do mkdir -p t$i &&"
+                + " : > t$i/a && : > t$i/b; done; rm -rf t*; done").directory(dir.resolve("work").toFile()).start();
+        try {
+            assertThat(new String(churn.getInputStream().readNBytes(9))).isEqualTo("churning\n");
+            for (int i = 0; i < 30; i++) {
+                assertThat(DiskUsage.of(dir.resolve("work"))).as("walk %d", i).isNotEqualTo(DiskUsage.UNMEASURABLE);
+            }
+        } finally {
+            ProcessGroups.signal(churn.pid(), "KILL"); // the loop and whatever it runs now: a group of its own
+            churn.waitFor();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !ProcessGroups.alive(churn.pid()));
+        }
+    }
+
+    @Test
+    void filesDeletedButMappedCountForTheProcessesThatMapThem() throws Exception {
+        Files.createDirectories(dir.resolve("work"));
+        // libc's mmap (Python's mmap module keeps a descriptor of its own), then the descriptor closed
+        String map = "import ctypes, os, time\n"
+                + "libc = ctypes.CDLL(None); libc.mmap.restype = ctypes.c_void_p\n"
+                + "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]\n"
+                + "fd = os.open('mapped', os.O_RDWR | os.O_CREAT, 0o600); os.ftruncate(fd, 3 << 20)\n"
+                + "libc.mmap(None, 3 << 20, 3, 1, fd, 0); os.close(fd); os.unlink('mapped')\n"
+                + "print('mapped', flush=True); time.sleep(600)\n";
+        Process holder = new ProcessBuilder("python3", "-c", map).directory(dir.resolve("work").toFile()).start();
+        try {
+            assertThat(new String(holder.getInputStream().readNBytes(7))).isEqualTo("mapped\n");
+            assertThat(DiskUsage.heldOpen(List.of(holder.pid()), dir.resolve("work"))).isEqualTo(3L << 20);
+        } finally {
+            holder.destroyForcibly().waitFor();
         }
     }
 

@@ -121,6 +121,23 @@ class ProcessRunnerTest {
         assertThat(ignored(outcome.stdoutTail())).as("SIGINT, SIGQUIT ignored").isZero();
     }
 
+    /**
+     * The job's first word names a program, never a builtin of the shell tied to the agent: run in that shell's
+     * foreground, {@code wait} waited for the lifeline's watcher, as long as the agent lived.
+     */
+    @Test
+    void theJobsFirstWordIsAProgramNeverABuiltinOfTheTiedShell() throws Exception {
+        // a session and group of its own, as the agent starts it: the watcher's group kill reaches nothing else
+        Process tied = new ProcessBuilder("setsid", "sh", "-c", ProcessRunner.TIED_TO_AGENT, "fleetjobs-attempt", "wait").start();
+        try {
+            assertThat(tied.waitFor(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as("ended, its lifeline still open").isTrue();
+            assertThat(tied.exitValue()).as("no program of that name").isEqualTo(127);
+        } finally {
+            tied.destroyForcibly();
+            tied.getOutputStream().close(); // the lifeline: its watcher ends the group
+        }
+    }
+
     /** Of a {@code SigIgn:} line of /proc/self/status, the bits of SIGINT (2) and SIGQUIT (3). */
     static long ignored(String status) {
         String mask = status.substring(status.indexOf("SigIgn:") + 7).strip().split("\\s")[0];

@@ -39,7 +39,7 @@ class SandboxTest {
         List<String> argv = new Sandbox(61007, 256L << 20).argv(List.of("python3"), env, Path.of("/attempts/x/environment"));
 
         assertThat(argv).noneMatch(a -> a.contains("s3cret") || a.contains("TOKEN="));
-        assertThat(argv.get(5)).startsWith("exec 4<\"$1\" && rm -f -- \"$1\" && shift || exit 125\n")
+        assertThat(argv.get(5)).startsWith("command exec 4<\"$1\" && rm -f -- \"$1\" && shift || exit 125\n")
                 .contains("--no-new-privs -- /usr/bin/perl -e ").doesNotContain("env -i");
         assertThat(argv.subList(6, argv.size())).containsExactly("/attempts/x/environment", "/bin/sh", "-c",
                 ProcessRunner.TIED_TO_AGENT, "fleetjobs-attempt", "python3");
