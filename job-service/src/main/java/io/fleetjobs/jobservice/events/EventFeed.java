@@ -182,10 +182,18 @@ public final class EventFeed {
                 return e;
             }
             if (!caughtUp) {
-                catchUp(this);
-                e = queue.poll();
-                if (e != null || ended || !caughtUp) {
-                    return e;
+                // steps until it has something to give or is the feed's: a step that read nothing while the
+                // watermark moved goes again, within the wait, rather than answer nothing at once
+                long until = System.nanoTime() + wait.toNanos();
+                do {
+                    catchUp(this);
+                    e = queue.poll();
+                    if (e != null || ended) {
+                        return e;
+                    }
+                } while (!caughtUp && System.nanoTime() - until < 0);
+                if (!caughtUp) {
+                    return null;
                 }
             }
             return queue.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
